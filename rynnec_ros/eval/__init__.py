@@ -1,0 +1,1 @@
+"""Benchmark scoring: RynnEC-Bench, EmbSpatial-Bench, RoboBench."""

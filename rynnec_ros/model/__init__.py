@@ -1,0 +1,1 @@
+"""The RynnEC model and its inference engine (ROS-free)."""

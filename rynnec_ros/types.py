@@ -1,0 +1,77 @@
+"""Plain data passed between the layers: message -> buffer -> Request -> engine/geometry -> Answer.
+
+Nothing here imports ROS or torch, so the node, the CLI, the benchmarks and the evaluation harness
+all speak the same types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Frame:
+    """One buffered camera frame with the optional geometry that came with it.
+
+    ``rgb`` is H×W×3 uint8; ``depth`` is metres (float32, NaN where unknown) registered to ``rgb``;
+    ``K`` the 3×3 colour intrinsics; ``world_T_camera`` the 4×4 pose of the optical frame in a
+    gravity-aligned world frame (z up) when TF provided one.
+    """
+
+    rgb: np.ndarray
+    stamp_ns: int = 0
+    frame_id: str = ""
+    depth: np.ndarray | None = None
+    K: np.ndarray | None = None
+    world_T_camera: np.ndarray | None = None
+
+
+@dataclass
+class Region:
+    """An object referred to by masks on some of the request's frames.
+
+    ``masks`` maps a frame index (into ``Request.frames``) to a boolean H×W mask at that frame's size.
+    """
+
+    object_id: int
+    masks: dict[int, np.ndarray]
+    label: str = ""
+
+
+@dataclass
+class Request:
+    """A question about a window of frames, optionally about regions and with answer options."""
+
+    question: str
+    frames: list[Frame]
+    regions: list[Region] = field(default_factory=list)
+    options: list[str] | None = None
+    task: str | None = None
+    max_new_tokens: int = 128
+
+
+@dataclass
+class Answer:
+    """What the engine or the geometry returns; the node turns it into a service response.
+
+    ``value``/``unit`` are set when the answer is a quantity, ``option_index`` when it picks one of
+    the request's options, ``masks`` (one boolean H×W array per frame, ``None`` for frames without a
+    mask) for segmentation. ``timings`` holds seconds per stage (``vision``, ``prefill``, ``decode``,
+    ``sam2``, ...). ``reason`` explains why a quantity could not be determined.
+    """
+
+    text: str
+    token_ids: list[int] = field(default_factory=list)
+    value: float | None = None
+    unit: str | None = None
+    option_index: int | None = None
+    masks: list[np.ndarray | None] | None = None
+    mask_scores: list[float] | None = None
+    source: str = "model"
+    task: str | None = None
+    object_ids: list[int] = field(default_factory=list)
+    frame_indices: list[int] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    reason: str = ""

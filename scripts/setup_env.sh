@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Idempotent development/CI set-up: a venv with the CPU torch wheel, the ROS 2 Kilted wheels,
+# the project's Python dependencies, a colcon build of the package's msg/srv, and the package itself.
+# Re-running is cheap: each step is skipped when its inputs have not changed.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+VENV="$ROOT/.venv"
+PY=${PYTHON:-python3}
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "[setup] creating venv $VENV"
+  "$PY" -m venv "$VENV"
+fi
+# shellcheck disable=SC1091
+. "$VENV/bin/activate"
+
+stamp() { cat "$@" | sha256sum | cut -c1-16; }
+
+DEPS_STAMP="$VENV/.deps-$(stamp requirements.txt requirements-ros.txt)"
+if [ ! -f "$DEPS_STAMP" ]; then
+  echo "[setup] installing Python dependencies (first run takes a few minutes)"
+  python -m pip install -q --upgrade pip wheel setuptools
+  # CPU torch first: a later resolver run then sees torch satisfied and never fetches a CUDA build.
+  python -m pip install -q "torch==2.13.0"
+  python -m pip install -q -r requirements.txt -r requirements-ros.txt
+  rm -f "$VENV"/.deps-*
+  touch "$DEPS_STAMP"
+fi
+
+# The ROS wheels' exported CMake files hard-code the wheel build host's include paths.
+PYINC=$(python -c "import sysconfig;print(sysconfig.get_paths()['include'])")
+NPINC=$(python -c "import numpy;print(numpy.get_include())")
+grep -rlE '/opt/python/cp311-cp311' --include=*.cmake "$VENV/share" 2>/dev/null | xargs -r sed -i \
+  -e "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$NPINC#g" \
+  -e "s#/opt/python/cp311-cp311/include/python3.11#$PYINC#g"
+
+# colcon build of the interfaces (msg/srv) and the package; rebuilt when any interface or build file changes.
+IFACE_STAMP="$ROOT/install/.iface-$(stamp CMakeLists.txt package.xml msg/*.msg srv/*.srv $(ls action/*.action 2>/dev/null) scripts/setup_env.sh)"
+if [ ! -f "$IFACE_STAMP" ]; then
+  echo "[setup] colcon build (interfaces)"
+  export AMENT_PREFIX_PATH="$VENV" CMAKE_PREFIX_PATH="$VENV"
+  colcon --log-base "$ROOT/log" build --base-paths "$ROOT" --build-base "$ROOT/build" --install-base "$ROOT/install" \
+    --cmake-args -DPython3_EXECUTABLE="$VENV/bin/python" -DBUILD_TESTING=OFF >"$ROOT/log-colcon.txt" 2>&1 \
+    || { cat "$ROOT/log-colcon.txt"; exit 1; }
+  rm -f "$ROOT"/install/.iface-*
+  touch "$IFACE_STAMP"
+fi
+
+PKG_STAMP="$VENV/.pkg-$(stamp setup.py)"
+if [ ! -f "$PKG_STAMP" ]; then
+  echo "[setup] pip install -e . (ROS-free parts + rynnec-ros CLI)"
+  python -m pip install -q --no-deps --no-build-isolation -e .
+  rm -f "$VENV"/.pkg-*
+  touch "$PKG_STAMP"
+fi
+echo "[setup] ready: . scripts/env.sh"

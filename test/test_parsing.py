@@ -1,0 +1,36 @@
+import pytest
+
+from rynnec_ros.parsing import canonical_unit, parse_option, parse_quantity, to_metres
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The cup is about 1.5 meters away.", (1.5, "m")),
+        ("It is 35 cm tall", (35.0, "cm")),
+        ("Around 3 o'clock", (3.0, "oclock")),
+        ("Turn 90 degrees clockwise", (90.0, "deg")),
+        ("There are two chairs.", (2.0, None)),
+        ("Frame 3 shows it 2,5 m away", (2.5, "m")),
+        ("no number here", None),
+    ],
+)
+def test_parse_quantity(text: str, expected: tuple[float, str | None] | None) -> None:
+    assert parse_quantity(text) == expected
+
+
+def test_units() -> None:
+    assert canonical_unit("Feet") == "ft"
+    assert to_metres(10, "cm") == pytest.approx(0.1)
+    assert to_metres(1, "ft") == pytest.approx(0.3048)
+    with pytest.raises(ValueError, match="not a length unit"):
+        to_metres(1, "deg")
+
+
+def test_parse_option() -> None:
+    options = ["left", "left of the chair", "right"]
+    assert parse_option("(C) right", options) == 2
+    assert parse_option("It is left of the chair.", options) == 1
+    assert parse_option("B", options) == 1
+    assert parse_option("nothing matches", options) is None
+    assert parse_option("A", []) is None
