@@ -13,6 +13,8 @@ setup(
     license="Apache-2.0",
     python_requires=">=3.10",
     packages=find_packages(include=["rynnec_ros", "rynnec_ros.*"]),
+    # tokenizer template and SAM2 yaml copied into generated random checkpoints
+    package_data={"rynnec_ros.model": ["assets/tiny/*"]},
     install_requires=[
         "numpy>=1.24",
         "scipy>=1.10",

@@ -29,7 +29,7 @@ _UNIT_WORDS = sorted(
     [*_LENGTH_UNITS, *_ANGLE_UNITS, *_CLOCK_UNITS], key=len, reverse=True
 )
 _QUANTITY_RE = re.compile(
-    rf"({_NUMBER})\s*(" + "|".join(re.escape(u) for u in _UNIT_WORDS) + r")?(?![A-Za-z])",
+    rf"(?<![\w.])({_NUMBER})\s*(" + "|".join(re.escape(u) for u in _UNIT_WORDS) + r")?(?![A-Za-z])",
     re.IGNORECASE,
 )
 _WORD_NUMBERS = {
@@ -100,3 +100,15 @@ def parse_option(text: str, options: Sequence[str]) -> int | None:
     if found:
         return max(found)[1]
     return None
+
+
+_YES_NO_RE = re.compile(r"\b(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
+_YES_WORDS = {"yes", "true", "correct"}
+
+
+def parse_yes_no(text: str) -> bool | None:
+    """First yes/no-like word in ``text`` (``"Yes, it is done"`` -> True); None when there is none."""
+    m = _YES_NO_RE.search(text)
+    if m is None:
+        return None
+    return m.group(1).lower() in _YES_WORDS

@@ -1,6 +1,6 @@
 import pytest
 
-from rynnec_ros.parsing import canonical_unit, parse_option, parse_quantity, to_metres
+from rynnec_ros.parsing import canonical_unit, parse_option, parse_quantity, parse_yes_no, to_metres
 
 
 @pytest.mark.parametrize(
@@ -13,6 +13,9 @@ from rynnec_ros.parsing import canonical_unit, parse_option, parse_quantity, to_
         ("There are two chairs.", (2.0, None)),
         ("Frame 3 shows it 2,5 m away", (2.5, "m")),
         ("no number here", None),
+        ("The distance between <object0> and <object1> is 2", (2.0, None)),  # not the 0 of object0
+        ("<object1> is 0.6m tall", (0.6, "m")),
+        ("Turn -45 degrees", (-45.0, "deg")),
     ],
 )
 def test_parse_quantity(text: str, expected: tuple[float, str | None] | None) -> None:
@@ -34,3 +37,11 @@ def test_parse_option() -> None:
     assert parse_option("B", options) == 1
     assert parse_option("nothing matches", options) is None
     assert parse_option("A", []) is None
+
+
+def test_parse_yes_no() -> None:
+    assert parse_yes_no("Yes, the drawer is open.") is True
+    assert parse_yes_no("No.") is False
+    assert parse_yes_no("That is correct") is True
+    assert parse_yes_no("I cannot tell") is None
+    assert parse_yes_no("Nothing is left") is None  # whole words only

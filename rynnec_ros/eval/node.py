@@ -1,0 +1,141 @@
+"""Benchmark items through the running cognition node (``--via-node``), so scores measure the deployed stack.
+
+Frames are published as images with synthetic stamps one second apart (so the node's 2 fps ingest and
+1 fps query sampling keep every one of them), strictly increasing across items and starting at the
+wall clock after one reset frame that clears what a previous run left in the node's buffer; each
+request names those stamps so the node answers about exactly the item's frames. The node should not be
+fed by a live camera on the same topic meanwhile.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from rynnec_ros.types import Answer, Region
+
+_STAMP_STEP_NS = 1_000_000_000
+_RESET_STAMP_NS = 1_000_000_000
+_FRAME_RETRIES = 3
+_MISSING_FRAME_MESSAGES = ("is not in the buffer", "the frame buffer is empty")
+
+
+def regions_from_masks(
+    masks: Sequence[np.ndarray] | None,
+    mask_frame_indices: Sequence[int] | None,
+    mask_object_ids: Sequence[int] | None,
+) -> list[Region]:
+    """Engine-style mask lists → one :class:`Region` per object (masks keyed by frame index)."""
+    if not masks:
+        return []
+    if mask_frame_indices is None or len(mask_frame_indices) != len(masks):
+        raise ValueError("each mask needs a frame index")
+    ids = list(mask_object_ids) if mask_object_ids is not None else list(range(len(masks)))
+    if len(ids) != len(masks):
+        raise ValueError(f"{len(ids)} object ids for {len(masks)} masks")
+    regions: dict[int, Region] = {}
+    for mask, fi, oid in zip(masks, mask_frame_indices, ids, strict=True):
+        region = regions.setdefault(int(oid), Region(object_id=int(oid), masks={}))
+        if int(fi) in region.masks:
+            raise ValueError(f"object {oid} has two masks on frame {fi}; the node takes one per frame")
+        region.masks[int(fi)] = mask
+    return [regions[k] for k in sorted(regions)]
+
+
+class NodePredictor:
+    """Adapter from the runners' predictor calls to ``rynnec_ros.ros.client.CognitionClient``."""
+
+    def __init__(
+        self, namespace: str = "", timeout_s: float = 120.0, client: Any = None, wait_s: float = 60.0
+    ) -> None:
+        if client is None:
+            try:
+                from rynnec_ros.ros.client import CognitionClient
+            except ImportError as exc:
+                raise ValueError(
+                    "--via-node needs the ROS client rynnec_ros.ros.client.CognitionClient, a sourced ROS 2 "
+                    f"environment (. scripts/env.sh) with the node running: {exc}"
+                ) from exc
+            client = CognitionClient(node_namespace=namespace)
+            if not client.wait_for_node(wait_s):
+                client.close()
+                raise ValueError(
+                    f"no cognition node answered within {wait_s:.0f} s (namespace {namespace!r})"
+                )
+        self.client = client
+        self.timeout_s = timeout_s
+        self.retry_pause_s = 0.5
+        self._next_ns = time.time_ns()
+        self._reset_done = False
+
+    def _publish(self, frames: Sequence[np.ndarray]) -> list[int]:
+        if not self._reset_done:
+            # A frame stamped far behind everything a previous run left makes the node's buffer treat
+            # it as a clock reset and clear itself; our wall-clock stamps then never meet stale frames
+            # (nor fall within the ingest thinning interval of the previous run's last frame).
+            self.client.publish_frames([np.zeros((2, 2, 3), np.uint8)], [_RESET_STAMP_NS])
+            self._reset_done = True
+        stamps = [self._next_ns + k * _STAMP_STEP_NS for k in range(len(frames))]
+        self._next_ns += len(frames) * _STAMP_STEP_NS
+        self.client.publish_frames(list(frames), stamps)
+        return stamps
+
+    def answer(
+        self,
+        frames: Sequence[np.ndarray],
+        question: str,
+        masks: Sequence[np.ndarray] | None = None,
+        mask_frame_indices: Sequence[int] | None = None,
+        max_new_tokens: int = 128,
+        options: Sequence[str] | None = None,
+        mask_object_ids: Sequence[int] | None = None,
+    ) -> Answer:
+        regions = regions_from_masks(masks, mask_frame_indices, mask_object_ids)
+        return self._request(
+            frames,
+            lambda stamps: self.client.ask(
+                question,
+                regions or None,
+                options=list(options) if options else None,
+                frame_stamps_ns=stamps,
+                timeout_s=self.timeout_s,
+                max_new_tokens=max_new_tokens,
+            ),
+        )
+
+    def segment(self, frames: Sequence[np.ndarray], expression: str, max_new_tokens: int = 64) -> Answer:
+        del max_new_tokens  # the Segment service has no token limit; the node's parameter applies
+        return self._request(
+            frames,
+            lambda stamps: self.client.segment(expression, frame_stamps_ns=stamps, timeout_s=self.timeout_s),
+        )
+
+    def _request(self, frames: Sequence[np.ndarray], call: Callable[[list[int]], Answer]) -> Answer:
+        """Publish, then ask; a request that overtook its frames (images and services travel on separate
+        DDS channels, and the camera QoS is best effort) is asked again after a pause, then with the
+        frames re-sent. Any other refusal (``success=false``) is an item-level failure, scored like an
+        engine error."""
+        stamps = self._publish(frames)
+        attempt = 0
+        while True:
+            try:
+                return call(stamps)
+            except RuntimeError as exc:
+                missing = any(m in str(exc) for m in _MISSING_FRAME_MESSAGES)
+                if not missing or attempt == _FRAME_RETRIES:
+                    raise ValueError(f"the node refused the request: {exc}") from exc
+            attempt += 1
+            time.sleep(self.retry_pause_s * attempt)
+            if attempt > 1:
+                self.client.publish_frames(list(frames), stamps)
+
+    def score_options(
+        self, frames: Sequence[np.ndarray], question: str, options: Sequence[str]
+    ) -> list[float]:
+        raise ValueError(
+            "the node's services expose no option likelihoods: run EmbSpatial with --strategy generation "
+            "when using --via-node"
+        )

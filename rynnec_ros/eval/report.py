@@ -1,0 +1,369 @@
+"""Markdown reports with the papers' table layouts, plus per-task bar and category radar plots.
+
+Scores are sample-weighted means, which is what reproduces the published RynnEC-Bench means (e.g.
+RynnEC-2B: 0.52·56.3 + 0.48·52.3 = 54.4 overall); RoboBench averages are unweighted means over tasks,
+which is what its tables report.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rynnec_ros.eval.metrics import accuracy, group_scores, mean_or_none
+from rynnec_ros.eval.runners import SPATIAL_ABILITY
+
+Row = Sequence[object]
+
+
+@dataclass
+class Section:
+    heading: str
+    headers: list[str]
+    rows: list[Row]
+    note: str = ""
+
+
+@dataclass
+class Summary:
+    """Everything a report shows; ``headline`` holds the numbers tests and callers read."""
+
+    sections: list[Section]
+    bars: dict[str, float]
+    radar: dict[str, float]
+    headline: dict[str, float | None] = field(default_factory=dict)
+
+
+def pct(v: float | None) -> str:
+    return "—" if v is None else f"{v:.1f}"
+
+
+def md_table(headers: Sequence[str], rows: Sequence[Row]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------------
+# RynnEC-Bench
+
+MAIN_COLUMNS = [
+    "Object Properties",
+    "Seg. DR",
+    "Seg. SR",
+    "Ego His.",
+    "Ego Pres.",
+    "Ego Fut.",
+    "World Size",
+    "World Dis.",
+    "World PR",
+]
+PROPERTY_TYPES = [
+    "category",
+    "color",
+    "material",
+    "shape",
+    "state",
+    "position",
+    "function",
+    "surface detail",
+    "size",
+    "counting",
+]
+
+
+def rynnec_summary(records: list[dict], model_name: str) -> Summary:
+    cols = group_scores(records, "column", scale=100.0)
+    obj = [100.0 * r["score"] for r in records if r["subset"] in ("object_cognition", "object_segmentation")]
+    spa = [100.0 * r["score"] for r in records if r["subset"] == "spatial_cognition"]
+    overall = mean_or_none(obj + spa)
+    head = {c: mean_or_none(cols.get(c, [])) for c in MAIN_COLUMNS}
+    head.update(
+        {"Overall Mean": overall, "Object Mean": mean_or_none(obj), "Spatial Mean": mean_or_none(spa)}
+    )
+    order = [
+        "Overall Mean",
+        "Object Properties",
+        "Seg. DR",
+        "Seg. SR",
+        "Object Mean",
+        "Ego His.",
+        "Ego Pres.",
+        "Ego Fut.",
+        "World Size",
+        "World Dis.",
+        "World PR",
+        "Spatial Mean",
+    ]
+    sections = [
+        Section(
+            "Main results (paper Table 2 layout)",
+            ["Model", *order],
+            [[model_name, *(pct(head[c]) for c in order)]],
+            "Object/Spatial/Overall means are sample-weighted, as in the paper.",
+        ),
+        Section("Items per column", ["Column", "Items"], [[c, len(cols.get(c, []))] for c in MAIN_COLUMNS]),
+    ]
+    props = group_scores([r for r in records if r["subset"] == "object_cognition"], "type", scale=100.0)
+    if props:
+        names = [t for t in PROPERTY_TYPES if t in props] + sorted(set(props) - set(PROPERTY_TYPES))
+        sections.append(
+            Section(
+                "Object properties by type (Fig. 5a)",
+                ["Type", "Items", "Score"],
+                [[t, len(props[t]), pct(mean_or_none(props[t]))] for t in names],
+            )
+        )
+        classes = group_scores(
+            [r for r in records if r["subset"] == "object_cognition"], "class_name", scale=100.0
+        )
+        if classes:
+            sections.append(
+                Section(
+                    "Object properties by object class",
+                    ["Class", "Items", "Score"],
+                    [[c, len(v), pct(mean_or_none(v))] for c, v in sorted(classes.items())],
+                )
+            )
+    seg = [r for r in records if r["subset"] == "object_segmentation"]
+    if seg:
+        rows = []
+        for name, group in [*sorted(_group(seg, "type").items()), ("total", seg)]:
+            j = mean_or_none(100 * r["j"] for r in group)
+            f = mean_or_none(100 * r["f"] for r in group)
+            rows.append(
+                [name, len(group), pct(j), pct(f), pct(mean_or_none(100 * r["score"] for r in group))]
+            )
+        sections.append(
+            Section(
+                "Referring segmentation",
+                ["Type", "Items", "J", "F", "J&F"],
+                rows,
+                "J: global IoU over all frames; F: DAVIS boundary F on annotated frames.",
+            )
+        )
+    abil = group_scores([r for r in records if r["subset"] == "spatial_cognition"], "ability", scale=100.0)
+    if abil:
+        names = [a for a in SPATIAL_ABILITY if a in abil] + sorted(set(abil) - set(SPATIAL_ABILITY))
+        sections.append(
+            Section(
+                "Spatial cognition by ability (Fig. 5b)",
+                ["Ability", "Items", "Score"],
+                [[a, len(abil[a]), pct(mean_or_none(abil[a]))] for a in names],
+            )
+        )
+    bars = {f"prop: {t}": mean_or_none(v) for t, v in props.items()}
+    bars.update(
+        {f"seg: {t}": mean_or_none(100 * r["score"] for r in g) for t, g in _group(seg, "type").items()}
+    )
+    bars.update({f"spatial: {a}": mean_or_none(v) for a, v in abil.items()})
+    radar = {c: head[c] for c in MAIN_COLUMNS if head[c] is not None}
+    return Summary(sections, {k: v for k, v in bars.items() if v is not None}, radar, head)  # type: ignore[misc]
+
+
+def _group(records: Iterable[Mapping], key: str) -> dict[str, list[Mapping]]:
+    out: dict[str, list[Mapping]] = defaultdict(list)
+    for r in records:
+        out[str(r.get(key))].append(r)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# EmbSpatial-Bench
+
+EMB_SOURCES = ["MP3D", "AI2-THOR", "ScanNet"]
+EMB_RELATIONS = ["above", "below", "under", "left", "right", "close", "far"]
+
+
+def embspatial_summary(records: list[dict], model_name: str, strategies: Sequence[str]) -> Summary:
+    head: dict[str, float | None] = {}
+    main_row: list[object] = [model_name]
+    for s in ("generation", "likelihood"):
+        outcomes = [r[s] for r in records if s in r] if s in strategies else []
+        v = 100.0 * accuracy(outcomes) if outcomes else None
+        head[s] = v
+        main_row.append(pct(v))
+    sections = [
+        Section(
+            "Zero-shot accuracy (paper Table 2 layout)", ["Model", "Generation", "Likelihood"], [main_row]
+        )
+    ]
+    sources = [s for s in EMB_SOURCES if any(r["source"] == s for r in records)]
+    sources += sorted({r["source"] for r in records} - set(EMB_SOURCES))
+    rows = []
+    for s in strategies:
+        by_src = group_scores(records, "source", s, 100.0)
+        rows.append([s, *(pct(mean_or_none(by_src.get(src, []))) for src in sources), pct(head[s])])
+    sections.append(
+        Section("Accuracy by environment (paper Table 3 layout)", ["Strategy", *sources, "All"], rows)
+    )
+    relations = [x for x in EMB_RELATIONS if any(r["relation"] == x for r in records)]
+    relations += sorted({r["relation"] for r in records} - set(EMB_RELATIONS))
+    rows = []
+    for s in strategies:
+        for src in sources:
+            sub = [r for r in records if r["source"] == src]
+            by_rel = group_scores(sub, "relation", s, 100.0)
+            rows.append([s, src, *(pct(mean_or_none(by_rel.get(x, []))) for x in relations)])
+    sections.append(
+        Section("Accuracy by relation (paper Table 4 layout)", ["Strategy", "Environment", *relations], rows)
+    )
+    bars: dict[str, float] = {}
+    radar: dict[str, float] = {}
+    for s in strategies:
+        for rel, vals in group_scores(records, "relation", s, 100.0).items():
+            if (v := mean_or_none(vals)) is not None:
+                bars[f"{s}: {rel}"] = v
+    for rel, vals in group_scores(records, "relation", strategies[0], 100.0).items():  # the six relations
+        if (v := mean_or_none(vals)) is not None:
+            radar[rel] = v
+    return Summary(sections, bars, radar, head)
+
+
+# ----------------------------------------------------------------------------------------------------
+# RoboBench
+
+KIND_NAMES = {
+    "mc": "Multiple choice (acc.)",
+    "q1": "Q1 long-horizon plan",
+    "q2": "Q2 next step",
+    "q3": "Q3 yes/no (acc.)",
+}
+
+
+def robobench_summary(records: list[dict], model_name: str) -> Summary:
+    sections: list[Section] = []
+    head: dict[str, float | None] = {}
+    bars: dict[str, float] = {}
+    for dim, recs in sorted(_group(records, "dimension").items()):
+        tasks = sorted({r["task"] for r in recs})
+        rows = []
+        for kind in ("mc", "q1", "q2", "q3"):
+            sub = [r for r in recs if r["kind"] == kind]
+            if not sub:
+                continue
+            per_task = {t: mean_or_none(r["score"] for r in sub if r["task"] == t) for t in tasks}
+            avg = mean_or_none(v for v in per_task.values() if v is not None)
+            head[f"{dim}/{kind}"] = avg
+            rows.append([KIND_NAMES[kind], *(pct(per_task[t]) for t in tasks), pct(avg)])
+            bars.update({f"{t} ({kind})": v for t, v in per_task.items() if v is not None})
+        sections.append(
+            Section(
+                f"{dim} — {model_name}",
+                ["Question type", *tasks, "Avg"],
+                rows,
+                "Avg is the unweighted mean over tasks, as in the paper's tables.",
+            )
+        )
+        q1 = [r for r in recs if r["kind"] == "q1"]
+        if q1:
+            sections.append(
+                Section(
+                    f"{dim} — Q1 components",
+                    ["Task", "Items", "NodeCorrectness", "TaskCompletion", "Q1"],
+                    [
+                        [
+                            t,
+                            len(g),
+                            pct(mean_or_none(100 * r["node_correctness"] for r in g)),
+                            pct(mean_or_none(100 * r["task_completion"] for r in g)),
+                            pct(mean_or_none(r["score"] for r in g)),
+                        ]
+                        for t, g in sorted(_group(q1, "task").items())
+                    ],
+                    "Q1 = (NodeCorrectness + TaskCompletion)/2 on a 0-100 scale.",
+                )
+            )
+    radar = {}
+    for dim in sorted({r["dimension"] for r in records}):
+        vals = [v for k, v in head.items() if k.startswith(dim + "/") and v is not None]
+        if vals:
+            radar[dim] = sum(vals) / len(vals)
+    return Summary(sections, bars, radar, head)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Writing
+
+
+def _plot_bars(values: Mapping[str, float], title: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(values)
+    fig, ax = plt.subplots(figsize=(8, 0.35 * len(names) + 1.2))
+    ax.barh(range(len(names)), [values[n] for n in names], color="#4c72b0")
+    ax.set_yticks(range(len(names)), names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("score (%)")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _plot_radar(values: Mapping[str, float], title: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    names = list(values)
+    angles = np.linspace(0, 2 * np.pi, len(names), endpoint=False).tolist()
+    vals = [values[n] for n in names]
+    fig = plt.figure(figsize=(5.5, 5.5))
+    ax = fig.add_subplot(111, polar=True)
+    ax.plot([*angles, angles[0]], [*vals, vals[0]], color="#dd8452")
+    ax.fill([*angles, angles[0]], [*vals, vals[0]], color="#dd8452", alpha=0.25)
+    ax.set_xticks(angles, names, fontsize=8)
+    ax.set_ylim(0, 100)
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+OFFLINE_JUDGE_NOTE = (
+    "textual answers were graded by the offline judge (exact match, numbers, synonyms, sentence-embedding "
+    "similarity), not by the GPT judge the paper uses. Do not compare these numbers with published ones."
+)
+OFFLINE_SCENE_NOTE = (
+    "no MLLM read the initial scenes: Q1 simulations start from the reference plan's preconditions, and Q2 "
+    "object/parameter credit uses name overlap instead of a judge's visual reasonableness."
+)
+
+
+def write_report(
+    out_dir: Path, title: str, meta: Mapping[str, object], summary: Summary, approximate: str = ""
+) -> Path:
+    """``report.md`` (+ ``tasks.png`` bars, ``radar.png``) in ``out_dir``; returns the markdown path.
+
+    ``approximate`` (when not empty) says why the scores differ from the paper's protocol; it is shown
+    as a banner at the top so nobody mistakes the numbers for published-comparable ones.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    parts = [f"# {title}", ""]
+    if approximate:
+        parts += [f"> **APPROXIMATE SCORES**: {approximate}", ""]
+    parts += [f"- **{k}**: {v}" for k, v in meta.items()] + [""]
+    for s in summary.sections:
+        parts += [f"## {s.heading}", "", md_table(s.headers, s.rows), ""]
+        if s.note:
+            parts += [f"_{s.note}_", ""]
+    if summary.bars:
+        _plot_bars(summary.bars, title, out_dir / "tasks.png")
+        parts += ["## Plots", "", "![per-task scores](tasks.png)", ""]
+    if len(summary.radar) >= 3:
+        _plot_radar(summary.radar, title, out_dir / "radar.png")
+        parts += ["![category radar](radar.png)", ""]
+    elif summary.radar:
+        parts += ["_Radar plot skipped: fewer than three categories have scores._", ""]
+    path = out_dir / "report.md"
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path

@@ -1,0 +1,421 @@
+"""Run a benchmark against the engine or the running node, resumably, and score every item.
+
+Results are appended to ``results.jsonl`` one item at a time (with their scores), so an interrupted
+run resumes where it stopped and a finished one can be re-reported without touching the model.
+Items run in dataset order; ``limit`` keeps the first N of each file (each RynnEC-Bench subset, each
+RoboBench task folder) so a small run still covers every part of the benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from rynnec_ros.eval import metrics, robobench
+from rynnec_ros.eval.datasets import EmbSpatialItem, RoboBenchItem, RynnECItem
+from rynnec_ros.eval.judges import BINARY, GRADED, Judge
+from rynnec_ros.parsing import parse_option
+from rynnec_ros.types import Answer
+
+
+class Predictor(Protocol):
+    """What a runner needs from a model: the engine itself, or :class:`NodePredictor`."""
+
+    def answer(
+        self,
+        frames: Sequence[np.ndarray],
+        question: str,
+        masks: Sequence[np.ndarray] | None = None,
+        mask_frame_indices: Sequence[int] | None = None,
+        max_new_tokens: int = 128,
+        options: Sequence[str] | None = None,
+        mask_object_ids: Sequence[int] | None = None,
+    ) -> Answer: ...
+
+    def segment(self, frames: Sequence[np.ndarray], expression: str, max_new_tokens: int = 64) -> Answer: ...
+
+    def score_options(
+        self, frames: Sequence[np.ndarray], question: str, options: Sequence[str]
+    ) -> list[float]: ...
+
+
+# ----------------------------------------------------------------------------------------------------
+# Results file
+
+
+class ResultsFile:
+    """Append-only JSONL of scored items keyed by ``key``; the keys already present are skipped."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.records: dict[str, dict] = {}
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        lines = text.splitlines()
+        rewrite = bool(text) and not text.endswith("\n")
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                if n < len(lines):
+                    raise ValueError(f"{path}:{n} is not valid JSON: {exc}") from exc
+                lines.pop()  # cut short by an interrupted run: dropped, so the item is run again
+                rewrite = True
+                break
+            self.records[str(rec["key"])] = rec
+        if rewrite:
+            path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+    def done(self, key: str) -> bool:
+        return key in self.records
+
+    def add(self, record: dict) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.records[str(record["key"])] = record
+
+    def in_order(self, keys: Iterable[str]) -> list[dict]:
+        return [self.records[k] for k in keys if k in self.records]
+
+
+def _progress(items: Sequence[Any], desc: str, enabled: bool) -> Iterator[Any]:
+    from tqdm import tqdm
+
+    yield from tqdm(items, desc=desc, unit="item", disable=not enabled)
+
+
+def _first_n(groups: dict[str, list[Any]], limit: int | None) -> list[Any]:
+    out: list[Any] = []
+    for name in groups:
+        out.extend(groups[name] if limit is None else groups[name][:limit])
+    return out
+
+
+def _safe_call(fn: Callable[[], Answer]) -> tuple[Answer, str]:
+    """Upstream scores an item whose inference fails as an empty answer; keep the reason visible."""
+    try:
+        return fn(), ""
+    except ValueError as exc:
+        return Answer(text=""), str(exc)
+
+
+# ----------------------------------------------------------------------------------------------------
+# RynnEC-Bench
+
+NUMERICAL_TYPES = {
+    "camera_rotation",
+    "camerall_distance",
+    "distance_to_camera",
+    "distance_to_camera_2",
+    "future_direction_to_camera_rotate",
+    "height_data",
+    "height_from_ground",
+    "center_distance",
+}
+GRADED_TYPES = {
+    "category",
+    "color",
+    "material",
+    "shape",
+    "state",
+    "position",
+    "function",
+    "surface detail",
+    "size",
+    "universal",
+}
+SPATIAL_ABILITY = {
+    "Trajectory Review": ["camera_rotation", "camerall_distance"],
+    "Ego Direction": [
+        "relative_direction_to_camera",
+        "distance_to_camera",
+        "direction_to_camera",
+        "direction_to_camera_3",
+        "relative_direction_to_camera_2",
+    ],
+    "Ego Distance": [
+        "distance_to_camera_choice_3",
+        "distance_to_camera_2",
+        "relative_distance_to_object_choice_2",
+    ],
+    "Movement Imagery": ["future_direction_to_camera", "future_direction_to_camera_rotate"],
+    "Spatial Imagery": ["future_direction_object_3"],
+    "Object Size": [
+        "height_data",
+        "tall_choice_3",
+        "small_predicate_3",
+        "tall_predicate",
+        "tall_choice",
+        "short_predicate",
+        "short_choice",
+        "big_predicate",
+        "small_predicate",
+    ],
+    "Object Height": ["height_from_ground"],
+    "Object Distance": ["distance_compare", "center_distance"],
+    "Absolute Position": ["above_predicate", "above_choice", "below_predicate", "below_choice"],
+    "Relative Position": ["between", "directly_above"],
+}
+TABLE_COLUMN = {  # Table 2 of the paper: fine abilities → reported columns
+    "Trajectory Review": "Ego His.",
+    "Ego Direction": "Ego Pres.",
+    "Ego Distance": "Ego Pres.",
+    "Movement Imagery": "Ego Fut.",
+    "Spatial Imagery": "Ego Fut.",
+    "Object Size": "World Size",
+    "Object Height": "World Size",
+    "Object Distance": "World Dis.",
+    "Absolute Position": "World PR",
+    "Relative Position": "World PR",
+}
+_ABILITY_OF = {t: a for a, types in SPATIAL_ABILITY.items() for t in types}
+SEG_COLUMN = {"direct referring": "Seg. DR", "situational referring": "Seg. SR"}
+
+
+def spatial_ability(type_: str) -> str:
+    return _ABILITY_OF.get(type_, "Other")
+
+
+def score_kind(type_: str) -> str:
+    if type_ in NUMERICAL_TYPES:
+        return "numerical"
+    return GRADED if type_ in GRADED_TYPES else BINARY
+
+
+def _regions(item: RynnECItem) -> tuple[list[np.ndarray], list[int], list[int]]:
+    masks = item.decode_masks()
+    return masks, item.mask_frame_indices, [m.object_index for m in item.masks]
+
+
+def run_rynnec_item(
+    item: RynnECItem, model: Predictor, judge: Judge, protocol: str, max_new_tokens: int
+) -> dict:
+    frames = item.load_frames()
+    base = {"key": item.key, "subset": item.subset, "type": item.type, "video_id": item.video_id}
+    if item.subset == "object_segmentation":
+        return {**base, **_score_segmentation(item, frames, model)}
+    if item.answer is None:
+        raise ValueError(f"{item.key} has no reference answer")
+    masks, frame_idx, obj_ids = _regions(item) if item.masks else ([], [], [])
+    ans, error = _safe_call(
+        lambda: model.answer(
+            frames,
+            item.question,
+            masks=masks or None,
+            mask_frame_indices=frame_idx or None,
+            max_new_tokens=max_new_tokens,
+            mask_object_ids=obj_ids or None,
+        )
+    )
+    kind = score_kind(item.type)
+    rec: dict[str, Any] = {
+        **base,
+        "class_name": item.class_name,
+        "question": item.question,
+        "answer": item.answer,
+        "prediction": ans.text,
+        "score_kind": kind,
+        "error": error,
+    }
+    if item.subset == "spatial_cognition":
+        rec["ability"] = spatial_ability(item.type)
+        rec["column"] = TABLE_COLUMN.get(rec["ability"], "Other")
+    else:
+        rec["column"] = "Object Properties"
+    if kind == "numerical":
+        ns = metrics.numeric_score(ans.text, item.answer, protocol)
+        rec.update(score=ns.score, metric=ns.metric, detail=ns.reason, judge="numeric:" + protocol)
+    else:
+        verdict = judge.judge(item.question, item.answer, ans.text, kind)
+        rec.update(score=verdict.score, detail=verdict.raw, judge=judge.name, judge_parsed=verdict.parsed)
+    return rec
+
+
+def _score_segmentation(item: RynnECItem, frames: list[np.ndarray], model: Predictor) -> dict:
+    gt: list[np.ndarray | None] = [None] * len(frames)
+    for m, mask in zip(item.masks, item.decode_masks(), strict=True):
+        h, w = frames[m.frame_index].shape[:2]
+        if mask.shape != (h, w):
+            raise ValueError(
+                f"{item.key}: mask {mask.shape} does not match frame {m.frame_index} size {(h, w)}"
+            )
+        prev = gt[m.frame_index]
+        gt[m.frame_index] = mask if prev is None else (prev | mask)
+    for i, f in enumerate(frames):
+        if gt[i] is None:
+            gt[i] = np.zeros(f.shape[:2], dtype=bool)
+    ans, error = _safe_call(lambda: model.segment(frames, item.question))
+    pred: list[np.ndarray | None] = list(ans.masks) if ans.masks else [None] * len(frames)
+    if len(pred) != len(frames):
+        raise ValueError(f"{item.key}: {len(pred)} predicted masks for {len(frames)} frames")
+    pred = [_fit(p, g.shape) for p, g in zip(pred, gt, strict=True)]  # type: ignore[union-attr]
+    j = metrics.global_iou(pred, gt)
+    f = metrics.mean_boundary_f(pred, gt, item.mask_frame_indices)
+    return {
+        "question": item.question,
+        "prediction": ans.text,
+        "j": j,
+        "f": f,
+        "score": metrics.j_and_f(j, f),
+        "column": SEG_COLUMN.get(item.type.lower(), "Seg. " + item.type),
+        "error": error or ans.reason,
+        "score_kind": "J&F",
+    }
+
+
+def _fit(mask: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray | None:
+    """Predictions are resized to the ground-truth size (nearest), as the released scorer does."""
+    if mask is None or mask.shape == shape:
+        return mask
+    import cv2
+
+    return cv2.resize(mask.astype(np.uint8), (shape[1], shape[0]), interpolation=cv2.INTER_NEAREST).astype(
+        bool
+    )
+
+
+def run_rynnec_bench(
+    subsets: dict[str, list[RynnECItem]],
+    model: Predictor,
+    judge: Judge,
+    results: ResultsFile,
+    limit: int | None = None,
+    protocol: str = "paper",
+    max_new_tokens: int = 128,
+    progress: bool = True,
+) -> list[dict]:
+    items = _first_n(subsets, limit)
+    for item in _progress(items, "RynnEC-Bench", progress):
+        if not results.done(item.key):
+            results.add(run_rynnec_item(item, model, judge, protocol, max_new_tokens))
+    return results.in_order(i.key for i in items)
+
+
+# ----------------------------------------------------------------------------------------------------
+# EmbSpatial-Bench
+
+STRATEGIES = ("generation", "likelihood")
+_LETTERS = "ABCDEFGH"
+
+
+def mc_prompt(question: str, options: Sequence[str]) -> str:
+    lines = [question.strip()] + [f"{_LETTERS[i]}. {o}" for i, o in enumerate(options)]
+    return "\n".join(lines) + "\nAnswer with the option's letter from the given choices directly."
+
+
+def run_embspatial_item(item: EmbSpatialItem, model: Predictor, strategies: Sequence[str]) -> dict:
+    frames = item.load_frames()
+    rec: dict[str, Any] = {
+        "key": item.key,
+        "relation": item.relation,
+        "source": item.source,
+        "answer": item.answer,
+        "options": item.options,
+    }
+    if "generation" in strategies:
+        ans, error = _safe_call(
+            lambda: model.answer(frames, mc_prompt(item.question, item.options), max_new_tokens=16)
+        )
+        choice = parse_option(ans.text, item.options)
+        rec.update(
+            prediction=ans.text,
+            generation_choice=choice,
+            generation=float(choice == item.answer),
+            error=error,
+        )
+    if "likelihood" in strategies:
+        scores = model.score_options(frames, item.question, item.options)
+        choice = int(np.argmax(scores))
+        rec.update(
+            option_loglik=[float(s) for s in scores],
+            likelihood_choice=choice,
+            likelihood=float(choice == item.answer),
+        )
+    return rec
+
+
+def run_embspatial(
+    items: list[EmbSpatialItem],
+    model: Predictor,
+    results: ResultsFile,
+    strategies: Sequence[str] = STRATEGIES,
+    limit: int | None = None,
+    progress: bool = True,
+) -> list[dict]:
+    for s in strategies:
+        if s not in STRATEGIES:
+            raise ValueError(f"unknown EmbSpatial strategy {s!r}; expected {STRATEGIES}")
+    chosen = items if limit is None else items[:limit]
+    for item in _progress(chosen, "EmbSpatial-Bench", progress):
+        rec = results.records.get(item.key)
+        if rec is None or any(s not in rec for s in strategies):
+            results.add(run_embspatial_item(item, model, strategies))
+    return results.in_order(i.key for i in chosen)
+
+
+# ----------------------------------------------------------------------------------------------------
+# RoboBench
+
+
+def run_robobench_item(item: RoboBenchItem, model: Predictor, judge: Judge, max_new_tokens: int) -> dict:
+    frames = item.load_frames()
+    ans, error = _safe_call(lambda: model.answer(frames, item.question, max_new_tokens=max_new_tokens))
+    rec: dict[str, Any] = {
+        "key": item.key,
+        "kind": item.kind,
+        "dimension": item.dimension,
+        "task": item.task,
+        "answer": item.gt_answer,
+        "prediction": ans.text,
+        "error": error,
+    }
+    if item.kind == "mc":
+        rec["score"] = 100.0 * robobench.choice_correct(ans.text, item.gt_answer)
+    elif item.kind == "q3":
+        rec["score"] = 100.0 * robobench.yes_no_correct(ans.text, item.gt_answer)
+    elif item.kind == "q2":
+        rec["score"], rec["parts"] = robobench.next_step_score(ans.text, item.gt_answer)
+    else:
+        reference = robobench.parse_plan(item.gt_answer)
+        if not reference:
+            raise ValueError(f"{item.key}: reference plan {item.gt_answer!r} holds no skill call")
+        given = {robobench.parse_fact(s) for s in item.initial_state}
+        seen = judge.read_initial_state(frames, item.question, robobench.initial_state_candidates(reference))
+        if seen is not None:
+            given |= {robobench.parse_fact(s) for s in seen}
+        ps = robobench.score_plan(robobench.parse_plan(ans.text), reference, item.dag, given)
+        rec.update(
+            score=ps.score,
+            node_correctness=ps.node_correctness,
+            task_completion=ps.task_completion,
+            milestones=ps.milestones,
+            achieved=ps.achieved,
+            sim_errors=ps.errors,
+            initial_state_source=judge.name if seen is not None else "reference preconditions",
+        )
+    return rec
+
+
+def run_robobench(
+    items: list[RoboBenchItem],
+    model: Predictor,
+    judge: Judge,
+    results: ResultsFile,
+    limit: int | None = None,
+    max_new_tokens: int = 256,
+    progress: bool = True,
+) -> list[dict]:
+    groups: dict[str, list[RoboBenchItem]] = {}
+    for it in items:
+        groups.setdefault(f"{it.dimension}/{it.task}", []).append(it)
+    chosen = _first_n(groups, limit)
+    for item in _progress(chosen, "RoboBench", progress):
+        if not results.done(item.key):
+            results.add(run_robobench_item(item, model, judge, max_new_tokens))
+    return results.in_order(i.key for i in chosen)

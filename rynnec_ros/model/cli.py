@@ -1,0 +1,164 @@
+"""``rynnec-ros make-tiny-checkpoint`` and ``rynnec-ros infer``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "make-tiny-checkpoint", help="write a random RynnEC checkpoint (official format)"
+    )
+    p.add_argument("dir", type=Path)
+    p.add_argument("--size", choices=["tiny", "small"], default="tiny")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--untied", action="store_true", help="separate lm_head instead of tied embeddings")
+    p.set_defaults(func=_make_tiny)
+
+    q = subparsers.add_parser("infer", help="ask RynnEC a question about a video or images")
+    q.add_argument("--checkpoint", type=Path, required=True)
+    src = q.add_mutually_exclusive_group(required=True)
+    src.add_argument("--video", type=Path)
+    src.add_argument("--frames", type=Path, nargs="+")
+    q.add_argument("--question", required=True)
+    q.add_argument(
+        "--mask",
+        action="append",
+        default=[],
+        metavar="FRAME_INDEX:MASK.png",
+        help="region mask on a frame; one object per mask, referred to as <object0>, <object1>, ...",
+    )
+    q.add_argument("--segment", action="store_true", help="segmentation: write one mask PNG per frame")
+    q.add_argument("--json", action="store_true", help="print the answer as JSON")
+    q.add_argument("--max-frames", type=int, default=30, help="video: at most this many frames (1 fps)")
+    q.add_argument("--fps", type=float, default=1.0)
+    q.add_argument("--out-dir", type=Path, default=Path("rynnec_masks"))
+    q.add_argument("--device", default="cpu")
+    q.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    q.add_argument("--max-new-tokens", type=int, default=128)
+    q.add_argument("--max-visual-tokens", type=int, default=16384)
+    q.set_defaults(func=_infer)
+
+    b = subparsers.add_parser(
+        "profile-engine", help="engine latency per stage and work-reuse speed-up (JSON)"
+    )
+    b.add_argument("--checkpoint", type=Path, help="checkpoint directory (default: a random one of --size)")
+    b.add_argument("--size", choices=["tiny", "small"], default="small")
+    b.add_argument("--frames", type=int, default=30)
+    b.add_argument("--questions", type=int, default=5)
+    b.add_argument("--height", type=int, default=480)
+    b.add_argument("--width", type=int, default=640)
+    b.add_argument("--max-visual-tokens", type=int, default=16384)
+    b.add_argument("--max-new-tokens", type=int, default=16)
+    b.add_argument("--sam2-frames", type=int, default=1)
+    b.add_argument("--device", default="cpu")
+    b.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    b.add_argument("--out", type=Path, help="also write the JSON here")
+    b.set_defaults(func=_profile)
+
+
+def _make_tiny(args: argparse.Namespace) -> int:
+    from .tiny import make_checkpoint
+
+    out = make_checkpoint(args.dir, size=args.size, seed=args.seed, tie_word_embeddings=not args.untied)
+    print(out)
+    return 0
+
+
+def _profile(args: argparse.Namespace) -> int:
+    from .profile import profile_engine
+
+    result = profile_engine(
+        checkpoint=args.checkpoint,
+        size=args.size,
+        num_frames=args.frames,
+        num_questions=args.questions,
+        height=args.height,
+        width=args.width,
+        max_visual_tokens=args.max_visual_tokens,
+        max_new_tokens=args.max_new_tokens,
+        device=args.device,
+        dtype=args.dtype,
+        sam2_frames=args.sam2_frames,
+    )
+    text = json.dumps(result, indent=2)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n")
+    print(text)
+    return 0
+
+
+def _parse_mask_arg(spec: str) -> tuple[int, Path]:
+    idx, sep, path = spec.partition(":")
+    if not sep or not idx.strip().lstrip("-").isdigit():
+        raise ValueError(f"--mask must be FRAME_INDEX:MASK.png, got {spec!r}")
+    return int(idx), Path(path)
+
+
+def _infer(args: argparse.Namespace) -> int:
+    import numpy as np
+    from PIL import Image
+
+    from .engine import RynnEC
+    from .video import read_image, read_mask, read_video
+
+    try:
+        if args.video is not None:
+            frames, _ = read_video(args.video, fps=args.fps, max_frames=args.max_frames)
+        else:
+            frames = [read_image(p) for p in args.frames]
+        specs = [_parse_mask_arg(s) for s in args.mask]
+        masks = [read_mask(p) for _, p in specs]
+        engine = RynnEC.from_pretrained(
+            args.checkpoint, device=args.device, dtype=args.dtype, max_visual_tokens=args.max_visual_tokens
+        )
+        if args.segment:
+            if specs:
+                raise ValueError("--mask cannot be combined with --segment")
+            ans = engine.segment(frames, args.question, max_new_tokens=args.max_new_tokens)
+        else:
+            ans = engine.answer(
+                frames,
+                args.question,
+                masks=masks or None,
+                mask_frame_indices=[i for i, _ in specs] or None,
+                max_new_tokens=args.max_new_tokens,
+            )
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    mask_files: list[str] = []
+    if args.segment and ans.masks is not None:
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+        for i, m in enumerate(ans.masks):
+            if m is None:
+                continue
+            f = args.out_dir / f"mask_{i:03d}.png"
+            Image.fromarray(np.where(m, 255, 0).astype(np.uint8)).save(f)
+            mask_files.append(str(f))
+    if args.json:
+        doc = {
+            "text": ans.text,
+            "token_ids": ans.token_ids,
+            "value": ans.value,
+            "unit": ans.unit,
+            "option_index": ans.option_index,
+            "mask_files": mask_files,
+            "mask_scores": ans.mask_scores,
+            "reason": ans.reason,
+            "num_frames": len(frames),
+            "timings": ans.timings,
+        }
+        print(json.dumps(doc, indent=2))
+    else:
+        print(ans.text)
+        if ans.reason:
+            print(f"({ans.reason})", file=sys.stderr)
+        for f in mask_files:
+            print(f"mask: {f}", file=sys.stderr)
+    return 0

@@ -1,0 +1,99 @@
+"""The --via-node adapter: masks → regions, stamps, and how node refusals are reported.
+
+The recording client stands in for ``CognitionClient`` to isolate the adapter; the real client and
+node are exercised in test_eval_e2e.py.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from rynnec_ros.eval.node import NodePredictor, regions_from_masks
+from rynnec_ros.types import Answer
+
+
+class Recorder:
+    def __init__(self, fail: str = "", times: int = 10**6) -> None:
+        self.fail = fail
+        self.times = times
+        self.published: list[tuple[int, list[int]]] = []
+        self.asked: list[dict] = []
+
+    def publish_frames(self, frames: list[np.ndarray], stamps_ns: list[int]) -> None:
+        self.published.append((len(frames), stamps_ns))
+
+    def ask(self, question: str, regions: object, **kw: object) -> Answer:
+        if self.fail and self.times > 0:
+            self.times -= 1
+            raise RuntimeError(self.fail)
+        self.asked.append({"question": question, "regions": regions, **kw})
+        return Answer(text="ok")
+
+    def segment(self, expression: str, **kw: object) -> Answer:
+        self.asked.append({"expression": expression, **kw})
+        return Answer(text="seg", masks=[None])
+
+
+def test_regions_from_masks() -> None:
+    a, b, c = (np.full((2, 2), v) for v in (True, False, True))
+    regions = regions_from_masks([a, b, c], [0, 2, 1], [0, 1, 1])
+    assert [r.object_id for r in regions] == [0, 1]
+    assert sorted(regions[1].masks) == [1, 2] and regions[1].masks[2] is b
+    assert [r.object_id for r in regions_from_masks([a, b], [0, 0], None)] == [0, 1]
+    assert regions_from_masks(None, None, None) == []
+    with pytest.raises(ValueError, match="two masks on frame 0"):
+        regions_from_masks([a, b], [0, 0], [0, 0])
+    with pytest.raises(ValueError, match="frame index"):
+        regions_from_masks([a], None, None)
+
+
+def test_adapter_stamps_and_arguments() -> None:
+    rec = Recorder()
+    node = NodePredictor(client=rec, timeout_s=5)
+    frames = [np.zeros((4, 4, 3), np.uint8)] * 2
+    node.answer(
+        frames, "What is <object0>?", masks=[np.ones((4, 4), bool)], mask_frame_indices=[1], max_new_tokens=8
+    )
+    node.segment(frames, "the cup")
+    (n0, s0), (n1, s1), (n2, s2) = rec.published
+    assert (n0, s0) == (1, [1_000_000_000])  # the buffer-reset frame, once, before the first item
+    assert n1 == n2 == 2
+    t0 = s1[0]
+    assert s1 == [t0, t0 + 10**9] and s2 == [t0 + 2 * 10**9, t0 + 3 * 10**9]  # 1 s apart, rising
+    assert abs(t0 - time.time_ns()) < 60 * 10**9  # starts at the wall clock, not at a fixed origin
+    assert rec.asked[0]["frame_stamps_ns"] == s1 and rec.asked[0]["max_new_tokens"] == 8
+    assert rec.asked[0]["regions"][0].masks.keys() == {1}
+    assert rec.asked[1]["frame_stamps_ns"] == s2
+    with pytest.raises(ValueError, match="no option likelihoods"):
+        node.score_options(frames, "q", ["a"])
+
+
+def test_node_refusal_becomes_item_error() -> None:
+    node = NodePredictor(client=Recorder(fail="question too long"))
+    with pytest.raises(ValueError, match="the node refused the request: question too long"):
+        node.answer([np.zeros((4, 4, 3), np.uint8)], "q")
+
+
+MISSING = "requested frame stamp 5 ns is not in the buffer (holds 1 frames, 1..1 ns)"
+
+
+def test_request_that_overtook_its_frames_is_retried() -> None:
+    rec = Recorder(fail=MISSING, times=2)
+    node = NodePredictor(client=rec)
+    node.retry_pause_s = 0.0
+    assert node.answer([np.zeros((4, 4, 3), np.uint8)], "q").text == "ok"
+    # reset frame, the item, then the item again before the third attempt (the second only waited)
+    assert [n for n, _ in rec.published] == [1, 1, 1]
+    assert rec.published[1][1] == rec.published[2][1]  # same stamps re-sent
+
+
+def test_missing_frames_give_up_after_bounded_retries() -> None:
+    rec = Recorder(fail=MISSING)
+    node = NodePredictor(client=rec)
+    node.retry_pause_s = 0.0
+    with pytest.raises(ValueError, match="not in the buffer"):
+        node.answer([np.zeros((4, 4, 3), np.uint8)], "q")
+    assert rec.times == 10**6 - 4  # one call and three retries
