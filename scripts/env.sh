@@ -10,6 +10,9 @@ if [ -f "$_RYNNEC_ROOT/install/setup.bash" ]; then
   . "$_RYNNEC_ROOT/install/setup.bash"
   [ -n "$_rynnec_u" ] && set -u
 fi
+# The work tree's Python sources come first; the colcon-built interfaces (rynnec_ros.msg/.srv) are found
+# through rynnec_ros.ros, which extends the package path to install/ (see rynnec_ros/ros/__init__.py).
+export PYTHONPATH="$_RYNNEC_ROOT${PYTHONPATH:+:$PYTHONPATH}"
 # Keep DDS traffic on this machine (tests, demo) unless the user chose otherwise.
 export ROS_LOCALHOST_ONLY=${ROS_LOCALHOST_ONLY:-1}
 export ROS_AUTOMATIC_DISCOVERY_RANGE=${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}

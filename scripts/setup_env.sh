@@ -20,7 +20,7 @@ stamp() { cat "$@" | sha256sum | cut -c1-16; }
 DEPS_STAMP="$VENV/.deps-$(stamp requirements.txt requirements-ros.txt)"
 if [ ! -f "$DEPS_STAMP" ]; then
   echo "[setup] installing Python dependencies (first run takes a few minutes)"
-  python -m pip install -q --upgrade pip wheel setuptools
+  python -m pip install -q --upgrade pip wheel "setuptools>=64,<80"
   # CPU torch first: a later resolver run then sees torch satisfied and never fetches a CUDA build.
   python -m pip install -q "torch==2.13.0"
   python -m pip install -q -r requirements.txt -r requirements-ros.txt
@@ -33,17 +33,35 @@ PYINC=$(python -c "import sysconfig;print(sysconfig.get_paths()['include'])")
 NPINC=$(python -c "import numpy;print(numpy.get_include())")
 grep -rlE '/opt/python/cp311-cp311' --include=*.cmake "$VENV/share" 2>/dev/null | xargs -r sed -i \
   -e "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$NPINC#g" \
-  -e "s#/opt/python/cp311-cp311/include/python3.11#$PYINC#g"
+  -e "s#/opt/python/cp311-cp311/include/python3.11#$PYINC#g" || true
 
-# colcon build of the interfaces (msg/srv) and the package; rebuilt when any interface or build file changes.
-IFACE_STAMP="$ROOT/install/.iface-$(stamp CMakeLists.txt package.xml msg/*.msg srv/*.srv $(ls action/*.action 2>/dev/null) scripts/setup_env.sh)"
+# colcon build of the interfaces (msg/srv); rebuilt when any interface or build file changes.
+# CMake refuses exported include paths inside the source tree, and this venv (numpy's headers) lives in
+# the work tree, so colcon builds a copy of the interface sources under build/colcon_src/.
+# tf2_msgs is not published as a wheel: the vendored one-message copy is built only when none is importable.
+IFACE_INPUTS=(CMakeLists.txt package.xml msg/*.msg srv/*.srv vendor/tf2_msgs/package.xml
+  vendor/tf2_msgs/CMakeLists.txt vendor/tf2_msgs/msg/TFMessage.msg scripts/setup_env.sh)
+for a in action/*.action; do [ -f "$a" ] && IFACE_INPUTS+=("$a"); done
+IFACE_STAMP="$ROOT/install/.iface-$(stamp "${IFACE_INPUTS[@]}")"
 if [ ! -f "$IFACE_STAMP" ]; then
-  echo "[setup] colcon build (interfaces)"
-  export AMENT_PREFIX_PATH="$VENV" CMAKE_PREFIX_PATH="$VENV"
-  colcon --log-base "$ROOT/log" build --base-paths "$ROOT" --build-base "$ROOT/build" --install-base "$ROOT/install" \
-    --cmake-args -DPython3_EXECUTABLE="$VENV/bin/python" -DBUILD_TESTING=OFF >"$ROOT/log-colcon.txt" 2>&1 \
-    || { cat "$ROOT/log-colcon.txt"; exit 1; }
-  rm -f "$ROOT"/install/.iface-*
+  echo "[setup] colcon build (interfaces, about a minute)"
+  # A stale install/ of another interface set would shadow the new build.
+  rm -rf "$ROOT/install" "$ROOT/build"
+  SRC="$ROOT/build/colcon_src"
+  mkdir -p "$SRC/rynnec_ros"
+  cp -r CMakeLists.txt package.xml msg srv launch config "$SRC/rynnec_ros/"
+  [ -d action ] && cp -r action "$SRC/rynnec_ros/"
+  if ! (unset PYTHONPATH; python -c "import tf2_msgs.msg") >/dev/null 2>&1; then
+    cp -r vendor/tf2_msgs "$SRC/tf2_msgs"
+  fi
+  (
+    export AMENT_PREFIX_PATH="$VENV" CMAKE_PREFIX_PATH="$VENV"
+    unset PYTHONPATH COLCON_PREFIX_PATH
+    colcon --log-base "$ROOT/log" build --base-paths "$SRC" \
+      --build-base "$ROOT/build" --install-base "$ROOT/install" --executor sequential \
+      --cmake-args -DPython3_EXECUTABLE="$VENV/bin/python" -DBUILD_TESTING=OFF \
+      -DRYNNEC_INSTALL_PYTHON_SOURCES=OFF
+  ) >"$ROOT/log-colcon.txt" 2>&1 || { cat "$ROOT/log-colcon.txt"; exit 1; }
   touch "$IFACE_STAMP"
 fi
 

@@ -1,0 +1,116 @@
+"""``rynnec-ros bench {engine,reuse,backends,ingest,service,all}`` and (registered here too) ``export``.
+
+Every subcommand writes one JSON report (``--out``) with the environment, the configuration and one
+section per measurement, and prints a one-line summary per section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+SECTIONS = ("engine", "reuse", "backends", "ingest", "service")
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--checkpoint",
+        default="small",
+        help="checkpoint directory, or 'tiny' / 'small' for a fresh random one (default: small)",
+    )
+    p.add_argument("--backend", default="torch", choices=["torch", "onnxruntime", "tensorrt"])
+    p.add_argument("--onnx-dir", help="ONNX export for --backend onnxruntime (default: export to a temp dir)")
+    p.add_argument("--engine-dir", help="TensorRT engines for --backend tensorrt")
+    p.add_argument("--provider", help="ONNX Runtime provider: cpu | cuda | tensorrt (default by device)")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    p.add_argument("--threads", type=int, default=2, help="torch and ONNX Runtime intra-op threads")
+    p.add_argument("--frames", type=int, default=8, help="frames in the window")
+    p.add_argument("--size", default="640x480", help="frame size WxH")
+    p.add_argument("--new-tokens", type=int, default=16)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--max-visual-tokens", type=int, default=16384)
+    p.add_argument("--question", default="<video>\nWhat is the red object doing?")
+    p.add_argument(
+        "--bandwidth-gbs",
+        type=float,
+        help="memory bandwidth for the decode bound (default: measured on CUDA; none on CPU)",
+    )
+    p.add_argument("--out", required=True, help="JSON report path")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from rynnec_ros.model.export.cli import register as register_export
+
+    register_export(subparsers)
+    bench = subparsers.add_parser("bench", help="benchmarks (JSON reports)")
+    sub = bench.add_subparsers(dest="bench_command", required=True)
+    helps = {
+        "engine": "engine stages: vision per frame, prefill, TTFT, decode tok/s, SAM2 per frame",
+        "reuse": "work reuse: 5 questions on one window with vs without caches",
+        "backends": "ONNX Runtime vs torch on the same checkpoint",
+        "ingest": "node ingest CPU per 1080p frame vs a bare rclpy subscriber (needs ROS)",
+        "service": "service overhead: end-to-end latency minus engine time (needs ROS)",
+        "all": "every section in one report",
+    }
+    for name, text in helps.items():
+        p = sub.add_parser(name, help=text)
+        _add_common(p)
+        p.set_defaults(func=_run, sections=SECTIONS if name == "all" else (name,))
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--size must look like 640x480, got {text!r}") from None
+    return w, h
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        return _run_sections(args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run_sections(args: argparse.Namespace) -> int:
+    from rynnec_ros.bench.report import make_report, write_report
+    from rynnec_ros.bench.sections import run_section
+    from rynnec_ros.bench.workload import scratch_dir
+
+    width, height = _size(args.size)
+    config = {k: v for k, v in vars(args).items() if k not in ("func",)}
+    sections: dict[str, Any] = {}
+    with scratch_dir() as tmp:
+        for name in args.sections:
+            print(f"[bench] {name} ...", file=sys.stderr)
+            sections[name] = run_section(name, args, Path(tmp), width, height)
+            print(f"[bench] {name}: {summary(name, sections[name])}", file=sys.stderr)
+    path = write_report(args.out, make_report(sections, config))
+    print(f"wrote {path}")
+    return 0
+
+
+def summary(name: str, section: dict[str, Any]) -> str:
+    """One line per section for the console."""
+    if not section.get("available", False):
+        return f"not available: {section.get('reason', '?')}"
+    if name == "engine":
+        v = section["vision_per_frame"].wall.median
+        return (
+            f"vision {v * 1e3:.1f} ms/frame, prefill {section['prefill'].median * 1e3:.1f} ms, "
+            f"TTFT {section['ttft'].median * 1e3:.1f} ms, decode {section['decode_tok_s']:.1f} tok/s"
+        )
+    if name == "reuse":
+        return (
+            f"with/without reuse wall ratio {section['ratio_wall']:.3f} (identical answers: "
+            f"{section['answers_identical']})"
+        )
+    if name == "backends":
+        parts = [f"{k}: {v['ratio_wall_vs_reference']:.3f}x" for k, v in section["backends"].items()]
+        return "wall vs torch " + ", ".join(parts)
+    return "done"

@@ -1,0 +1,88 @@
+"""Work reuse: several questions about one window, with the engine's caches on versus off.
+
+Both engines get the same frame keys (as the node passes ROS stamps) and the same questions; the
+ratio is the median total time with reuse over the median without, from interleaved runs. The
+answers must be identical, otherwise the reuse is wrong and the ratio meaningless.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from rynnec_ros.bench.measure import Stats, ratio
+
+DEFAULT_QUESTIONS = (
+    "<video>\nWhat is the red object?",
+    "<video>\nHow many objects are on the table?",
+    "<video>\nWhere is the red object relative to the camera?",
+    "<video>\nWhat colour is the background?",
+    "<video>\nIs the camera moving?",
+)
+
+
+def _ask_all(
+    engine: Any, frames: Sequence[np.ndarray], keys: list[int], questions: Sequence[str], new_tokens: int
+) -> tuple[float, float, list[list[int]], list[dict[str, float]]]:
+    w0, c0 = time.perf_counter(), time.process_time()
+    ids, timings = [], []
+    for q in questions:
+        a = engine.answer(frames, q, max_new_tokens=new_tokens, frame_keys=keys)
+        ids.append(a.token_ids)
+        timings.append(a.timings)
+    return time.perf_counter() - w0, time.process_time() - c0, ids, timings
+
+
+def work_reuse(
+    with_reuse: Any,
+    without_reuse: Any,
+    frames: Sequence[np.ndarray],
+    questions: Sequence[str] = DEFAULT_QUESTIONS,
+    new_tokens: int = 16,
+    repeat: int = 3,
+) -> dict[str, Any]:
+    if not with_reuse.reuse or without_reuse.reuse:
+        raise ValueError("work_reuse needs one engine with reuse=True and one with reuse=False")
+    keys = list(range(len(frames)))
+    warm = [f[: f.shape[0] // 2, : f.shape[1] // 2].copy() for f in frames[:1]]
+    for e in (with_reuse, without_reuse):  # warm up kernels and thread pools on another window
+        e.answer(warm, questions[0], max_new_tokens=2)
+    walls: dict[str, list[float]] = {"with": [], "without": []}
+    cpus: dict[str, list[float]] = {"with": [], "without": []}
+    answers: dict[str, list[list[int]]] = {}
+    per_question: dict[str, list[dict[str, float]]] = {}
+    for r in range(repeat):
+        order = [("without", without_reuse), ("with", with_reuse)]
+        if r % 2:
+            order.reverse()
+        for name, engine in order:
+            engine.clear_cache()
+            wall, cpu, ids, timings = _ask_all(engine, frames, keys, questions, new_tokens)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+            answers[name] = ids
+            per_question[name] = timings
+    same = answers["with"] == answers["without"]
+    w, wo = Stats.of(walls["with"]), Stats.of(walls["without"])
+    cw, cwo = Stats.of(cpus["with"]), Stats.of(cpus["without"])
+    return {
+        "available": True,
+        "questions": len(questions),
+        "frames": len(frames),
+        "frame_size_wh": [int(frames[0].shape[1]), int(frames[0].shape[0])],
+        "new_tokens": new_tokens,
+        "with_reuse_wall": w,
+        "without_reuse_wall": wo,
+        "with_reuse_cpu": cw,
+        "without_reuse_cpu": cwo,
+        "ratio_wall": ratio(w.median, wo.median),
+        "ratio_cpu": ratio(cw.median, cwo.median),
+        "target_ratio": 0.35,
+        "answers_identical": same,
+        "per_question_timings_with_reuse": per_question["with"],
+        "method": "5 questions on one window, total wall/CPU time per set; caches cleared before each set; "
+        "sets interleaved (with/without) and repeated; median",
+    }

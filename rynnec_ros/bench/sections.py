@@ -1,0 +1,79 @@
+"""Builds the engines a section needs and runs it; what a section cannot measure here it says so."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rynnec_ros.bench.report import not_available
+from rynnec_ros.bench.workload import (
+    EngineSpec,
+    build_engine,
+    ensure_onnx,
+    resolve_checkpoint,
+    synthetic_window,
+)
+
+
+def _spec(args: argparse.Namespace, checkpoint: Path, backend: str, workdir: Path) -> EngineSpec:
+    onnx_dir = args.onnx_dir
+    if backend == "onnxruntime":
+        onnx_dir = str(ensure_onnx(checkpoint, args.onnx_dir, workdir))
+    return EngineSpec(
+        checkpoint=str(checkpoint),
+        backend=backend,
+        device=args.device,
+        dtype=args.dtype,
+        onnx_dir=onnx_dir,
+        engine_dir=args.engine_dir,
+        provider=args.provider,
+        threads=args.threads,
+        max_visual_tokens=args.max_visual_tokens,
+    )
+
+
+def run_section(
+    name: str, args: argparse.Namespace, workdir: Path, width: int, height: int
+) -> dict[str, Any]:
+    if name in ("ingest", "service"):
+        from rynnec_ros.bench.ros_bench import ros_section
+
+        return ros_section(name, args, workdir, width, height)
+    checkpoint = resolve_checkpoint(args.checkpoint, workdir)
+    frames = synthetic_window(args.frames, width, height)
+    if name == "engine":
+        from rynnec_ros.bench.engine_bench import engine_stages
+
+        engine = build_engine(_spec(args, checkpoint, args.backend, workdir), reuse=False)
+        return engine_stages(
+            engine,
+            frames,
+            args.question,
+            new_tokens=args.new_tokens,
+            repeat=args.repeat,
+            checkpoint=checkpoint,
+            bandwidth_gbs=args.bandwidth_gbs,
+        )
+    if name == "reuse":
+        from rynnec_ros.bench.reuse_bench import work_reuse
+
+        spec = _spec(args, checkpoint, args.backend, workdir)
+        return work_reuse(
+            build_engine(spec, reuse=True),
+            build_engine(spec, reuse=False),
+            frames,
+            new_tokens=args.new_tokens,
+            repeat=args.repeat,
+        )
+    if name == "backends":
+        from rynnec_ros.bench.backends_bench import compare_backends
+
+        other = "onnxruntime" if args.backend == "torch" else args.backend
+        engines = {
+            b: build_engine(_spec(args, checkpoint, b, workdir), reuse=False) for b in ("torch", other)
+        }
+        return compare_backends(
+            engines, frames, args.question, new_tokens=args.new_tokens, repeat=args.repeat
+        )
+    return not_available(f"unknown section {name!r}")

@@ -1,0 +1,100 @@
+"""Checkpoints, engines and synthetic frame windows that the benchmark sections share."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+RANDOM_SIZES = ("tiny", "small")
+
+
+@dataclass
+class EngineSpec:
+    """How to build one engine: checkpoint, backend and where its graphs are."""
+
+    checkpoint: str
+    backend: str = "torch"
+    device: str = "cpu"
+    dtype: str = "float32"
+    onnx_dir: str | None = None
+    engine_dir: str | None = None
+    provider: str | None = None
+    threads: int = 2
+    max_visual_tokens: int = 16384
+
+
+def resolve_checkpoint(name: str, workdir: Path) -> Path:
+    """A checkpoint directory, or a fresh random one for ``tiny`` / ``small`` (seed 0)."""
+    if name in RANDOM_SIZES:
+        from rynnec_ros.model.tiny import make_checkpoint
+
+        out = workdir / f"rynnec-{name}"
+        if (out / "model.safetensors").is_file():  # made by an earlier section of this run
+            return out
+        return make_checkpoint(out, size=name, seed=0)
+    path = Path(name)
+    if not (path / "config.json").is_file():
+        raise ValueError(f"--checkpoint {name!r} is neither a checkpoint directory nor one of {RANDOM_SIZES}")
+    return path
+
+
+def ensure_onnx(checkpoint: Path, onnx_dir: str | None, workdir: Path) -> Path:
+    """The given export directory, or a fresh export of ``checkpoint`` under ``workdir``."""
+    if onnx_dir:
+        return Path(onnx_dir)
+    from rynnec_ros.model.export.onnx_export import export_onnx
+
+    out = workdir / f"onnx-{checkpoint.name}"
+    if not (out / "manifest.json").is_file():  # else exported by an earlier section of this run
+        export_onnx(checkpoint, out)
+    return out
+
+
+def build_engine(spec: EngineSpec, reuse: bool) -> Any:
+    import torch
+
+    from rynnec_ros.model.backends import load_engine
+
+    torch.set_num_threads(spec.threads)
+    return load_engine(
+        spec.checkpoint,
+        backend=spec.backend,
+        device=spec.device,
+        dtype=spec.dtype,
+        onnx_dir=spec.onnx_dir,
+        engine_dir=spec.engine_dir,
+        provider=spec.provider,
+        threads=spec.threads,
+        max_visual_tokens=spec.max_visual_tokens,
+        reuse=reuse,
+    )
+
+
+def synthetic_window(n: int, width: int, height: int, seed: int = 0) -> list[np.ndarray]:
+    """A camera-like window: a textured scene that pans a little from frame to frame.
+
+    Timing does not depend on pixel values for these models, but masks and answers are checked
+    across variants, so the frames are deterministic.
+    """
+    if n < 1 or width < 28 or height < 28:
+        raise ValueError(f"need >= 1 frame of at least 28×28 px, got {n} × {width}×{height}")
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 256, size=(height + 8 * n, width + 8 * n, 3), dtype=np.uint8)
+    yy, xx = np.mgrid[0:height, 0:width]
+    frames = []
+    for i in range(n):
+        f = base[4 * i : 4 * i + height, 8 * i : 8 * i + width].copy()
+        blob = (xx - width * (0.3 + 0.05 * i)) ** 2 + (yy - height * 0.5) ** 2 < (
+            min(width, height) * 0.2
+        ) ** 2
+        f[blob] = (220, 30, 30)
+        frames.append(f)
+    return frames
+
+
+def scratch_dir() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="rynnec-bench-")

@@ -1,0 +1,286 @@
+"""Stamp-keyed frame buffer and the paper's frame sampling.
+
+Camera callbacks add frames from one thread while the inference worker reads windows from another, so
+every method takes one lock. Frames are kept sorted by stamp (bags and multi-camera drivers deliver out
+of order), bounded by count, bytes and age, and a stamp far behind the newest one (a looping bag, a
+restarted simulator) clears the buffer instead of mixing two timelines. Pure Python/numpy: no ROS here.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rynnec_ros.types import Frame
+
+NS_PER_S = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class BufferLimits:
+    """Memory and time bounds; every one is enforced on each ``add``.
+
+    ``max_frames``/``max_bytes``: the oldest frames are evicted first. ``max_age_s``: frames older than
+    the newest by more than this are evicted (0 = no age bound). ``jump_back_s``: a stamp older than the
+    newest by more than this is a time jump (bag loop, clock reset) and resets the buffer.
+    ``jump_forward_s``: a stamp newer than the newest by more than this also resets (0 = never).
+    """
+
+    max_frames: int = 600
+    max_bytes: int = 1 << 30
+    max_age_s: float = 300.0
+    jump_back_s: float = 1.0
+    jump_forward_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.max_frames < 1:
+            raise ValueError(f"max_frames must be >= 1, got {self.max_frames}")
+        if self.max_bytes < 1:
+            raise ValueError(f"max_bytes must be >= 1, got {self.max_bytes}")
+        for name in ("max_age_s", "jump_back_s", "jump_forward_s"):
+            value = getattr(self, name)
+            if not np.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, got {value}")
+
+
+def frame_nbytes(frame: Frame) -> int:
+    """Bytes held by a frame's arrays (what the byte bound counts)."""
+    total = frame.rgb.nbytes
+    for extra in (frame.depth, frame.K, frame.world_T_camera):
+        if extra is not None:
+            total += extra.nbytes
+    return total
+
+
+class FrameBuffer:
+    """Thread-safe, sorted, bounded store of frames keyed by their stamp in nanoseconds."""
+
+    def __init__(self, limits: BufferLimits | None = None) -> None:
+        self._limits = limits or BufferLimits()
+        self._lock = threading.Lock()
+        self._stamps: list[int] = []
+        self._frames: dict[int, Frame] = {}
+        self._bytes = 0
+        self.resets = 0
+        self.evicted = 0
+
+    @property
+    def limits(self) -> BufferLimits:
+        return self._limits
+
+    def set_limits(self, limits: BufferLimits) -> None:
+        """Apply new bounds now (parameter changes), evicting what no longer fits."""
+        with self._lock:
+            self._limits = limits
+            self._evict()
+
+    def add(self, frame: Frame) -> bool:
+        """Insert ``frame``; returns True when its stamp was a time jump that reset the buffer first.
+
+        A frame with the stamp of a buffered one replaces it (a re-sent frame, or depth arriving late).
+        """
+        if frame.rgb.ndim != 3 or frame.rgb.shape[2] != 3 or frame.rgb.dtype != np.uint8:
+            raise ValueError(f"frame.rgb must be HxWx3 uint8, got {frame.rgb.shape} {frame.rgb.dtype}")
+        stamp = int(frame.stamp_ns)
+        with self._lock:
+            jumped = self._is_jump(stamp)
+            if jumped:
+                self._clear()
+                self.resets += 1
+            old = self._frames.get(stamp)
+            if old is not None:
+                self._bytes -= frame_nbytes(old)
+            else:
+                bisect.insort(self._stamps, stamp)
+            self._frames[stamp] = frame
+            self._bytes += frame_nbytes(frame)
+            self._evict()
+            return jumped
+
+    def _is_jump(self, stamp: int) -> bool:
+        if not self._stamps:
+            return False
+        newest = self._stamps[-1]
+        if newest - stamp > self._limits.jump_back_s * NS_PER_S:
+            return True
+        forward = self._limits.jump_forward_s
+        return forward > 0 and stamp - newest > forward * NS_PER_S
+
+    def _evict(self) -> None:
+        lim = self._limits
+        newest = self._stamps[-1] if self._stamps else 0
+        min_stamp = newest - int(lim.max_age_s * NS_PER_S) if lim.max_age_s > 0 else None
+        while self._stamps and (
+            len(self._stamps) > lim.max_frames
+            or (self._bytes > lim.max_bytes and len(self._stamps) > 1)
+            or (min_stamp is not None and self._stamps[0] < min_stamp)
+        ):
+            oldest = self._stamps.pop(0)
+            self._bytes -= frame_nbytes(self._frames.pop(oldest))
+            self.evicted += 1
+        if self._bytes > lim.max_bytes and self._stamps:
+            # A single frame larger than the whole budget is not kept either.
+            only = self._stamps.pop()
+            self._bytes -= frame_nbytes(self._frames.pop(only))
+            self.evicted += 1
+
+    def clear(self) -> None:
+        with self._lock:
+            self._clear()
+
+    def _clear(self) -> None:
+        self._stamps.clear()
+        self._frames.clear()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._stamps)
+
+    @property
+    def nbytes(self) -> int:
+        with self._lock:
+            return self._bytes
+
+    def stamps(self) -> list[int]:
+        with self._lock:
+            return list(self._stamps)
+
+    def frames(self) -> list[Frame]:
+        """All buffered frames, oldest first (a snapshot; the frames themselves are shared)."""
+        with self._lock:
+            return [self._frames[s] for s in self._stamps]
+
+    def newest(self) -> Frame | None:
+        with self._lock:
+            return self._frames[self._stamps[-1]] if self._stamps else None
+
+    def get(self, stamp_ns: int, tolerance_ns: int = 0) -> Frame | None:
+        """The buffered frame nearest to ``stamp_ns`` if it is within ``tolerance_ns``, else None."""
+        with self._lock:
+            key = self._nearest(int(stamp_ns), int(tolerance_ns))
+            return None if key is None else self._frames[key]
+
+    def update(self, stamp_ns: int, **fields: object) -> bool:
+        """Attach data to a buffered frame (depth, pose); False when no frame has that exact stamp."""
+        with self._lock:
+            frame = self._frames.get(int(stamp_ns))
+            if frame is None:
+                return False
+            self._bytes -= frame_nbytes(frame)
+            for name, value in fields.items():
+                setattr(frame, name, value)
+            self._bytes += frame_nbytes(frame)
+            self._evict()
+            return True
+
+    def _nearest(self, stamp: int, tolerance: int) -> int | None:
+        i = bisect.bisect_left(self._stamps, stamp)
+        best = None
+        for j in (i - 1, i):
+            if 0 <= j < len(self._stamps):
+                d = abs(self._stamps[j] - stamp)
+                if d <= tolerance and (best is None or d < abs(best - stamp)):
+                    best = self._stamps[j]
+        return best
+
+    def select(
+        self,
+        stamps_ns: Sequence[int] | None = None,
+        start_ns: int | None = None,
+        end_ns: int | None = None,
+        fps: float = 1.0,
+        max_frames: int = 30,
+        required_ns: Iterable[int] = (),
+        tolerance_ns: int = 0,
+    ) -> list[Frame]:
+        """Frames for one query, oldest first.
+
+        With ``stamps_ns`` exactly those frames (each must be buffered). Otherwise the frames in
+        [start_ns, end_ns] sampled at ``fps`` and, when more than ``max_frames`` remain, thinned uniformly
+        (the way RynnEC loads videos: 1 fps, then ``linspace``). Frames in ``required_ns`` (the ones that
+        carry a query's masks) are always kept. Raises ValueError naming what is missing.
+        """
+        if max_frames < 1:
+            raise ValueError(f"max_frames must be >= 1, got {max_frames}")
+        if not np.isfinite(fps) or fps < 0:
+            raise ValueError(f"fps must be a finite number >= 0, got {fps}")
+        with self._lock:
+            if not self._stamps:
+                raise ValueError("the frame buffer is empty: no camera frames received yet")
+            required = self._resolve(required_ns, tolerance_ns, "mask")
+            if stamps_ns:
+                chosen = sorted(set(self._resolve(stamps_ns, tolerance_ns, "requested")) | set(required))
+                if len(chosen) > max_frames:
+                    raise ValueError(f"{len(chosen)} frames requested, more than max_frames={max_frames}")
+                return [self._frames[s] for s in chosen]
+            lo = bisect.bisect_left(self._stamps, start_ns) if start_ns else 0
+            hi = bisect.bisect_right(self._stamps, end_ns) if end_ns else len(self._stamps)
+            window = self._stamps[lo:hi]
+            frames = {s: self._frames[s] for s in window}
+            frames.update({s: self._frames[s] for s in required})
+        if not window and not required:
+            raise ValueError(
+                f"no buffered frame in the window [{start_ns}, {end_ns}] ns "
+                f"(buffer holds {self._describe_range()})"
+            )
+        if len(set(required)) > max_frames:
+            raise ValueError(f"masks are on {len(set(required))} frames, more than max_frames={max_frames}")
+        chosen = sample_stamps(window, fps, max_frames, required)
+        return [frames[s] for s in chosen]
+
+    def _resolve(self, stamps: Iterable[int], tolerance_ns: int, what: str) -> list[int]:
+        out = []
+        for s in stamps:
+            key = self._nearest(int(s), int(tolerance_ns))
+            if key is None:
+                raise ValueError(
+                    f"{what} frame stamp {int(s)} ns is not in the buffer "
+                    f"(holds {len(self._stamps)} frames, {self._stamps[0]}..{self._stamps[-1]} ns)"
+                )
+            out.append(key)
+        return out
+
+    def _describe_range(self) -> str:
+        with self._lock:
+            if not self._stamps:
+                return "no frames"
+            return f"{len(self._stamps)} frames, {self._stamps[0]}..{self._stamps[-1]} ns"
+
+
+def sample_stamps(
+    stamps: Sequence[int], fps: float, max_frames: int, required: Iterable[int] = ()
+) -> list[int]:
+    """Sorted stamps picked at ``fps`` (0 = every frame), at most ``max_frames``, always incl. ``required``.
+
+    The 1 fps pass keeps a frame when at least 1/fps has passed since the last kept one (the first frame
+    is kept), like ffmpeg's ``fps`` filter rounding down; a uniform ``linspace`` thinning then keeps
+    ``max_frames - len(required)`` of the rest, always including the newest so answers see the present.
+    """
+    req = sorted(set(int(s) for s in required))
+    if len(req) > max_frames:
+        raise ValueError(f"{len(req)} required frames exceed max_frames={max_frames}")
+    ordered = sorted(set(int(s) for s in stamps))
+    if fps > 0 and ordered:
+        period = NS_PER_S / fps
+        kept = [ordered[0]]
+        for s in ordered[1:]:
+            if s - kept[-1] >= period - 1:
+                kept.append(s)
+        ordered = kept
+    req_set = set(req)
+    rest = [s for s in ordered if s not in req_set]
+    room = max_frames - len(req)
+    if len(rest) > room:
+        if room <= 0:
+            rest = []
+        elif room == 1:
+            rest = [rest[-1]]
+        else:
+            idx = np.linspace(0, len(rest) - 1, room).round().astype(int)
+            rest = [rest[i] for i in sorted(set(idx.tolist()))]
+    return sorted(req_set | set(rest))

@@ -1,0 +1,127 @@
+"""Backends behind one engine API: ``torch``, ``onnxruntime`` and ``tensorrt``.
+
+``load_engine`` builds the torch ``RynnEC`` (preprocessing, prompt building, caches, the decoding loop
+and answer parsing are shared) and swaps its compute components for graph-backed modules with the
+same call signatures: vision tower, projector, region MLP, LLM decoder stack, LM head, [SEG] head,
+SAM2 image encoder and mask decoder. The torch weights those components held are released.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+BACKENDS = ("torch", "onnxruntime", "tensorrt")
+
+
+def load_engine(
+    path: str | Path,
+    backend: str = "torch",
+    device: str = "cpu",
+    dtype: str = "float32",
+    onnx_dir: str | Path | None = None,
+    engine_dir: str | Path | None = None,
+    provider: str | None = None,
+    threads: int | None = None,
+    max_visual_tokens: int = 16384,
+    reuse: bool = True,
+) -> Any:
+    """A ``RynnEC`` whose heavy compute runs on ``backend``.
+
+    onnxruntime: graphs from ``onnx_dir`` (``rynnec-ros export onnx``) on ``provider`` (default: cpu
+    for device cpu, cuda otherwise; 'tensorrt' selects ONNX Runtime's TensorRT provider). tensorrt:
+    engines listed in ``engine_dir/engines.json`` (``rynnec-ros export tensorrt``).
+    ``engine.graph_providers`` records what every graph really runs on.
+    """
+    from rynnec_ros.model.engine import RynnEC
+
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
+    if backend == "onnxruntime" and onnx_dir is None:
+        raise ValueError("backend onnxruntime needs onnx_dir (make one with `rynnec-ros export onnx`)")
+    if backend == "tensorrt" and engine_dir is None:
+        raise ValueError("backend tensorrt needs engine_dir (make one with `rynnec-ros export tensorrt`)")
+    engine = RynnEC.from_pretrained(
+        path, device=device, dtype=dtype, max_visual_tokens=max_visual_tokens, reuse=reuse
+    )
+    engine.backend = backend
+    if backend == "torch":
+        engine.graph_providers = {}
+        return engine
+    if backend == "onnxruntime":
+        graphs = _ort_graphs(Path(onnx_dir), provider or ("cpu" if device == "cpu" else "cuda"), threads)
+    else:
+        graphs = _trt_graphs(Path(engine_dir), device)
+    swap_components(engine, graphs)
+    engine.graph_providers = {name: getattr(g, "active_provider", "?") for name, g in graphs.items()}
+    return engine
+
+
+def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None) -> dict[str, Any]:
+    from rynnec_ros.model.backends.ort import OrtGraph
+    from rynnec_ros.model.export.manifest import Manifest
+
+    manifest = Manifest.load(onnx_dir)
+    return {
+        name: OrtGraph(
+            onnx_dir / spec.file, provider=provider, threads=threads, trt_cache_dir=onnx_dir / "ort_trt_cache"
+        )
+        for name, spec in manifest.graphs.items()
+    }
+
+
+def _trt_graphs(engine_dir: Path, device: str) -> dict[str, Any]:
+    from rynnec_ros.model.backends.trt import TrtGraph
+
+    index = engine_dir / "engines.json"
+    if not index.is_file():
+        raise FileNotFoundError(f"{index} not found: build engines with `rynnec-ros export tensorrt`")
+    entries = json.loads(index.read_text(encoding="utf-8"))
+    return {name: TrtGraph(engine_dir / e["engine"], device=device) for name, e in entries.items()}
+
+
+REQUIRED = ("vision", "projector", "region", "llm_prefill", "llm_decode", "lm_head")
+
+
+def swap_components(engine: Any, graphs: dict[str, Callable[..., Any]]) -> None:
+    """Replace the engine model's compute modules by graph-backed ones (see module docstring)."""
+    from torch import nn
+
+    from rynnec_ros.model.backends.modules import (
+        GraphDecoderStack,
+        GraphMLP,
+        GraphRegionEncoder,
+        GraphSam2Decoder,
+        GraphVisionTower,
+        sam2_image_features,
+    )
+
+    missing = [g for g in REQUIRED if g not in graphs]
+    model = engine.model
+    if model.seg_head is not None and model.sam2 is not None:
+        missing += [g for g in ("seg_head", "sam2_image", "sam2_decoder") if g not in graphs]
+    if missing:
+        raise ValueError(f"the export lacks graphs {missing}; re-run the export for this checkpoint")
+
+    llm = model.model
+    tower = model.vision_tower
+    llm.vision_encoder.vision_encoder = GraphVisionTower(graphs["vision"], tower)
+    tower.encoder.layers = nn.ModuleList()  # RoPE helper stays; the weights go
+    llm.mm_projector = GraphMLP(graphs["projector"], llm.mm_projector)
+    llm.region_encoder = GraphRegionEncoder(graphs["region"], llm.region_encoder)
+    llm.forward = GraphDecoderStack(graphs["llm_prefill"], graphs["llm_decode"], engine.dtype)
+    llm.layers = nn.ModuleList()
+    model.lm_head = GraphMLP(graphs["lm_head"], model.lm_head)
+    if model.seg_head is not None:
+        llm.text_hidden_fcs[0] = GraphMLP(graphs["seg_head"], model.seg_head)
+    sam2 = model.sam2
+    if sam2 is not None:
+        sam2.image_features = sam2_image_features(graphs["sam2_image"], sam2)
+        sam2.sam_mask_decoder = GraphSam2Decoder(graphs["sam2_decoder"])
+        sam2.image_encoder = nn.Identity()
+    engine.clear_cache()
+
+
+__all__ = ["BACKENDS", "load_engine", "swap_components"]

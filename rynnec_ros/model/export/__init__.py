@@ -1,0 +1,1 @@
+"""Export of the RynnEC compute graphs to ONNX and their compilation to TensorRT engines."""

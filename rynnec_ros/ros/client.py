@@ -1,0 +1,325 @@
+"""A plain-Python client of the cognition node for planners, the eval harness and benchmarks.
+
+It owns its rclpy context, node and executor thread, so callers use ordinary blocking methods with
+numpy arrays and the shared ``Region``/``Answer`` types, and never touch ROS messages themselves.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import rclpy
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from rclpy.action import ActionClient
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import Image
+
+import rynnec_ros.ros  # noqa: F401  (makes rynnec_ros.msg / rynnec_ros.srv importable in a checkout)
+from rynnec_ros.action import Ask
+from rynnec_ros.msg import Region as RegionMsg
+from rynnec_ros.msg import RegionMask
+from rynnec_ros.ros import convert
+from rynnec_ros.srv import AskQuestion, ListFrames, Segment
+from rynnec_ros.types import Answer, Region
+
+
+def _ns(stamp: Any) -> int:
+    return convert.stamp_to_ns(stamp)
+
+
+class CognitionClient:
+    """Blocking access to ``<ns>/rynnec/ask`` and ``<ns>/rynnec/segment`` (and frame publishing).
+
+    ``node_namespace`` is the namespace the node runs in; ``node_name`` its name. ``last_response``
+    keeps the raw service response of the latest call (stamps of the frames used, per-mask headers).
+    """
+
+    def __init__(
+        self,
+        node_namespace: str = "",
+        node_name: str = "rynnec",
+        color_topic: str = "/camera/color/image_raw",
+        client_name: str = "rynnec_client",
+    ) -> None:
+        self._context = rclpy.Context()
+        rclpy.init(context=self._context)
+        self.node = rclpy.create_node(client_name, context=self._context)
+        base = f"{node_namespace.rstrip('/')}/{node_name}"
+        if not base.startswith("/"):
+            base = "/" + base
+        self._ask = self.node.create_client(AskQuestion, f"{base}/ask")
+        self._segment = self.node.create_client(Segment, f"{base}/segment")
+        self._set_params = self.node.create_client(SetParameters, f"{base}/set_parameters")
+        self._ask_stream = ActionClient(self.node, Ask, f"{base}/ask_stream")
+        self._list_frames = self.node.create_client(ListFrames, f"{base}/list_frames")
+        self._color_topic = color_topic
+        self._image_pub: Any | None = None
+        self._executor = SingleThreadedExecutor(context=self._context)
+        self._executor.add_node(self.node)
+        self._spin = threading.Thread(target=self._executor.spin, daemon=True)
+        self._spin.start()
+        self.last_response: Any | None = None
+
+    def close(self) -> None:
+        self._executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self._context)
+        self._spin.join(timeout=5.0)
+
+    def __enter__(self) -> CognitionClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def wait_for_node(self, timeout_s: float = 60.0) -> bool:
+        """True once both services are available."""
+        deadline = time.monotonic() + timeout_s
+        for cli in (self._ask, self._segment):
+            if not cli.wait_for_service(timeout_sec=max(deadline - time.monotonic(), 0.0)):
+                return False
+        return True
+
+    def publish_frames(
+        self,
+        frames: list[np.ndarray],
+        stamps_ns: list[int],
+        frame_id: str = "camera_color_optical_frame",
+        rate_hz: float = 50.0,
+        wait_subscriber_s: float = 10.0,
+        wait_buffered_s: float = 0.0,
+    ) -> None:
+        """Publish RGB frames (rgb8) on the colour topic with the given stamps, paced at ``rate_hz``.
+
+        ``wait_buffered_s > 0`` then waits (that long at most) until the node has buffered the newest one.
+        """
+        if len(frames) != len(stamps_ns):
+            raise ValueError(f"{len(frames)} frames but {len(stamps_ns)} stamps")
+        if self._image_pub is None:
+            self._image_pub = self.node.create_publisher(
+                Image, self._color_topic, QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+            )
+        deadline = time.monotonic() + wait_subscriber_s
+        while self._image_pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for rgb, stamp in zip(frames, stamps_ns, strict=True):
+            self._image_pub.publish(convert.rgb_to_image(rgb, stamp, frame_id))
+            time.sleep(1.0 / rate_hz)
+        if wait_buffered_s > 0 and stamps_ns:
+            self.wait_for_frames([max(stamps_ns)], wait_buffered_s)
+
+    def buffered_stamps(self, timeout_s: float = 10.0) -> list[int]:
+        """Stamps (ns) of the frames in the node's buffer, oldest first."""
+        res = self._call(self._list_frames, ListFrames.Request(), timeout_s)
+        return [_ns(s) for s in res.stamps]
+
+    def wait_for_frames(self, stamps_ns: Sequence[int], timeout_s: float = 10.0) -> bool:
+        """True once every stamp in ``stamps_ns`` is buffered by the node (polls ~/list_frames)."""
+        deadline = time.monotonic() + timeout_s
+        want = {int(s) for s in stamps_ns}
+        while True:
+            if want <= set(self.buffered_stamps(max(deadline - time.monotonic(), 1.0))):
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+
+    def _call(self, client: Any, request: Any, timeout_s: float) -> Any:
+        if not client.wait_for_service(timeout_sec=min(timeout_s, 30.0)):
+            raise TimeoutError(f"service {client.srv_name} is not available")
+        future = client.call_async(request)
+        done = threading.Event()
+        future.add_done_callback(lambda _: done.set())
+        if not done.wait(timeout_s):
+            client.remove_pending_request(future)
+            raise TimeoutError(f"no answer from {client.srv_name} within {timeout_s} s")
+        self.last_response = future.result()
+        return self.last_response
+
+    @staticmethod
+    def _region_msgs(regions: Sequence[Region], frame_stamps_ns: Sequence[int] | None) -> list[RegionMsg]:
+        out = []
+        for region in regions:
+            masks = []
+            for key, mask in sorted(region.masks.items()):
+                if frame_stamps_ns is not None:
+                    if not 0 <= key < len(frame_stamps_ns):
+                        raise ValueError(
+                            f"region {region.object_id}: frame index {key} is not in frame_stamps_ns"
+                        )
+                    stamp = frame_stamps_ns[key]
+                else:
+                    stamp = key  # without a frame list, keys are frame stamps in nanoseconds
+                size, counts = convert.mask_to_rle(np.asarray(mask, dtype=bool))
+                masks.append(RegionMask(stamp=convert.ns_to_stamp(stamp), size=size, counts=counts))
+            out.append(RegionMsg(object_id=int(region.object_id), label=region.label, masks=masks))
+        return out
+
+    def _ask_request(
+        self,
+        req: Any,
+        question: str,
+        regions: list[Region] | None,
+        options: Sequence[str] | None,
+        task: str | None,
+        frame_stamps_ns: Sequence[int] | None,
+        window_ns: tuple[int, int] | None,
+        max_new_tokens: int,
+        max_frames: int,
+    ) -> Any:
+        req.question, req.options, req.task = question, list(options or []), task or ""
+        req.regions = self._region_msgs(regions or [], frame_stamps_ns)
+        req.frame_stamps = [convert.ns_to_stamp(s) for s in frame_stamps_ns or []]
+        if window_ns is not None:
+            req.window_start, req.window_end = (convert.ns_to_stamp(s) for s in window_ns)
+        req.max_new_tokens, req.max_frames = int(max_new_tokens), int(max_frames)
+        return req
+
+    @staticmethod
+    def _to_answer(res: Any, regions: list[Region] | None) -> Answer:
+        if not res.success:
+            raise RuntimeError(res.message)
+        return Answer(
+            text=res.answer,
+            value=res.value if res.has_value else None,
+            unit=res.unit or None,
+            option_index=None if res.option_index < 0 else int(res.option_index),
+            source=res.source,
+            task=res.task or None,
+            object_ids=[r.object_id for r in regions or []],
+            frame_indices=list(range(len(res.frame_stamps))),
+            timings={t.stage: t.seconds for t in res.timings},
+            reason=res.reason,
+        )
+
+    def ask(
+        self,
+        question: str,
+        regions: list[Region] | None = None,
+        options: Sequence[str] | None = None,
+        task: str | None = None,
+        frame_stamps_ns: Sequence[int] | None = None,
+        timeout_s: float = 120.0,
+        window_ns: tuple[int, int] | None = None,
+        max_new_tokens: int = 0,
+        max_frames: int = 0,
+    ) -> Answer:
+        """Ask the node; ``Region.masks`` keys index ``frame_stamps_ns`` (or are stamps when it is None).
+
+        Raises RuntimeError with the node's reason when it answers ``success=false``.
+        """
+        req = self._ask_request(AskQuestion.Request(), question, regions, options, task, frame_stamps_ns,
+                                window_ns, max_new_tokens, max_frames)
+        return self._to_answer(self._call(self._ask, req, timeout_s), regions)
+
+    def ask_stream(
+        self,
+        question: str,
+        on_text: Callable[[str], None],
+        regions: list[Region] | None = None,
+        options: Sequence[str] | None = None,
+        task: str | None = None,
+        frame_stamps_ns: Sequence[int] | None = None,
+        timeout_s: float = 120.0,
+        window_ns: tuple[int, int] | None = None,
+        max_new_tokens: int = 0,
+        max_frames: int = 0,
+        cancel_after_pieces: int | None = None,
+    ) -> Answer:
+        """Like ``ask`` over the ``~/ask_stream`` action: ``on_text`` gets each generated piece as it comes.
+
+        ``cancel_after_pieces`` cancels the goal after that many pieces (a planner that has heard
+        enough); the node then answers ``success=false`` with "cancelled".
+        """
+        if not self._ask_stream.wait_for_server(timeout_sec=min(timeout_s, 30.0)):
+            raise TimeoutError("action ask_stream is not available")
+        goal = self._ask_request(Ask.Goal(), question, regions, options, task, frame_stamps_ns, window_ns,
+                                 max_new_tokens, max_frames)
+        handle_box: list[Any] = []
+
+        def feedback(msg: Any) -> None:
+            on_text(msg.feedback.delta)
+            if cancel_after_pieces is not None and msg.feedback.pieces >= cancel_after_pieces and handle_box:
+                handle_box[0].cancel_goal_async()
+
+        deadline = time.monotonic() + timeout_s
+        sent = self._ask_stream.send_goal_async(goal, feedback_callback=feedback)
+        handle = self._wait(sent, deadline, "goal acceptance")
+        handle_box.append(handle)
+        if not handle.accepted:
+            raise RuntimeError("the node rejected the goal")
+        result = self._wait(handle.get_result_async(), deadline, "the result").result
+        self.last_response = result
+        return self._to_answer(result, regions)
+
+    @staticmethod
+    def _wait(future: Any, deadline: float, what: str) -> Any:
+        done = threading.Event()
+        future.add_done_callback(lambda _: done.set())
+        if not done.wait(max(deadline - time.monotonic(), 0.0)):
+            raise TimeoutError(f"no {what} before the timeout")
+        return future.result()
+
+    def segment(
+        self,
+        expression: str,
+        frame_stamps_ns: Sequence[int] | None = None,
+        timeout_s: float = 120.0,
+        window_ns: tuple[int, int] | None = None,
+        object_id: int = 0,
+        max_frames: int = 0,
+    ) -> Answer:
+        """Referring segmentation; ``Answer.masks`` has one mask (or None) per frame used, in order."""
+        req = Segment.Request(expression=expression, object_id=int(object_id), max_frames=int(max_frames))
+        req.frame_stamps = [convert.ns_to_stamp(s) for s in frame_stamps_ns or []]
+        if window_ns is not None:
+            req.window_start, req.window_end = (convert.ns_to_stamp(s) for s in window_ns)
+        res = self._call(self._segment, req, timeout_s)
+        if not res.success:
+            raise RuntimeError(res.message)
+        used = [_ns(s) for s in res.frame_stamps]
+        by_stamp = {_ns(m.header.stamp): m for m in res.masks}
+        masks: list[np.ndarray | None] = []
+        scores: list[float] = []
+        for stamp in used:
+            m = by_stamp.get(stamp)
+            masks.append(None if m is None else convert.rle_to_mask(m.size, m.counts))
+            scores.append(float("nan") if m is None else float(m.score))
+        return Answer(
+            text=res.answer,
+            masks=masks,
+            mask_scores=scores,
+            object_ids=[int(object_id)],
+            frame_indices=list(range(len(used))),
+            timings={t.stage: t.seconds for t in res.timings},
+        )
+
+    def set_parameters(
+        self, values: dict[str, bool | int | float | str], timeout_s: float = 10.0
+    ) -> list[str]:
+        """Set node parameters (e.g. spatial_source); returns one reason per value, "" when accepted."""
+        params = []
+        for name, v in values.items():
+            pv = ParameterValue()
+            if isinstance(v, bool):
+                pv.type, pv.bool_value = ParameterType.PARAMETER_BOOL, v
+            elif isinstance(v, int):
+                pv.type, pv.integer_value = ParameterType.PARAMETER_INTEGER, v
+            elif isinstance(v, float):
+                pv.type, pv.double_value = ParameterType.PARAMETER_DOUBLE, v
+            else:
+                pv.type, pv.string_value = ParameterType.PARAMETER_STRING, str(v)
+            params.append(Parameter(name=name, value=pv))
+        res = self._call(self._set_params, SetParameters.Request(parameters=params), timeout_s)
+        return ["" if r.successful else (r.reason or "rejected") for r in res.results]
+
+    @property
+    def last_frame_stamps_ns(self) -> list[int]:
+        """Stamps of the frames the latest answer was computed on."""
+        return [] if self.last_response is None else [_ns(s) for s in self.last_response.frame_stamps]

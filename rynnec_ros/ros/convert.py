@@ -1,0 +1,232 @@
+"""Message <-> numpy conversions at the edge of the node.
+
+Every function raises ValueError naming what was wrong (unknown encoding, wrong size, malformed RLE) so
+the node can answer ``success=false`` with that reason instead of dying. Raw ``sensor_msgs/Image`` is
+decoded with numpy (no copy beyond what the encoding needs); ``CompressedImage`` goes through OpenCV,
+or cv_bridge when it is installed (robots), which wraps the same decoder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+from builtin_interfaces.msg import Time
+from pycocotools import mask as mask_utils
+from sensor_msgs.msg import CompressedImage, Image, RegionOfInterest
+
+NS_PER_S = 1_000_000_000
+
+# channels, dtype, and how to reach RGB, for the colour encodings accepted on the camera topic.
+_COLOR_ENCODINGS: dict[str, tuple[int, str, int | None]] = {
+    "rgb8": (3, "u1", None),
+    "bgr8": (3, "u1", cv2.COLOR_BGR2RGB),
+    "rgba8": (4, "u1", cv2.COLOR_RGBA2RGB),
+    "bgra8": (4, "u1", cv2.COLOR_BGRA2RGB),
+    "mono8": (1, "u1", cv2.COLOR_GRAY2RGB),
+}
+_DEPTH_ENCODINGS = {"16UC1": "u2", "mono16": "u2", "32FC1": "f4"}
+
+
+def stamp_to_ns(stamp: Any) -> int:
+    """builtin_interfaces/Time -> integer nanoseconds (the buffer's key)."""
+    return int(stamp.sec) * NS_PER_S + int(stamp.nanosec)
+
+
+def ns_to_stamp(ns: int) -> Time:
+    ns = int(ns)
+    if ns < 0:
+        raise ValueError(f"negative stamp {ns} ns")
+    return Time(sec=ns // NS_PER_S, nanosec=ns % NS_PER_S)
+
+
+def _pixels(msg: Any, channels: int, dtype: str) -> np.ndarray:
+    """View the image payload as H×W×C honouring ``step`` padding and ``is_bigendian``."""
+    h, w, step = int(msg.height), int(msg.width), int(msg.step)
+    if h <= 0 or w <= 0:
+        raise ValueError(f"image has an empty size {w}x{h}")
+    dt = np.dtype(dtype).newbyteorder(">" if msg.is_bigendian else "<")
+    row = w * channels * dt.itemsize
+    if step < row:
+        raise ValueError(f"image step {step} is smaller than width*channels*bytes = {row} ({msg.encoding})")
+    data = msg.data
+    buf = np.frombuffer(data, np.uint8) if not isinstance(data, np.ndarray) else data.view(np.uint8)
+    if buf.size < step * h:
+        raise ValueError(f"image data has {buf.size} bytes, expected step*height = {step * h}")
+    rows = buf[: step * h].reshape(h, step)[:, :row]
+    arr = np.ascontiguousarray(rows).view(dt).reshape(h, w, channels)
+    return arr.astype(dt.newbyteorder("="), copy=False)
+
+
+def image_to_rgb(msg: Image) -> np.ndarray:
+    """sensor_msgs/Image (rgb8, bgr8, rgba8, bgra8, mono8) -> H×W×3 uint8 RGB."""
+    enc = msg.encoding.lower()
+    if enc not in _COLOR_ENCODINGS:
+        raise ValueError(
+            f"unsupported colour encoding '{msg.encoding}' (accepted: {', '.join(_COLOR_ENCODINGS)})"
+        )
+    channels, dtype, code = _COLOR_ENCODINGS[enc]
+    arr = _pixels(msg, channels, dtype)
+    if code is None:
+        return arr
+    src = arr[:, :, 0] if channels == 1 else arr
+    return cv2.cvtColor(src, code)
+
+
+def image_to_depth(msg: Image, depth_scale: float = 0.001) -> np.ndarray:
+    """Depth image -> float32 metres with NaN where unknown.
+
+    16UC1/mono16 are integer units times ``depth_scale`` (millimetres by the REP 118 convention) with 0
+    meaning no return; 32FC1 is metres, and NaN/inf/non-positive values become NaN.
+    """
+    enc = msg.encoding
+    if enc not in _DEPTH_ENCODINGS:
+        raise ValueError(f"unsupported depth encoding '{enc}' (accepted: {', '.join(_DEPTH_ENCODINGS)})")
+    raw = _pixels(msg, 1, _DEPTH_ENCODINGS[enc])[:, :, 0]
+    if raw.dtype == np.uint16:
+        depth = raw.astype(np.float32) * np.float32(depth_scale)
+        depth[raw == 0] = np.nan
+        return depth
+    depth = raw.astype(np.float32, copy=True)
+    depth[~np.isfinite(depth) | (depth <= 0)] = np.nan
+    return depth
+
+
+def _cv_bridge() -> Any | None:
+    try:
+        from cv_bridge import CvBridge
+    except ImportError:
+        return None
+    return CvBridge()
+
+
+_BRIDGE: Any | None = _cv_bridge()
+
+
+def compressed_to_rgb(msg: CompressedImage) -> np.ndarray:
+    """sensor_msgs/CompressedImage (jpeg/png) -> H×W×3 uint8 RGB."""
+    if _BRIDGE is not None:
+        try:
+            bgr = _BRIDGE.compressed_imgmsg_to_cv2(msg, desired_encoding="bgr8")
+        except Exception as exc:
+            raise ValueError(f"cannot decode compressed image ({msg.format}): {exc}") from exc
+    else:
+        buf = np.frombuffer(bytes(msg.data), np.uint8)
+        bgr = cv2.imdecode(buf, cv2.IMREAD_COLOR) if buf.size else None
+    if bgr is None:
+        raise ValueError(f"cannot decode compressed image of format '{msg.format}' ({len(msg.data)} bytes)")
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+
+def rgb_to_image(rgb: np.ndarray, stamp_ns: int, frame_id: str) -> Image:
+    """H×W×3 uint8 RGB -> sensor_msgs/Image rgb8 (overlays, replayed frames, client publishing)."""
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ValueError(f"expected HxWx3 uint8 RGB, got {rgb.shape} {rgb.dtype}")
+    msg = Image()
+    msg.header.stamp = ns_to_stamp(stamp_ns)
+    msg.header.frame_id = frame_id
+    msg.height, msg.width = int(rgb.shape[0]), int(rgb.shape[1])
+    msg.encoding = "rgb8"
+    msg.is_bigendian = 0
+    msg.step = int(rgb.shape[1]) * 3
+    msg.data = np.ascontiguousarray(rgb).tobytes()
+    return msg
+
+
+def mask_to_rle(mask: np.ndarray) -> tuple[list[int], str]:
+    """Boolean H×W mask -> COCO compressed RLE (size [h, w], counts string), as RynnEC-Bench stores it."""
+    if mask.ndim != 2:
+        raise ValueError(f"mask must be 2-D, got shape {mask.shape}")
+    rle = mask_utils.encode(np.asfortranarray(mask.astype(np.uint8)))
+    return [int(rle["size"][0]), int(rle["size"][1])], rle["counts"].decode("ascii")
+
+
+def rle_to_mask(size: Any, counts: str) -> np.ndarray:
+    """COCO compressed RLE -> boolean H×W mask; ValueError for malformed input instead of a crash."""
+    size = [int(v) for v in size]
+    if len(size) != 2 or size[0] <= 0 or size[1] <= 0:
+        raise ValueError(f"RLE size must be [height, width] with positive values, got {size}")
+    if size[0] * size[1] > 100_000_000:
+        raise ValueError(f"RLE size {size} is implausibly large")
+    if not counts.isascii() or not all(48 <= ord(c) < 48 + 64 for c in counts):
+        raise ValueError("RLE counts must be a COCO compressed string (characters '0'..'o')")
+    # pycocotools decodes without bounds checks: runs that do not sum to h*w would overrun its buffer.
+    if not _rle_total_fits(counts, size[0] * size[1]):
+        raise ValueError(
+            f"RLE counts do not describe a {size[0]}x{size[1]} mask (run lengths must sum to h*w)"
+        )
+    mask = mask_utils.decode({"size": size, "counts": counts.encode("ascii")})
+    return mask.astype(bool)
+
+
+def _rle_total_fits(counts: str, n_pixels: int) -> bool:
+    """Whether the run lengths sum to the pixel count (pycocotools would read past its buffer otherwise)."""
+    runs: list[int] = []
+    i = 0
+    while i < len(counts):
+        value, shift, more = 0, 0, True
+        while more:
+            if i >= len(counts):
+                return False
+            c = ord(counts[i]) - 48
+            value |= (c & 0x1F) << (5 * shift)
+            more = bool(c & 0x20)
+            i += 1
+            shift += 1
+            if not more and (c & 0x10):
+                value |= -1 << (5 * shift)
+        if len(runs) > 2:
+            value += runs[-2]
+        if value < 0:
+            return False
+        runs.append(value)
+    return sum(runs) == n_pixels
+
+
+def mono8_to_mask(msg: Image) -> np.ndarray:
+    """mono8 (or 8UC1) mask image -> boolean mask (non-zero = object)."""
+    if msg.encoding not in ("mono8", "8UC1"):
+        raise ValueError(f"mask image must be mono8, got '{msg.encoding}'")
+    return _pixels(msg, 1, "u1")[:, :, 0] > 0
+
+
+def mask_bbox(mask: np.ndarray) -> RegionOfInterest:
+    """Tight pixel bounding box of a mask (all zero for an empty mask)."""
+    roi = RegionOfInterest()
+    ys, xs = np.nonzero(mask)
+    if xs.size:
+        roi.x_offset, roi.y_offset = int(xs.min()), int(ys.min())
+        roi.width, roi.height = int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)
+    return roi
+
+
+def camera_info_k(msg: Any) -> np.ndarray:
+    """CameraInfo -> 3×3 float64 intrinsics; ValueError when K is missing, NaN or degenerate."""
+    k = np.asarray(msg.k, dtype=np.float64).reshape(3, 3)
+    if not np.all(np.isfinite(k)) or k[0, 0] <= 0 or k[1, 1] <= 0:
+        raise ValueError(f"camera_info K is not a valid intrinsics matrix: {k.ravel().tolist()}")
+    return k
+
+
+_OVERLAY_COLOURS = np.array(
+    [[230, 25, 75], [60, 180, 75], [255, 225, 25], [0, 130, 200], [245, 130, 48], [145, 30, 180]], np.uint8
+)
+
+
+def draw_overlay(rgb: np.ndarray, masks: list[np.ndarray], labels: list[str] | None = None) -> np.ndarray:
+    """Masks blended onto a copy of the frame with outlines and labels (the RViz overlay)."""
+    out = rgb.copy()
+    for i, mask in enumerate(masks):
+        if mask is None or not mask.any():
+            continue
+        colour = _OVERLAY_COLOURS[i % len(_OVERLAY_COLOURS)]
+        out[mask] = (0.5 * out[mask] + 0.5 * colour).astype(np.uint8)
+        contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(out, contours, -1, tuple(int(c) for c in colour), 2)
+        if labels and i < len(labels) and labels[i]:
+            ys, xs = np.nonzero(mask)
+            org = (int(xs.min()), max(int(ys.min()) - 4, 12))
+            rgb_colour = tuple(int(c) for c in colour)
+            cv2.putText(out, labels[i][:40], org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, rgb_colour, 1)
+    return out

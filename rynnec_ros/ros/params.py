@@ -1,0 +1,153 @@
+"""The node's parameters: one table of names, defaults, descriptions and checks.
+
+Pure Python so the same table declares the ROS parameters, validates set-parameter requests, and lets
+tests check that config/*.yaml, docs and launch files name exactly these parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+ParamValue = bool | int | float | str
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter. ``check`` returns "" when a value is acceptable, otherwise the reason.
+
+    ``live`` parameters take effect immediately; the others on the next configure (engine) or activate
+    (subscriptions, QoS).
+    """
+
+    name: str
+    default: ParamValue
+    description: str
+    check: Callable[[Any], str]
+    live: bool = True
+
+
+def _one_of(*choices: str) -> Callable[[Any], str]:
+    return lambda v: "" if v in choices else f"must be one of {', '.join(choices)}"
+
+
+def _range(lo: float, hi: float) -> Callable[[Any], str]:
+    def check(v: Any) -> str:
+        if isinstance(v, float) and not math.isfinite(v):
+            return "must be a finite number"
+        return "" if lo <= v <= hi else f"must be in [{lo}, {hi}]"
+
+    return check
+
+
+def _topic(optional: bool) -> Callable[[Any], str]:
+    def check(v: str) -> str:
+        if not v:
+            return "" if optional else "must not be empty"
+        if any(c.isspace() for c in v) or "//" in v or v.endswith("/"):
+            return f"'{v}' is not a valid topic name"
+        return ""
+
+    return check
+
+
+def _any(_: Any) -> str:
+    return ""
+
+
+def _frame_id(v: str) -> str:
+    return f"'{v}' is not a valid frame id" if any(c.isspace() for c in v) or v.startswith("/") else ""
+
+
+PARAMS: tuple[ParamSpec, ...] = (
+    # Engine (applied on configure).
+    ParamSpec("checkpoint", "", "RynnEC checkpoint directory (official format, safetensors). Required.",
+              _any, live=False),
+    ParamSpec("device", "cpu", "torch device for the engine: cpu, cuda, cuda:N.",
+              lambda v: "" if v == "cpu" or v == "cuda" or (v.startswith("cuda:") and v[5:].isdigit())
+              else "must be cpu, cuda or cuda:N", live=False),
+    ParamSpec("dtype", "float32", "Engine dtype.", _one_of("float32", "float16", "bfloat16"), live=False),
+    ParamSpec("max_visual_tokens", 16384, "Visual token budget of the image processor (all frames together).",
+              _range(16, 1 << 20), live=False),
+    # Inputs (applied on activate).
+    ParamSpec("color_topic", "/camera/color/image_raw", "Colour camera topic (sensor_msgs/Image).",
+              _topic(False), live=False),
+    ParamSpec("color_transport", "raw", "raw: sensor_msgs/Image on color_topic; compressed: "
+              "sensor_msgs/CompressedImage on color_topic + '/compressed'.", _one_of("raw", "compressed"),
+              live=False),
+    ParamSpec("depth_topic", "", "Depth image registered to colour (16UC1 mm or 32FC1 m); empty = no depth.",
+              _topic(True), live=False),
+    ParamSpec("camera_info_topic", "", "CameraInfo of the colour camera; empty = no intrinsics.",
+              _topic(True), live=False),
+    ParamSpec("depth_scale", 0.001, "Metres per unit of integer (16UC1) depth images.", _range(1e-6, 1e3)),
+    ParamSpec("world_frame", "", "Gravity-aligned fixed frame (z up) for camera poses from TF, e.g. map "
+              "or odom; empty = no poses.", _frame_id, live=False),
+    ParamSpec("qos_reliability", "best_effort", "Camera subscription reliability (sensor-data default).",
+              _one_of("best_effort", "reliable"), live=False),
+    ParamSpec("qos_depth", 5, "Camera subscription queue depth.", _range(1, 1000), live=False),
+    # Buffer and sampling.
+    ParamSpec("ingest_fps", 2.0, "Frames per second kept from the camera (0 = every frame); the paper "
+              "samples 1 fps, so 2 leaves margin.", _range(0.0, 1000.0)),
+    ParamSpec("buffer_max_frames", 600, "Most frames buffered.", _range(1, 100000)),
+    ParamSpec("buffer_max_mb", 1024, "Most megabytes of frames (colour + depth) buffered.",
+              _range(1, 1 << 20)),
+    ParamSpec("buffer_max_age_s", 300.0, "Frames older than the newest by more than this are dropped "
+              "(0 = no age bound).", _range(0.0, 1e6)),
+    ParamSpec("time_jump_back_s", 1.0, "A stamp this much older than the newest (looping bag, clock reset) "
+              "clears the buffer.", _range(0.0, 1e6)),
+    ParamSpec("time_jump_forward_s", 0.0, "A stamp this much newer than the newest clears the buffer "
+              "(0 = never).", _range(0.0, 1e9)),
+    ParamSpec("sample_fps", 1.0, "Frames per second sampled from the window for one query (paper: 1; "
+              "0 = every buffered frame).", _range(0.0, 1000.0)),
+    ParamSpec("max_frames_per_query", 30, "Most frames per query (paper: 30); mask frames always included.",
+              _range(1, 1000)),
+    ParamSpec("stamp_tolerance_s", 0.001, "How far a requested stamp may be from a buffered frame's.",
+              _range(0.0, 10.0)),
+    # Requests.
+    ParamSpec("request_queue_size", 4, "Requests waiting for the model beyond the running one; more are "
+              "rejected at once.", _range(1, 1000)),
+    ParamSpec("request_timeout_s", 120.0, "A request not answered within this many seconds (queue wait "
+              "included) fails with a timeout.", _range(0.1, 86400.0)),
+    ParamSpec("max_new_tokens", 128, "Default most generated tokens per answer (greedy decoding).",
+              _range(1, 8192)),
+    ParamSpec("max_question_chars", 4096, "Longer questions/expressions are rejected.", _range(1, 1 << 20)),
+    ParamSpec("spatial_source", "auto", "auto: geometry when depth, intrinsics and poses cover the objects, "
+              "else the model; geometry: geometry or a failure with the reason; model: always the model.",
+              _one_of("auto", "model", "geometry")),
+    ParamSpec("arm_length_m", 0.8, "Robot arm reach used by the geometry's reachability questions.",
+              _range(0.0, 100.0)),
+    # Outputs.
+    ParamSpec("publish_overlay", True, "Publish ~/overlay (masks drawn on the frame) after segmentations and "
+              "region questions.", _any),
+    ParamSpec("diagnostics_period_s", 1.0, "Period of /diagnostics status messages.", _range(0.05, 3600.0),
+              live=False),
+    ParamSpec("autostart", False, "Configure and activate on start-up (robots without a lifecycle manager).",
+              _any, live=False),
+)
+
+PARAM_BY_NAME: dict[str, ParamSpec] = {p.name: p for p in PARAMS}
+
+
+def validate(name: str, value: Any) -> str:
+    """Reason why ``value`` is not acceptable for ``name`` ("" when it is)."""
+    spec = PARAM_BY_NAME.get(name)
+    if spec is None:
+        return f"unknown parameter '{name}'"
+    want = type(spec.default)
+    if want is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if type(value) is not want:
+        return f"{name} must be of type {want.__name__}, got {type(value).__name__}"
+    reason = spec.check(value)
+    return f"{name} {reason}" if reason else ""
+
+
+def validate_all(values: Mapping[str, Any]) -> str:
+    """First reason any of ``values`` is invalid, including cross-parameter rules ("" when all are fine)."""
+    for name, value in values.items():
+        reason = validate(name, value)
+        if reason:
+            return reason
+    return ""

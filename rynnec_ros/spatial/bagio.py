@@ -1,0 +1,276 @@
+"""rosbag2 I/O for RGB-D + TF recordings with the pure-Python ``rosbags`` library (no rclpy).
+
+Reading turns colour, registered depth, CameraInfo and the TF tree into ``Frame``s whose
+``world_T_camera`` is the colour optical frame's pose in ``world_frame`` (z up) at the image stamp.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.spatial.transform import Rotation, Slerp
+
+from rynnec_ros.types import Frame
+
+COLOR_TOPIC = "/camera/color/image_raw"
+DEPTH_TOPIC = "/camera/depth/image_raw"
+INFO_TOPIC = "/camera/color/camera_info"
+OPTICAL_FRAME = "camera_color_optical_frame"
+
+
+def _typestore():
+    from rosbags.typesys import Stores, get_typestore
+
+    return get_typestore(Stores.ROS2_HUMBLE)
+
+
+def _header(ts, stamp_ns: int, frame_id: str):
+    T = ts.types
+    return T["std_msgs/msg/Header"](
+        stamp=T["builtin_interfaces/msg/Time"](
+            sec=int(stamp_ns // 1_000_000_000), nanosec=int(stamp_ns % 1_000_000_000)
+        ),
+        frame_id=frame_id,
+    )
+
+
+def _transform_stamped(ts, stamp_ns: int, parent: str, child: str, M: np.ndarray):
+    T = ts.types
+    q = [float(v) for v in Rotation.from_matrix(M[:3, :3]).as_quat()]  # x, y, z, w
+    t = [float(v) for v in M[:3, 3]]
+    return T["geometry_msgs/msg/TransformStamped"](
+        header=_header(ts, stamp_ns, parent),
+        child_frame_id=child,
+        transform=T["geometry_msgs/msg/Transform"](
+            translation=T["geometry_msgs/msg/Vector3"](x=t[0], y=t[1], z=t[2]),
+            rotation=T["geometry_msgs/msg/Quaternion"](x=q[0], y=q[1], z=q[2], w=q[3]),
+        ),
+    )
+
+
+@dataclass
+class BagFrame:
+    """One recorded view for ``write_bag``: images plus the dynamic transforms at its stamp."""
+
+    stamp_ns: int
+    rgb: np.ndarray
+    depth: np.ndarray
+    transforms: list[tuple[str, str, np.ndarray]]  # (parent, child, parent_T_child)
+
+
+def write_bag(
+    out_dir: Path | str,
+    frames: list[BagFrame],
+    K: np.ndarray,
+    static_transforms: list[tuple[str, str, np.ndarray]],
+) -> Path:
+    """Write colour (rgb8), depth (32FC1 metres), CameraInfo, /tf and /tf_static to a rosbag2 (sqlite3)."""
+    from rosbags.rosbag2 import Writer
+
+    ts = _typestore()
+    T = ts.types
+    out = Path(out_dir)
+    if out.exists():
+        raise ValueError(f"bag directory {out} already exists")
+    with Writer(out, version=8) as writer:
+        c_rgb = writer.add_connection(COLOR_TOPIC, "sensor_msgs/msg/Image", typestore=ts)
+        c_depth = writer.add_connection(DEPTH_TOPIC, "sensor_msgs/msg/Image", typestore=ts)
+        c_info = writer.add_connection(INFO_TOPIC, "sensor_msgs/msg/CameraInfo", typestore=ts)
+        c_tf = writer.add_connection("/tf", "tf2_msgs/msg/TFMessage", typestore=ts)
+        c_static = writer.add_connection("/tf_static", "tf2_msgs/msg/TFMessage", typestore=ts)
+        t0 = frames[0].stamp_ns if frames else 0
+        static = T["tf2_msgs/msg/TFMessage"](
+            transforms=[_transform_stamped(ts, t0, p, c, M) for p, c, M in static_transforms]
+        )
+        writer.write(c_static, t0, ts.serialize_cdr(static, "tf2_msgs/msg/TFMessage"))
+        for f in frames:
+            h, w = f.depth.shape
+            tf = T["tf2_msgs/msg/TFMessage"](
+                transforms=[_transform_stamped(ts, f.stamp_ns, p, c, M) for p, c, M in f.transforms]
+            )
+            writer.write(c_tf, f.stamp_ns, ts.serialize_cdr(tf, "tf2_msgs/msg/TFMessage"))
+            rgb = np.ascontiguousarray(f.rgb, dtype=np.uint8)
+            img = T["sensor_msgs/msg/Image"](
+                header=_header(ts, f.stamp_ns, OPTICAL_FRAME),
+                height=h,
+                width=w,
+                encoding="rgb8",
+                is_bigendian=0,
+                step=w * 3,
+                data=rgb.reshape(-1),
+            )
+            writer.write(c_rgb, f.stamp_ns, ts.serialize_cdr(img, "sensor_msgs/msg/Image"))
+            depth = np.ascontiguousarray(f.depth, dtype="<f4")
+            dimg = T["sensor_msgs/msg/Image"](
+                header=_header(ts, f.stamp_ns, OPTICAL_FRAME),
+                height=h,
+                width=w,
+                encoding="32FC1",
+                is_bigendian=0,
+                step=w * 4,
+                data=depth.view(np.uint8).reshape(-1),
+            )
+            writer.write(c_depth, f.stamp_ns, ts.serialize_cdr(dimg, "sensor_msgs/msg/Image"))
+            P = np.zeros((3, 4))
+            P[:, :3] = K
+            info = T["sensor_msgs/msg/CameraInfo"](
+                header=_header(ts, f.stamp_ns, OPTICAL_FRAME),
+                height=h,
+                width=w,
+                distortion_model="plumb_bob",
+                d=np.zeros(5),
+                k=np.asarray(K, float).reshape(-1),
+                r=np.eye(3).reshape(-1),
+                p=P.reshape(-1),
+                binning_x=0,
+                binning_y=0,
+                roi=T["sensor_msgs/msg/RegionOfInterest"](
+                    x_offset=0, y_offset=0, height=0, width=0, do_rectify=False
+                ),
+            )
+            writer.write(c_info, f.stamp_ns, ts.serialize_cdr(info, "sensor_msgs/msg/CameraInfo"))
+    return out
+
+
+# --------------------------------------------------------------------------------------- reading
+def _stamp(header) -> int:
+    return int(header.stamp.sec) * 1_000_000_000 + int(header.stamp.nanosec)
+
+
+def _matrix(tr) -> np.ndarray:
+    M = np.eye(4)
+    q = tr.rotation
+    M[:3, :3] = Rotation.from_quat([q.x, q.y, q.z, q.w]).as_matrix()
+    M[:3, 3] = [tr.translation.x, tr.translation.y, tr.translation.z]
+    return M
+
+
+def decode_image(msg) -> np.ndarray:
+    """Image message → RGB uint8 H×W×3 or depth float32 metres H×W (NaN where 0/invalid)."""
+    enc = msg.encoding.lower()
+    h, w, step = int(msg.height), int(msg.width), int(msg.step)
+    raw = np.frombuffer(bytes(msg.data), dtype=np.uint8).reshape(h, step)
+    if enc in ("rgb8", "bgr8"):
+        img = raw[:, : w * 3].reshape(h, w, 3)
+        return np.ascontiguousarray(img[..., ::-1] if enc == "bgr8" else img)
+    if enc in ("rgba8", "bgra8"):
+        img = raw[:, : w * 4].reshape(h, w, 4)[..., :3]
+        return np.ascontiguousarray(img[..., ::-1] if enc == "bgra8" else img)
+    order = ">" if msg.is_bigendian else "<"
+    if enc == "32fc1":
+        d = raw[:, : w * 4].copy().view(f"{order}f4").reshape(h, w).astype(np.float32)
+        d[~np.isfinite(d) | (d <= 0)] = np.nan
+        return d
+    if enc in ("16uc1", "mono16"):
+        d = raw[:, : w * 2].copy().view(f"{order}u2").reshape(h, w).astype(np.float32) / 1000.0
+        d[d <= 0] = np.nan
+        return d
+    raise ValueError(f"unsupported image encoding {msg.encoding!r}")
+
+
+class TfTree:
+    """Transforms from /tf (time series, interpolated) and /tf_static, looked up toward a root."""
+
+    def __init__(self, max_extrapolation_ns: int = 100_000_000) -> None:
+        self.static: dict[str, tuple[str, np.ndarray]] = {}
+        self.dynamic: dict[str, list[tuple[int, str, np.ndarray]]] = defaultdict(list)
+        self.max_extrapolation_ns = max_extrapolation_ns
+
+    def add(self, msg, static: bool) -> None:
+        for t in msg.transforms:
+            parent, child = t.header.frame_id.lstrip("/"), t.child_frame_id.lstrip("/")
+            if static:
+                self.static[child] = (parent, _matrix(t.transform))
+            else:
+                self.dynamic[child].append((_stamp(t.header), parent, _matrix(t.transform)))
+
+    def _edge(self, child: str, stamp_ns: int) -> tuple[str, np.ndarray] | None:
+        if child in self.static:
+            return self.static[child]
+        series = self.dynamic.get(child)
+        if not series:
+            return None
+        series.sort(key=lambda e: e[0])
+        stamps = np.array([e[0] for e in series])
+        i = int(np.searchsorted(stamps, stamp_ns))
+        if i < len(series) and stamps[i] == stamp_ns:
+            return series[i][1], series[i][2]
+        if i == 0 or i == len(series):
+            j = 0 if i == 0 else len(series) - 1
+            if abs(int(stamps[j]) - stamp_ns) > self.max_extrapolation_ns:
+                return None
+            return series[j][1], series[j][2]
+        (ta, parent, A), (tb, _, B) = series[i - 1], series[i]
+        a = (stamp_ns - ta) / (tb - ta)
+        M = np.eye(4)
+        M[:3, 3] = (1 - a) * A[:3, 3] + a * B[:3, 3]
+        rots = Rotation.from_matrix(np.stack([A[:3, :3], B[:3, :3]]))
+        M[:3, :3] = Slerp([0.0, 1.0], rots)([a]).as_matrix()[0]
+        return parent, M
+
+    def lookup(self, root: str, frame: str, stamp_ns: int) -> np.ndarray | None:
+        """``root_T_frame`` at ``stamp_ns`` or ``None`` when the chain is broken or out of time range."""
+        M = np.eye(4)
+        current = frame.lstrip("/")
+        for _ in range(64):
+            if current == root:
+                return M
+            edge = self._edge(current, stamp_ns)
+            if edge is None:
+                return None
+            parent, E = edge
+            M = E @ M
+            current = parent
+        return None
+
+
+def read_frames(
+    bag_dir: Path | str,
+    world_frame: str = "odom",
+    color_topic: str = COLOR_TOPIC,
+    depth_topic: str = DEPTH_TOPIC,
+    info_topic: str = INFO_TOPIC,
+    max_depth_dt_ns: int = 20_000_000,
+) -> list[Frame]:
+    """Frames (one per colour image, in stamp order) with nearest depth, K and TF pose."""
+    from rosbags.highlevel import AnyReader
+
+    path = Path(bag_dir)
+    if not path.exists():
+        raise ValueError(f"bag {path} does not exist")
+    tf = TfTree()
+    colors: list[tuple[int, str, np.ndarray]] = []
+    depths: list[tuple[int, np.ndarray]] = []
+    K: np.ndarray | None = None
+    with AnyReader([path], default_typestore=_typestore()) as reader:
+        wanted = {color_topic, depth_topic, info_topic, "/tf", "/tf_static"}
+        conns = [c for c in reader.connections if c.topic in wanted]
+        if not any(c.topic == color_topic for c in conns):
+            raise ValueError(f"bag {path} has no topic {color_topic}")
+        for conn, _, raw in reader.messages(connections=conns):
+            msg = reader.deserialize(raw, conn.msgtype)
+            if conn.topic == color_topic:
+                colors.append((_stamp(msg.header), msg.header.frame_id, decode_image(msg)))
+            elif conn.topic == depth_topic:
+                depths.append((_stamp(msg.header), decode_image(msg)))
+            elif conn.topic == info_topic and K is None:
+                K = np.asarray(msg.k, dtype=np.float64).reshape(3, 3)
+            elif conn.topic in ("/tf", "/tf_static"):
+                tf.add(msg, static=conn.topic == "/tf_static")
+    colors.sort(key=lambda c: c[0])
+    depth_stamps = np.array([d[0] for d in depths], dtype=np.int64)
+    frames: list[Frame] = []
+    for stamp, frame_id, rgb in colors:
+        depth = None
+        if depth_stamps.size:
+            j = int(np.argmin(np.abs(depth_stamps - stamp)))
+            if abs(int(depth_stamps[j]) - stamp) <= max_depth_dt_ns and depths[j][1].shape == rgb.shape[:2]:
+                depth = depths[j][1]
+        pose = tf.lookup(world_frame, frame_id or OPTICAL_FRAME, stamp)
+        frames.append(
+            Frame(rgb=rgb, stamp_ns=stamp, frame_id=frame_id, depth=depth, K=K, world_T_camera=pose)
+        )
+    return frames

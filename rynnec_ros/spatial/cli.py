@@ -1,0 +1,143 @@
+"""Spatial commands: ``gen-scene``, ``gen-spatial-qa``, ``eval-spatial`` (also ``eval spatial``).
+
+``register(subparsers)`` adds the top-level commands; ``register_eval(eval_subparsers)`` adds
+``spatial`` to the shared ``eval`` group owned by the evaluation area.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    g = subparsers.add_parser(
+        "gen-scene", help="render a synthetic RGB-D scene to a rosbag2 bag + spatial QA"
+    )
+    g.add_argument("--out", type=Path, required=True, help="output directory (bag/, questions.json, ...)")
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--frames", type=int, default=16)
+    g.add_argument("--width", type=int, default=320)
+    g.add_argument("--height", type=int, default=240)
+    g.add_argument("--depth-noise", type=float, default=0.0, help="relative depth noise σ (0.01 = 1%%)")
+    g.add_argument("--holes", type=float, default=0.0, help="fraction of depth pixels set to NaN")
+    g.add_argument("--mask-bleed", type=int, default=0, help="dilate object masks by this many pixels")
+    g.add_argument("--per-task", type=int, default=5, help="questions per task family")
+    g.add_argument("--arm-length", type=float, default=0.8, help="arm length (m) for reachability")
+    g.set_defaults(func=_errors(_gen_scene))
+
+    q = subparsers.add_parser("gen-spatial-qa", help="RynnEC-style spatial QA from an RGB-D bag with masks")
+    q.add_argument("--bag", type=Path, required=True)
+    q.add_argument("--masks", type=Path, required=True, help="masks JSON (rynnec_ros.spatial_masks/1)")
+    q.add_argument("--out", type=Path, required=True, help="questions JSON to write")
+    q.add_argument("--per-task", type=int, default=5)
+    q.add_argument("--max-window", type=int, default=32, help="most frames per question window")
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--arm-length", type=float, default=0.8)
+    q.add_argument("--world-frame", default="odom", help="gravity-aligned TF frame (z up)")
+    q.set_defaults(func=_errors(_gen_qa))
+
+    e = subparsers.add_parser(
+        "eval-spatial", help="score the geometric engine on spatial QA (= eval spatial)"
+    )
+    _eval_args(e)
+
+
+def register_eval(eval_subparsers: argparse._SubParsersAction) -> None:
+    e = eval_subparsers.add_parser("spatial", help="geometric spatial cognition on RGB-D bags + spatial QA")
+    _eval_args(e)
+
+
+def _eval_args(e: argparse.ArgumentParser) -> None:
+    e.add_argument("--bag", type=Path, action="append", required=True, help="bag directory (repeatable)")
+    e.add_argument(
+        "--questions",
+        type=Path,
+        action="append",
+        required=True,
+        help="questions JSON, one per --bag in the same order",
+    )
+    e.add_argument("--out", type=Path, help="write per-task scores and per-question records (JSON)")
+    e.add_argument("--use-task", action="store_true", help="pass the task field instead of recognising text")
+    e.add_argument("--arm-length", type=float, default=None, help="default: the questions file's value")
+    e.add_argument("--world-frame", default="odom")
+    e.set_defaults(func=_errors(_eval))
+
+
+def _errors(fn):
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return int(fn(args) or 0)
+        except ValueError as exc:
+            print(f"rynnec-ros: error: {exc}", file=sys.stderr)
+            return 2
+
+    return run
+
+
+def _gen_scene(args: argparse.Namespace) -> int:
+    from rynnec_ros.spatial.synth import SceneOptions, generate_scene
+
+    summary = generate_scene(
+        args.out,
+        SceneOptions(
+            seed=args.seed,
+            frames=args.frames,
+            width=args.width,
+            height=args.height,
+            depth_noise=args.depth_noise,
+            holes=args.holes,
+            mask_bleed_px=args.mask_bleed,
+            per_task=args.per_task,
+            arm_length_m=args.arm_length,
+        ),
+    )
+    print(json.dumps(summary))
+    return 0
+
+
+def _gen_qa(args: argparse.Namespace) -> int:
+    from rynnec_ros.spatial.dataset import QA_FORMAT, save_json
+    from rynnec_ros.spatial.engine import SpatialEngine, SpatialParams
+    from rynnec_ros.spatial.qa import GenParams, generate_from_bag
+
+    engine = SpatialEngine(SpatialParams(arm_length_m=args.arm_length))
+    params = GenParams(per_task=args.per_task, arm_length_m=args.arm_length, max_window=args.max_window)
+    questions = generate_from_bag(
+        args.bag, args.masks, params, engine, seed=args.seed, world_frame=args.world_frame
+    )
+    save_json(
+        args.out,
+        {
+            "format": QA_FORMAT,
+            "bag": str(args.bag),
+            "arm_length_m": args.arm_length,
+            "source": "geometry",
+            "questions": questions,
+        },
+    )
+    print(json.dumps({"out": str(args.out), "questions": len(questions)}))
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from rynnec_ros.spatial.engine import SpatialParams
+    from rynnec_ros.spatial.evaluate import evaluate, format_table, summarise
+
+    if len(args.bag) != len(args.questions):
+        raise ValueError(f"{len(args.bag)} --bag but {len(args.questions)} --questions; give them in pairs")
+    records = []
+    for bag, qfile in zip(args.bag, args.questions, strict=True):
+        params = None if args.arm_length is None else SpatialParams(arm_length_m=args.arm_length)
+        res = evaluate(bag, qfile, params, use_task=args.use_task, world_frame=args.world_frame)
+        for r in res["records"]:
+            r["bag"] = str(bag)
+        records.extend(res["records"])
+    per_task = summarise(records)
+    print(format_table(per_task))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"per_task": per_task, "records": records}, indent=1))
+    return 0

@@ -1,0 +1,346 @@
+"""``SpatialEngine``: answers RynnEC spatial questions geometrically from depth, K, poses and masks.
+
+"Me" is the camera at the last frame of the request's window. With poses (``Frame.world_T_camera``
+in a gravity-aligned, z-up world frame) every masked frame contributes points; without poses only
+the last frame can be used, and gravity comes from the floor plane found around the camera-up
+prior (−y of the optical frame), as in the RynnEC data pipeline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rynnec_ros.spatial.ground import GroundParams, Plane, choose_ground, detect_planes, rotation_aligning
+from rynnec_ros.spatial.points import (
+    ObjectGeometry,
+    PointParams,
+    backproject,
+    object_points_in_frame,
+    summarise,
+    transform,
+    valid_depth,
+    validate_K,
+    validate_pose,
+)
+from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
+from rynnec_ros.spatial.support import remove_support_points, rest_on_support
+from rynnec_ros.spatial.templates import TASK_BY_NAME, object_references, recognise_question
+from rynnec_ros.types import Answer, Frame, Request
+
+
+@dataclass
+class SpatialParams:
+    """Geometry settings; ``arm_length_m`` decides reachability.
+
+    ``ground_from_world_origin``: when no floor plane is visible, treat the world frame's z = 0 as
+    the floor (true for an ``odom`` frame of a ground robot); off by default so that heights are
+    never reported from an assumption the caller did not make.
+    """
+
+    arm_length_m: float = 0.8
+    points: PointParams = field(default_factory=PointParams)
+    ground: GroundParams = field(default_factory=GroundParams)
+    min_object_points: int = 20
+    ground_points_per_frame: int = 3000
+    ground_from_world_origin: bool = False
+    cache_size: int = 8
+    seed: int = 0
+
+
+class _Unanswerable(Exception):
+    """The request is well formed but the geometry cannot determine the quantity (carries the why)."""
+
+
+def _has_geometry(frame: Frame) -> bool:
+    return frame.depth is not None and frame.K is not None
+
+
+class SpatialEngine:
+    """Routes a ``Request`` to a spatial task and answers it from geometry (``source="geometry"``)."""
+
+    def __init__(self, params: SpatialParams | None = None) -> None:
+        self.params = params or SpatialParams()
+        if self.params.arm_length_m <= 0:
+            raise ValueError(f"arm_length_m must be positive, got {self.params.arm_length_m}")
+        self._plane_cache: OrderedDict[str, list[Plane]] = OrderedDict()
+
+    # ------------------------------------------------------------------ routing
+    def recognise(self, request: Request) -> str | None:
+        """Task name: the structured ``request.task`` when given, else the template recogniser."""
+        if request.task:
+            if request.task not in TASK_BY_NAME:
+                raise ValueError(f"unknown spatial task {request.task!r}; known: {sorted(TASK_BY_NAME)}")
+            return request.task
+        return recognise_question(request.question, len(request.regions))
+
+    def can_answer(self, request: Request) -> tuple[bool, str]:
+        """Whether geometry covers the request (task known, depth+K+poses for the objects)."""
+        try:
+            task = self.recognise(request)
+        except ValueError as exc:
+            return False, str(exc)
+        if task is None:
+            return False, "the question is not a recognised spatial task"
+        try:
+            self._check_coverage(request, task)
+        except _Unanswerable as exc:
+            return False, str(exc)
+        except ValueError as exc:
+            return False, str(exc)
+        return True, ""
+
+    # ------------------------------------------------------------------ answering
+    def answer(self, request: Request) -> Answer:
+        """Geometric answer; undeterminable quantities come back with ``reason`` and no value."""
+        t0 = time.perf_counter()
+        task = self.recognise(request)
+        if task is None:
+            raise ValueError(f"not a recognised spatial question: {request.question!r}")
+        objects = self._object_indices(request, task)
+        try:
+            self._check_coverage(request, task)
+            scene = self._build_scene(request, task, objects)
+            answer = solve(task, scene, request.question, self.params.arm_length_m)
+        except (_Unanswerable, Undeterminable) as exc:
+            reason = str(exc)
+            answer = Answer(text=f"I cannot determine this from depth and poses: {reason}.", reason=reason)
+        answer.source = "geometry"
+        answer.task = task
+        if request.options and answer.option_index is None:
+            answer.option_index = _match_option(answer, request.options, objects)
+        # Solvers speak region indices (<objectK>); callers get the regions' own object ids.
+        answer.object_ids = [request.regions[k].object_id for k in answer.object_ids]
+        answer.timings["total"] = time.perf_counter() - t0
+        return answer
+
+    # ------------------------------------------------------------------ internals
+    def _object_indices(self, request: Request, task: str) -> list[int]:
+        """Region indices the question refers to, in question order (``<objectK>`` → regions[K])."""
+        spec = TASK_BY_NAME[task]
+        refs = list(dict.fromkeys(r for r in object_references(request.question) if r is not None))
+        n_regions = len(request.regions)
+        if refs and all(0 <= r < n_regions for r in refs) and len(refs) in spec.n_objects:
+            return refs
+        if n_regions in spec.n_objects:
+            return list(range(n_regions))
+        if 0 in spec.n_objects:
+            return []
+        raise ValueError(
+            f"task {task} needs {' or '.join(map(str, spec.n_objects))} objects; the request has "
+            f"{n_regions} regions and the question references {refs or 'none'}"
+        )
+
+    def _posed(self, request: Request) -> bool:
+        return request.frames[-1].world_T_camera is not None
+
+    def _check_coverage(self, request: Request, task: str) -> None:
+        if not request.frames:
+            raise ValueError("the request has no frames")
+        objects = self._object_indices(request, task)
+        posed = self._posed(request)
+        if task == "walked_distance":
+            missing = [i for i, f in enumerate(request.frames) if f.world_T_camera is None]
+            if missing:
+                raise _Unanswerable(f"no camera pose (TF) for frames {missing}")
+            return
+        last = request.frames[-1]
+        if not posed and not _has_geometry(last):
+            raise _Unanswerable("the last frame has neither a camera pose (TF) nor depth with intrinsics")
+        for k in objects:
+            region = request.regions[k]
+            usable = []
+            for fi, mask in region.masks.items():
+                if not 0 <= fi < len(request.frames):
+                    raise ValueError(
+                        f"region {k} has a mask on frame {fi}, outside 0..{len(request.frames) - 1}"
+                    )
+                frame = request.frames[fi]
+                if np.asarray(mask).shape != frame.rgb.shape[:2]:
+                    raise ValueError(
+                        f"region {k} mask on frame {fi} has shape {np.asarray(mask).shape}, frame is "
+                        f"{frame.rgb.shape[:2]}"
+                    )
+                if not _has_geometry(frame):
+                    continue
+                if np.asarray(frame.depth).shape != frame.rgb.shape[:2]:
+                    raise ValueError(
+                        f"frame {fi}: depth {np.asarray(frame.depth).shape} is not registered to the "
+                        f"colour image {frame.rgb.shape[:2]}"
+                    )
+                if posed and frame.world_T_camera is None:
+                    continue
+                if not posed and fi != len(request.frames) - 1:
+                    continue
+                usable.append(fi)
+            if not usable:
+                if posed:
+                    raise _Unanswerable(
+                        f"<object{k}> is not masked on any frame with depth, intrinsics and a camera pose"
+                    )
+                raise _Unanswerable(
+                    f"<object{k}> is not masked on the last frame, and without camera poses (TF) other "
+                    "frames cannot be related to me"
+                )
+
+    def _frame_pose(self, frame: Frame, align: np.ndarray | None) -> np.ndarray:
+        if align is not None:
+            return align
+        assert frame.world_T_camera is not None
+        return validate_pose(frame.world_T_camera)
+
+    def describe(self, request: Request) -> Scene:
+        """Geometry of every region that has enough depth (others are left out), for QA generation."""
+        if not request.frames:
+            raise ValueError("the request has no frames")
+        if not self._posed(request) and not _has_geometry(request.frames[-1]):
+            raise ValueError("the last frame has neither a camera pose nor depth with intrinsics")
+        return self._build_scene(request, "", list(range(len(request.regions))), strict=False)
+
+    def _build_scene(self, request: Request, task: str, objects: list[int], strict: bool = True) -> Scene:
+        frames = request.frames
+        last = len(frames) - 1
+        path = None
+        if all(f.world_T_camera is not None for f in frames):
+            path = np.array([validate_pose(f.world_T_camera)[:3, 3] for f in frames])  # type: ignore[arg-type]
+        if task == "walked_distance":
+            me = validate_pose(frames[-1].world_T_camera)  # type: ignore[arg-type]
+            return Scene(me=me, objects={}, ground=None, camera_path=path)
+        posed = self._posed(request)
+        align: np.ndarray | None = None
+        if posed:
+            planes, ground = self._planes_posed(frames)
+            n_usable = sum(1 for f in frames if _has_geometry(f) and f.world_T_camera is not None)
+        else:
+            align, planes, ground = self._planes_unposed(frames[last])
+            n_usable = 1
+        n_scene_points = min(n_usable * self.params.ground_points_per_frame, self.params.ground.max_points)
+        me = self._frame_pose(frames[last], align)
+        rng = np.random.default_rng(self.params.seed)
+        geoms: dict[int, ObjectGeometry] = {}
+        for k in objects:
+            chunks = []
+            for fi, mask in sorted(request.regions[k].masks.items()):
+                frame = frames[fi]
+                if not _has_geometry(frame) or (posed and frame.world_T_camera is None):
+                    continue
+                if not posed and fi != last:
+                    continue
+                K = validate_K(frame.K)  # type: ignore[arg-type]
+                pts = object_points_in_frame(
+                    np.asarray(frame.depth, dtype=np.float32),
+                    K,
+                    np.asarray(mask, dtype=bool),
+                    self.params.points,
+                    rng,
+                )
+                if pts.shape[0]:
+                    chunks.append(transform(self._frame_pose(frame, align), pts))
+            total = sum(c.shape[0] for c in chunks)
+            if total < self.params.min_object_points:
+                if not strict:
+                    continue
+                raise _Unanswerable(
+                    f"<object{k}> has only {total} points with valid depth inside its masks "
+                    f"(need {self.params.min_object_points})"
+                )
+            pts, supports = remove_support_points(
+                np.concatenate(chunks), planes, self.params.ground.inlier_threshold_m, n_scene_points
+            )
+            geom = summarise(pts, len(chunks))
+            geoms[k] = rest_on_support(geom, supports, reach=2.5 * self.params.ground.inlier_threshold_m)
+        if ground is None and self.params.ground_from_world_origin and posed:
+            ground = Plane(normal=np.array([0.0, 0.0, 1.0]), offset=0.0, n_inliers=0)
+        return Scene(me=me, objects=geoms, ground=ground, camera_path=path)
+
+    def _ground_points(self, frame: Frame, pose: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        depth = np.asarray(frame.depth, dtype=np.float32)
+        K = validate_K(frame.K)  # type: ignore[arg-type]
+        ok = valid_depth(depth, self.params.points.min_depth, self.params.points.max_depth)
+        rows, cols = np.nonzero(ok)
+        if rows.size > self.params.ground_points_per_frame:
+            pick = rng.choice(rows.size, self.params.ground_points_per_frame, replace=False)
+            rows, cols = rows[pick], cols[pick]
+        return transform(pose, backproject(depth, K, rows, cols))
+
+    def _cache_key(self, frames: list[Frame]) -> str:
+        h = hashlib.blake2b(digest_size=16)
+        for f in frames:
+            h.update(str((f.stamp_ns, f.frame_id)).encode())
+            if f.depth is not None:
+                h.update(np.ascontiguousarray(np.asarray(f.depth)[::7, ::7]).tobytes())
+            if f.world_T_camera is not None:
+                h.update(np.asarray(f.world_T_camera, dtype=np.float64).tobytes())
+        return h.hexdigest()
+
+    def _cached_planes(self, key: str, compute) -> list[Plane]:
+        if key in self._plane_cache:
+            self._plane_cache.move_to_end(key)
+            return self._plane_cache[key]
+        planes = compute()
+        self._plane_cache[key] = planes
+        while len(self._plane_cache) > self.params.cache_size:
+            self._plane_cache.popitem(last=False)
+        return planes
+
+    def _planes_posed(self, frames: list[Frame]) -> tuple[list[Plane], Plane | None]:
+        """The window's large planes (world frame) and, among them, the floor (gravity = +z)."""
+        usable = [f for f in frames if _has_geometry(f) and f.world_T_camera is not None]
+        if not usable:
+            return [], None
+
+        def compute() -> list[Plane]:
+            rng = np.random.default_rng(self.params.seed)
+            pts = np.concatenate(
+                [self._ground_points(f, validate_pose(f.world_T_camera), rng) for f in usable]  # type: ignore[arg-type]
+            )
+            return detect_planes(pts, self.params.ground)
+
+        planes = self._cached_planes("posed:" + self._cache_key(usable), compute)
+        n = min(len(usable) * self.params.ground_points_per_frame, self.params.ground.max_points)
+        g = self.params.ground
+        return planes, choose_ground(planes, np.array([0.0, 0.0, 1.0]), n, g, g.max_tilt_deg)
+
+    def _planes_unposed(self, frame: Frame) -> tuple[np.ndarray, list[Plane], Plane | None]:
+        """Gravity alignment of the last frame from its floor plane (camera-up prior −y), and its planes."""
+
+        def compute() -> list[Plane]:
+            rng = np.random.default_rng(self.params.seed)
+            return detect_planes(self._ground_points(frame, np.eye(4), rng), self.params.ground)
+
+        planes_cam = self._cached_planes("unposed:" + self._cache_key([frame]), compute)
+        g = self.params.ground
+        floor = choose_ground(
+            planes_cam,
+            np.array([0.0, -1.0, 0.0]),
+            self.params.ground_points_per_frame,
+            g,
+            g.prior_max_tilt_deg,
+        )
+        up_cam = floor.normal if floor is not None else np.array([0.0, -1.0, 0.0])
+        align = np.eye(4)
+        align[:3, :3] = rotation_aligning(up_cam, np.array([0.0, 0.0, 1.0]))
+        planes = [p.rotated(align[:3, :3]) for p in planes_cam]
+        ground = None if floor is None else floor.rotated(align[:3, :3])
+        return align, planes, ground
+
+
+def _match_option(answer: Answer, options: list[str], objects: list[int]) -> int | None:
+    """Index of the request option that the geometric answer picks, when it picks one."""
+    lowered = [o.strip().lower() for o in options]
+    text = answer.text.strip().lower()
+    for word in ("yes", "no"):
+        if text.startswith(word) and word in lowered:
+            return lowered.index(word)
+    if answer.object_ids:
+        k = answer.object_ids[0]
+        for i, o in enumerate(lowered):
+            if f"<object{k}>" in o.replace(" ", ""):
+                return i
+        if len(options) == len(objects) and k in objects:
+            return objects.index(k)
+    return None

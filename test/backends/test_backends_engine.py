@@ -1,0 +1,100 @@
+"""The same engine API on the onnxruntime backend as on torch: ids, text, masks and scores agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rynnec_ros.model.backends import load_engine
+
+from .conftest import CHECKPOINT, load_case
+
+
+@pytest.fixture(scope="module")
+def engines(onnx_dir: Path):
+    return (
+        load_engine(CHECKPOINT, backend="torch"),
+        load_engine(CHECKPOINT, backend="onnxruntime", onnx_dir=onnx_dir, threads=2),
+    )
+
+
+def test_every_graph_runs_on_the_provider_asked_for(engines) -> None:
+    _, ort_engine = engines
+    assert ort_engine.backend == "onnxruntime"
+    assert len(ort_engine.graph_providers) == 9
+    assert set(ort_engine.graph_providers.values()) == {"CPUExecutionProvider"}
+    assert len(ort_engine.model.model.layers) == 0  # torch decoder weights were released
+
+
+def test_greedy_answer_matches_torch_and_upstream(engines) -> None:
+    meta, frames, _ = load_case("a1_video_qa_224x168")
+    answers = [e.answer(frames, meta["question"], max_new_tokens=meta["max_new_tokens"]) for e in engines]
+    assert answers[1].token_ids == answers[0].token_ids == meta["generated_ids"]
+    assert answers[1].text == answers[0].text
+
+
+def test_region_answer_matches_torch(engines) -> None:
+    meta, frames, masks = load_case("b1_region_qa_224x168")
+    kwargs = {
+        "masks": masks,
+        "mask_frame_indices": meta["mask_ids"],
+        "max_new_tokens": meta["max_new_tokens"],
+    }
+    t, o = (e.answer(frames, meta["question"], **kwargs) for e in engines)
+    assert o.token_ids == t.token_ids == meta["generated_ids"]
+
+
+def test_segmentation_masks_match_torch(engines) -> None:
+    """a1's question makes the tiny model emit [SEG] by itself, so segment() runs SAM2 end to end."""
+    meta, frames, _ = load_case("a1_video_qa_224x168")
+    t, o = (e.segment(frames, meta["question"], max_new_tokens=12) for e in engines)
+    assert t.masks is not None and o.masks is not None
+    assert o.token_ids == t.token_ids
+    for mt, mo in zip(t.masks, o.masks, strict=True):
+        assert mt.shape == mo.shape == frames[0].shape[:2]
+        assert 0.05 < mt.mean() < 0.95  # a real mask, not empty or full
+        assert np.mean(mt != mo) <= 1e-3  # logits within float32 noise of the 0.5 threshold only
+    np.testing.assert_allclose(o.mask_scores, t.mask_scores, atol=1e-4)
+
+
+def test_teacher_forced_seg_embedding_and_sam2_match_torch(engines) -> None:
+    meta, frames, _ = load_case("c1_seg_224x168")
+    outs = []
+    for e in engines:
+        prep = e.prepare(frames, meta["question"])
+        gen = e.generate(prep, len(meta["forced_ids"]), force_ids=meta["forced_ids"])
+        seg = e.seg_embeddings(prep, gen)
+        dec = e.sam2_decode(frames[0], ("c1", 0), seg[0])
+        outs.append((seg, dec))
+    (seg_t, dec_t), (seg_o, dec_o) = outs
+    np.testing.assert_allclose(seg_o.numpy(), seg_t.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(dec_o.lowres_logits.numpy(), dec_t.lowres_logits.numpy(), rtol=1e-3, atol=1e-3)
+    assert dec_o.best_index == dec_t.best_index == meta["sam_best_mask_index"][0]
+
+
+def test_option_scores_match_torch(engines) -> None:
+    _, frames, _ = load_case("a1_video_qa_224x168")
+    options = ["red", "a blue cup", "yes"]
+    t, o = (e.score_options(frames, "<video>\nWhich one?", options) for e in engines)
+    np.testing.assert_allclose(o, t, rtol=1e-5, atol=1e-4)
+
+
+def test_bad_backend_arguments_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown backend"):
+        load_engine(CHECKPOINT, backend="tflite")
+    with pytest.raises(ValueError, match="needs onnx_dir"):
+        load_engine(CHECKPOINT, backend="onnxruntime")
+    with pytest.raises(ValueError, match="needs engine_dir"):
+        load_engine(CHECKPOINT, backend="tensorrt")
+    with pytest.raises(FileNotFoundError, match=r"manifest\.json"):
+        load_engine(CHECKPOINT, backend="onnxruntime", onnx_dir=tmp_path)
+
+
+def test_partial_export_is_rejected(tmp_path: Path) -> None:
+    from rynnec_ros.model.export.onnx_export import export_onnx
+
+    export_onnx(CHECKPOINT, tmp_path, graphs=["vision", "projector"])
+    with pytest.raises(ValueError, match="lacks graphs"):
+        load_engine(CHECKPOINT, backend="onnxruntime", onnx_dir=tmp_path)

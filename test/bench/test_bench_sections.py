@@ -1,0 +1,160 @@
+"""The benchmark sections on the tiny checkpoint (1 repeat: these check the outputs, not the speed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from rynnec_ros.bench.backends_bench import compare_backends
+from rynnec_ros.bench.engine_bench import engine_stages
+from rynnec_ros.bench.reuse_bench import work_reuse
+from rynnec_ros.bench.roofline import decode_bound, kv_bytes_per_token_read, llm_weight_bytes
+from rynnec_ros.bench.workload import EngineSpec, build_engine, synthetic_window
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "checkpoint"
+CHECKPOINT = (
+    DATA if (DATA / "config.json").is_file() else Path("/work/shared/fixtures/rynnec-tiny/checkpoint")
+)
+
+torch.set_num_threads(2)
+
+
+@pytest.fixture(scope="module")
+def frames() -> list[np.ndarray]:
+    return synthetic_window(2, 224, 168)
+
+
+def test_synthetic_window_is_deterministic_and_moving() -> None:
+    a, b = synthetic_window(3, 64, 48, seed=1), synthetic_window(3, 64, 48, seed=1)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert a[0].shape == (48, 64, 3) and a[0].dtype == np.uint8
+    assert not np.array_equal(a[0], a[1])
+    with pytest.raises(ValueError):
+        synthetic_window(0, 64, 48)
+
+
+def test_engine_stages(frames: list[np.ndarray]) -> None:
+    engine = build_engine(EngineSpec(str(CHECKPOINT)), reuse=False)
+    s = engine_stages(engine, frames, "<video>\nWhat is it?", new_tokens=4, repeat=1, checkpoint=CHECKPOINT)
+    assert s["available"] and s["backend"] == "torch"
+    assert s["visual_tokens_per_frame"] == 48 and s["frames"] == 2
+    for key in ("vision_per_frame",):
+        assert s[key].wall.median > 0
+    for key in ("prefill", "ttft", "decode"):
+        assert s[key].median > 0
+    assert s["ttft"].median >= s["prefill"].median
+    assert s["decode_tok_s"] > 0
+    assert s["sam2_per_frame"]["wall"]["median"] > 0
+    assert s["bandwidth_bound"]["available"] is False  # CPU without a given bandwidth
+    assert "reason" in s["bandwidth_bound"]
+
+
+def test_reuse_gives_identical_answers_faster(frames: list[np.ndarray]) -> None:
+    spec = EngineSpec(str(CHECKPOINT))
+    s = work_reuse(build_engine(spec, True), build_engine(spec, False), frames, new_tokens=3, repeat=1)
+    assert s["answers_identical"] is True
+    assert s["questions"] == 5
+    assert s["ratio_wall"] is not None and s["ratio_wall"] > 0
+    assert len(s["per_question_timings_with_reuse"]) == 5
+    with pytest.raises(ValueError, match="reuse"):
+        work_reuse(build_engine(spec, False), build_engine(spec, False), frames)
+
+
+def test_backend_comparison_checks_identical_ids(frames: list[np.ndarray], tmp_path: Path) -> None:
+    from rynnec_ros.model.export.onnx_export import export_onnx
+
+    export_onnx(CHECKPOINT, tmp_path)
+    engines = {
+        "torch": build_engine(EngineSpec(str(CHECKPOINT)), False),
+        "onnxruntime": build_engine(
+            EngineSpec(str(CHECKPOINT), backend="onnxruntime", onnx_dir=str(tmp_path)), False
+        ),
+    }
+    s = compare_backends(engines, frames, "<video>\nWhat is it?", new_tokens=4, repeat=1)
+    ort = s["backends"]["onnxruntime"]
+    assert ort["same_token_ids_as_reference"] is True
+    assert set(ort["graph_providers"].values()) == {"CPUExecutionProvider"}
+    assert s["backends"]["torch"]["ratio_wall_vs_reference"] == 1.0
+    assert ort["ratio_wall_vs_reference"] > 0
+    assert ort["sam2_per_frame"].median > 0 and ort["sam2_per_frame"].n == 1
+
+
+def test_bandwidth_bound_arithmetic() -> None:
+    cfg = json.loads((CHECKPOINT / "config.json").read_text())
+    weights, counts = llm_weight_bytes(CHECKPOINT, 2)
+    h, ffn, layers = cfg["hidden_size"], cfg["intermediate_size"], cfg["num_hidden_layers"]
+    kv_dim = cfg["num_key_value_heads"] * h // cfg["num_attention_heads"]
+    per_layer = h * h + h + 2 * (h * kv_dim + kv_dim) + h * h + 3 * h * ffn + 2 * h
+    assert counts["layers"] == layers * per_layer
+    assert counts["lm_head"] == cfg["vocab_size"] * h  # tied: the embedding matrix
+    assert weights == 2 * (counts["layers"] + counts["norm"] + counts["lm_head"])
+    kv = kv_bytes_per_token_read(CHECKPOINT, 100, 2)
+    assert kv == 2 * layers * kv_dim * 100 * 2
+    b = decode_bound(CHECKPOINT, torch.float16, 100, 50.0, torch.device("cpu"), bandwidth_gbs=204.8)
+    assert b["bound_tok_s"] == pytest.approx(204.8e9 / (weights + kv))
+    assert b["fraction_of_bound"] == pytest.approx(50.0 / b["bound_tok_s"])
+
+
+def test_bench_cli_writes_a_report(tmp_path: Path) -> None:
+    from rynnec_ros.cli import main
+
+    out = tmp_path / "r.json"
+    rc = main(
+        [
+            "bench",
+            "engine",
+            "--checkpoint",
+            str(CHECKPOINT),
+            "--frames",
+            "1",
+            "--size",
+            "224x168",
+            "--repeat",
+            "1",
+            "--new-tokens",
+            "3",
+            "--out",
+            str(out),
+        ]
+    )
+    assert rc == 0
+    data = json.loads(out.read_text())
+    eng = data["sections"]["engine"]
+    assert eng["available"] is True and eng["vision_per_frame"]["wall"]["median"] > 0
+    assert data["config"]["checkpoint"] == str(CHECKPOINT)
+    assert main(["bench", "engine", "--checkpoint", str(tmp_path), "--out", str(out)]) == 2
+    assert main(["bench", "engine", "--size", "big", "--out", str(out)]) == 2
+
+
+def test_ros_sections_say_why_they_are_missing(tmp_path: Path) -> None:
+    from rynnec_ros.bench.ros_bench import ros_missing
+    from rynnec_ros.cli import main
+
+    if ros_missing() is None:
+        pytest.skip("ROS is available here: the section runs instead")
+    out = tmp_path / "r.json"
+    assert main(["bench", "ingest", "--out", str(out)]) == 0
+    section = json.loads(out.read_text())["sections"]["ingest"]
+    assert section["available"] is False and "not importable" in section["reason"]
+
+
+def test_full_size_writer_makes_a_loadable_checkpoint(tmp_path: Path) -> None:
+    """The 2B writer at a CI-sized shape set: real vocabulary rows, the engine loads and answers."""
+    from rynnec_ros.bench.fullsize import FULL_SIZES, make_full_checkpoint
+    from rynnec_ros.model.backends import load_engine
+
+    mini = {"mini": {"llm": (64, 2, 4, 2, 128, 151936, True), "vision": (48, 1, 3, 96)}}
+    path = make_full_checkpoint(tmp_path / "ck", "mini", sizes=mini, keep_tiny_sam2=True)
+    cfg = json.loads((path / "config.json").read_text())
+    assert cfg["vocab_size"] == 151936 and cfg["hidden_size"] == 64
+    engine = load_engine(path, backend="torch")
+    assert engine.model.model.embed_tokens.weight.shape == (151936, 64)
+    ans = engine.answer(synthetic_window(1, 56, 56), "What is it?", max_new_tokens=2)
+    assert len(ans.token_ids) >= 1
+    assert FULL_SIZES["2b"]["llm"][:5] == (1536, 28, 12, 2, 8960)
+    with pytest.raises(ValueError, match="unknown size"):
+        make_full_checkpoint(tmp_path / "x", "3b")

@@ -1,0 +1,126 @@
+"""Launch files, parameter files, docs and the build agree with the node (``launch`` is not installable here).
+
+The launch files are parsed, not run: every executable they start must be installed by CMakeLists.txt
+and exist as an executable script, every parameter file they name must exist, every parameter name
+they set must be one the node declares, and every argument passed to an included launch file must be
+declared there.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path
+
+import yaml
+
+from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, validate
+
+REPO = Path(__file__).resolve().parents[2]
+LAUNCH_FILES = sorted((REPO / "launch").glob("*.launch.py"))
+ROS_BUILTIN_PARAMS = {"use_sim_time"}
+
+
+def _calls(tree: ast.AST, name: str) -> list[ast.Call]:
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if called == name:
+                out.append(node)
+    return out
+
+
+def _kw(call: ast.Call, key: str) -> ast.AST | None:
+    return next((k.value for k in call.keywords if k.arg == key), None)
+
+
+def _installed_programs() -> set[str]:
+    cmake = (REPO / "CMakeLists.txt").read_text()
+    programs = re.search(r"install\(PROGRAMS ([^)]*?) DESTINATION lib/\$\{PROJECT_NAME\}\)", cmake)
+    assert programs, "CMakeLists.txt installs no executables to lib/rynnec_ros"
+    paths = [REPO / p for p in programs.group(1).split()]
+    for path in paths:
+        assert path.is_file() and os.access(path, os.X_OK), f"{path} is not an executable script"
+    return {path.name for path in paths}
+
+
+def _declared_args(tree: ast.AST) -> set[str]:
+    calls = _calls(tree, "DeclareLaunchArgument")
+    return {c.args[0].value for c in calls if isinstance(c.args[0], ast.Constant)}
+
+
+def test_launch_files_exist_and_parse() -> None:
+    names = {p.name for p in LAUNCH_FILES}
+    assert {"rynnec.launch.py", "replay.launch.py"} <= names
+    for path in LAUNCH_FILES:
+        tree = ast.parse(path.read_text(), filename=str(path))
+        functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert "generate_launch_description" in functions, path
+
+
+def test_launched_executables_are_installed() -> None:
+    installed = _installed_programs()
+    assert {"rynnec_node", "rynnec_replay"} <= installed
+    for path in LAUNCH_FILES:
+        tree = ast.parse(path.read_text())
+        for call in _calls(tree, "LifecycleNode") + _calls(tree, "Node"):
+            pkg, exe = _kw(call, "package"), _kw(call, "executable")
+            assert isinstance(pkg, ast.Constant) and pkg.value == "rynnec_ros", path
+            assert isinstance(exe, ast.Constant) and exe.value in installed, (path, ast.dump(exe))
+
+
+def test_launch_parameter_names_and_files_exist() -> None:
+    for path in LAUNCH_FILES:
+        tree = ast.parse(path.read_text())
+        for call in _calls(tree, "PathJoinSubstitution"):
+            parts = [e.value for e in call.args[0].elts if isinstance(e, ast.Constant)]
+            assert (REPO / Path(*parts)).is_file(), (path, parts)
+        for call in _calls(tree, "LifecycleNode"):
+            params = _kw(call, "parameters")
+            assert isinstance(params, ast.List)
+            for item in params.elts:
+                if isinstance(item, ast.Dict):
+                    for key in item.keys:
+                        assert isinstance(key, ast.Constant)
+                        known = key.value in PARAM_BY_NAME or key.value in ROS_BUILTIN_PARAMS
+                        assert known, (path, key.value)
+
+
+def test_included_launch_arguments_are_declared() -> None:
+    declared = _declared_args(ast.parse((REPO / "launch" / "rynnec.launch.py").read_text()))
+    replay = ast.parse((REPO / "launch" / "replay.launch.py").read_text())
+    for call in _calls(replay, "IncludeLaunchDescription"):
+        args = _kw(call, "launch_arguments")
+        assert isinstance(args, ast.Call)  # {...}.items()
+        keys = {k.value for k in args.func.value.keys}
+        assert keys <= declared, keys - declared
+    for call in _calls(replay, "LaunchConfiguration"):
+        assert call.args[0].value in _declared_args(replay)
+
+
+def test_config_yaml_names_exactly_the_declared_parameters_with_valid_defaults() -> None:
+    for path in sorted((REPO / "config").glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text())
+        values = doc["/**"]["ros__parameters"]
+        assert set(values) == set(PARAM_BY_NAME), path
+        for name, value in values.items():
+            assert validate(name, value) == "" or name == "checkpoint", (name, value)
+            assert value == PARAM_BY_NAME[name].default, name
+
+
+def test_docs_describe_every_parameter() -> None:
+    doc = (REPO / "docs" / "ros.md").read_text()
+    missing = [p.name for p in PARAMS if f"`{p.name}`" not in doc]
+    assert not missing, missing
+
+
+def test_validation_gives_reasons() -> None:
+    assert validate("spatial_source", "auto") == ""
+    assert "must be one of" in validate("spatial_source", "x")
+    assert "type float" in validate("sample_fps", "1")
+    assert validate("sample_fps", 2) == ""  # integers are accepted where a float is declared
+    assert "unknown parameter" in validate("nope", 1)
+    assert "finite" in validate("request_timeout_s", float("inf"))

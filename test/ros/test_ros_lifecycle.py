@@ -1,0 +1,91 @@
+"""Lifecycle transitions of the node, driven over its lifecycle services like a lifecycle manager does."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.ros
+
+
+def _change(client, transition_id: int) -> bool:
+    from lifecycle_msgs.msg import Transition
+    from lifecycle_msgs.srv import ChangeState
+
+    cli = _lc_client(client, ChangeState, "change_state")
+    res = client._call(cli, ChangeState.Request(transition=Transition(id=transition_id)), 60.0)
+    return bool(res.success)
+
+
+def _state(client) -> str:
+    from lifecycle_msgs.srv import GetState
+
+    cli = _lc_client(client, GetState, "get_state")
+    return client._call(cli, GetState.Request(), 10.0).current_state.label
+
+
+_CLIENTS: dict[str, object] = {}
+
+
+def _lc_client(client, kind, name: str):
+    if name not in _CLIENTS:
+        cli = client.node.create_client(kind, f"/rynnec/{name}")
+        assert cli.wait_for_service(timeout_sec=30.0)
+        _CLIENTS[name] = cli
+    return _CLIENTS[name]
+
+
+def test_lifecycle_configure_activate_deactivate_cleanup_shutdown(
+    node_factory, tmp_path, segmenting_checkpoint
+) -> None:
+    from lifecycle_msgs.msg import Transition
+    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+
+    from rynnec_ros.ros.client import CognitionClient
+
+    missing = tmp_path / "no-such-checkpoint"
+    node = node_factory({"checkpoint": str(missing), "qos_reliability": "reliable", "ingest_fps": 0.0},
+                        autostart=False)
+    with CognitionClient(client_name="test_lifecycle_client") as client:
+        assert _state(client) == "unconfigured"
+        # A checkpoint that does not exist: configure fails with the reason logged, node stays up.
+        assert not _change(client, Transition.TRANSITION_CONFIGURE)
+        assert _state(client) == "unconfigured"
+        assert "cannot load checkpoint" in node.output()
+
+        setp = client.node.create_client(SetParameters, "/rynnec/set_parameters")
+        value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=str(segmenting_checkpoint))
+        req = SetParameters.Request(parameters=[Parameter(name="checkpoint", value=value)])
+        res = client._call(setp, req, 10)
+        assert res.results[0].successful
+
+        assert _change(client, Transition.TRANSITION_CONFIGURE)
+        assert _state(client) == "inactive"
+        assert client.wait_for_node(30.0)
+        with pytest.raises(RuntimeError, match="not active"):
+            client.ask("anyone there?")
+
+        assert _change(client, Transition.TRANSITION_ACTIVATE)
+        assert _state(client) == "active"
+        stamp = 7 * 10**9
+        client.publish_frames([np.full((32, 32, 3), 200, np.uint8)], [stamp])
+        assert client.wait_for_frames([stamp], 15.0)
+        ans = client.ask("What colour?", frame_stamps_ns=[stamp], max_new_tokens=2)
+        assert isinstance(ans.text, str)
+
+        assert _change(client, Transition.TRANSITION_DEACTIVATE)
+        assert _state(client) == "inactive"
+        with pytest.raises(RuntimeError, match="not active"):
+            client.ask("still there?")
+        assert _change(client, Transition.TRANSITION_CLEANUP)
+        assert _state(client) == "unconfigured"
+        # Configure again: the engine reloads and the old buffer is gone.
+        assert _change(client, Transition.TRANSITION_CONFIGURE)
+        assert _change(client, Transition.TRANSITION_ACTIVATE)
+        assert client.buffered_stamps() == []
+        with pytest.raises(RuntimeError, match="empty"):
+            client.ask("anything buffered?")
+        assert _change(client, Transition.TRANSITION_ACTIVE_SHUTDOWN)
+        assert _state(client) == "finalized"
+    assert node.alive()

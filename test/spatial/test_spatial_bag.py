@@ -1,0 +1,176 @@
+"""Synthetic scene -> rosbag2 -> Frames round trip, the QA file format and the spatial CLIs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from rynnec_ros.cli import main
+from rynnec_ros.spatial.bagio import TfTree, read_frames
+from rynnec_ros.spatial.dataset import QA_FORMAT, decode_mask, encode_mask
+from rynnec_ros.spatial.evaluate import evaluate
+from rynnec_ros.spatial.synth import SceneOptions, generate_scene
+from rynnec_ros.spatial.templates import TASK_BY_NAME
+
+OPTS = dict(seed=5, frames=8, width=160, height=120, per_task=2)
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("clean")
+    generate_scene(out, SceneOptions(**OPTS))
+    return out
+
+
+@pytest.fixture(scope="module")
+def noisy(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("noisy")
+    generate_scene(out, SceneOptions(**OPTS, depth_noise=0.01, holes=0.05))
+    return out
+
+
+def test_bag_round_trip(clean: Path) -> None:
+    frames = read_frames(clean / "bag")
+    scene = json.loads((clean / "scene.json").read_text())
+    assert len(frames) == OPTS["frames"]
+    for f, cam in zip(frames, scene["camera"], strict=True):
+        assert f.stamp_ns == cam["stamp_ns"]
+        assert f.rgb.shape == (120, 160, 3) and f.rgb.dtype == np.uint8
+        assert f.depth is not None and f.depth.dtype == np.float32 and np.isfinite(f.depth).all()
+        np.testing.assert_allclose(f.world_T_camera, cam["world_T_camera"], atol=1e-5)
+        np.testing.assert_allclose(f.K, scene["K"])
+        assert f.frame_id == "camera_color_optical_frame"
+
+
+def test_noise_and_holes_reach_the_bag(noisy: Path) -> None:
+    depth = read_frames(noisy / "bag")[0].depth
+    assert depth is not None
+    assert 0.03 < np.isnan(depth).mean() < 0.08
+
+
+def test_question_file_format(clean: Path) -> None:
+    data = json.loads((clean / "questions.json").read_text())
+    assert data["format"] == QA_FORMAT and data["bag"] == "bag"
+    tasks = {q["task"] for q in data["questions"]}
+    assert len(tasks) >= 15
+    for q in data["questions"]:
+        spec = TASK_BY_NAME[q["task"]]
+        assert q["frames"] == sorted(q["frames"])
+        assert len(q["objects"]) in spec.n_objects
+        for o in q["objects"]:
+            for stamp, rle in o["masks"].items():
+                assert int(stamp) in q["frames"]
+                assert decode_mask(rle).shape == (120, 160)
+        if spec.kind == "quantity":
+            assert q["value"] is not None and q["unit"] == spec.unit
+        elif spec.kind == "choice":
+            assert 0 <= q["answer_index"] < len(q["objects"])
+        else:
+            assert q["options"] == ["Yes", "No"] and q["answer_index"] in (0, 1)
+
+
+def _family_scores(result: dict) -> dict[str, float]:
+    fam: dict[str, list[float]] = {"mra": [], "roa": [], "accuracy": []}
+    for r in result["records"]:
+        fam[TASK_BY_NAME[r["task"]].metric].append(r["score"])
+    return {k: float(np.mean(v)) for k, v in fam.items() if v}
+
+
+def test_clean_scene_meets_targets(clean: Path) -> None:
+    res = evaluate(clean / "bag", clean / "questions.json")
+    assert all(r["recognised"] == r["task"] for r in res["records"])
+    scores = _family_scores(res)
+    assert scores["mra"] >= 0.9
+    assert scores["roa"] >= 0.9
+    assert scores["accuracy"] >= 0.95
+
+
+def test_noisy_scene_meets_targets(noisy: Path) -> None:
+    scores = _family_scores(evaluate(noisy / "bag", noisy / "questions.json", use_task=True))
+    assert scores["mra"] >= 0.75
+
+
+def test_eval_cli_writes_json(clean: Path, tmp_path: Path) -> None:
+    out = tmp_path / "res.json"
+    rc = main(
+        [
+            "eval",
+            "spatial",
+            "--bag",
+            str(clean / "bag"),
+            "--questions",
+            str(clean / "questions.json"),
+            "--out",
+            str(out),
+        ]
+    )
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert set(data["per_task"]) <= set(TASK_BY_NAME)
+    assert all(0.0 <= s["score"] <= 1.0 for s in data["per_task"].values())
+
+
+def test_gen_spatial_qa_cli(clean: Path, tmp_path: Path) -> None:
+    out = tmp_path / "qa.json"
+    rc = main(
+        [
+            "gen-spatial-qa",
+            "--bag",
+            str(clean / "bag"),
+            "--masks",
+            str(clean / "masks.json"),
+            "--out",
+            str(out),
+            "--per-task",
+            "1",
+        ]
+    )
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert data["source"] == "geometry" and len(data["questions"]) >= 10
+    walked = next(q for q in data["questions"] if q["task"] == "walked_distance")
+    assert walked["value"] > 0 and "walked" in walked["answer"]
+
+
+def test_cli_errors_are_messages(tmp_path: Path, capsys) -> None:
+    rc = main(["eval-spatial", "--bag", str(tmp_path / "nope"), "--questions", str(tmp_path / "q.json")])
+    assert rc == 2
+    assert "error" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="at least 2 frames"):
+        generate_scene(tmp_path / "x", SceneOptions(frames=1))
+
+
+def test_rle_round_trip() -> None:
+    m = np.zeros((7, 9), bool)
+    m[2:5, 3:8] = True
+    assert np.array_equal(decode_mask(encode_mask(m)), m)
+    assert np.array_equal(decode_mask(json.loads(json.dumps(encode_mask(m)))), m)
+
+
+def _tf(stamp: int, parent: str, child: str, x: float, yaw: float) -> SimpleNamespace:
+    q = [0.0, 0.0, np.sin(yaw / 2), np.cos(yaw / 2)]
+    return SimpleNamespace(
+        header=SimpleNamespace(frame_id=parent, stamp=SimpleNamespace(sec=stamp, nanosec=0)),
+        child_frame_id=child,
+        transform=SimpleNamespace(
+            translation=SimpleNamespace(x=x, y=0.0, z=0.0),
+            rotation=SimpleNamespace(x=q[0], y=q[1], z=q[2], w=q[3]),
+        ),
+    )
+
+
+def test_tf_tree_interpolates_and_chains() -> None:
+    tree = TfTree()
+    tree.add(SimpleNamespace(transforms=[_tf(1, "odom", "base_link", 0.0, 0.0)]), static=False)
+    tree.add(SimpleNamespace(transforms=[_tf(3, "odom", "base_link", 2.0, np.pi / 2)]), static=False)
+    tree.add(SimpleNamespace(transforms=[_tf(0, "base_link", "cam", 0.5, 0.0)]), static=True)
+    T = tree.lookup("odom", "cam", 2_000_000_000)
+    assert T is not None
+    # halfway: base at x=1 turned 45°, camera 0.5 m ahead of it
+    np.testing.assert_allclose(T[:3, 3], [1 + 0.5 * np.cos(np.pi / 4), 0.5 * np.sin(np.pi / 4), 0], atol=1e-9)
+    assert tree.lookup("odom", "cam", 9_000_000_000) is None  # far outside the recorded range
+    assert tree.lookup("map", "cam", 2_000_000_000) is None  # no chain to that root

@@ -1,0 +1,169 @@
+"""SpatialEngine on rendered views of a small known scene (ground truth from the scene model)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from rynnec_ros.spatial import SpatialEngine, SpatialParams
+from rynnec_ros.spatial.egocentric import bearing_cw_deg, heading, to_clock
+from rynnec_ros.spatial.scene import (
+    Box,
+    Camera,
+    Cylinder,
+    Room,
+    Scene,
+    SceneObject,
+    degrade_depth,
+    make_T,
+    pitch_matrix,
+    render,
+    yaw_matrix,
+)
+from rynnec_ros.types import Frame, Region, Request
+
+BOX = SceneObject(
+    1, "box", [Box(np.array([2.0, 0.6, 0.35]), np.array([0.6, 0.4, 0.7]), 0.3)], (200, 60, 50), 0.3
+)
+BIN = SceneObject(2, "bin", [Cylinder(np.array([1.6, -0.9, 0.25]), 0.2, 0.5)], (50, 90, 190))
+
+
+def _scene() -> Scene:
+    scene = Scene(room=Room(3.0, 2.5), objects=[BOX, BIN], camera=Camera.from_fov(160, 120))
+    for x, y, yaw, lift in [(-1.0, 0.0, 0.1, 1.1), (-0.7, -0.4, 0.25, 1.3), (-0.4, 0.3, -0.2, 1.2)]:
+        scene.base_poses.append(make_T(yaw_matrix(yaw), np.array([x, y, 0.0])))
+        scene.head_poses.append(make_T(pitch_matrix(np.deg2rad(25)), np.array([0.0, 0.0, lift])))
+    return scene
+
+
+@pytest.fixture(scope="module")
+def views() -> tuple[Scene, list[Frame], list[np.ndarray]]:
+    scene = _scene()
+    frames, ids = [], []
+    for i in range(len(scene.base_poses)):
+        T = scene.world_T_camera(i)
+        r = render(scene, T)
+        frames.append(Frame(rgb=r.rgb, stamp_ns=i, depth=r.depth, K=scene.camera.K, world_T_camera=T))
+        ids.append(r.ids)
+    return scene, frames, ids
+
+
+def _request(views, question: str, objs=(BOX,), task: str | None = None, **kw) -> Request:
+    _, frames, ids = views
+    regions = [
+        Region(
+            object_id=10 * o.object_id,
+            masks={i: m == o.object_id for i, m in enumerate(ids) if (m == o.object_id).any()},
+        )
+        for o in objs
+    ]
+    return Request(question=question, frames=list(frames), regions=regions, task=task, **kw)
+
+
+def _me(views) -> np.ndarray:
+    return views[1][-1].world_T_camera
+
+
+def test_distance_height_and_size_match_the_scene(views) -> None:
+    engine = SpatialEngine()
+    me = _me(views)
+    d = engine.answer(_request(views, "How far is <object0> from you?"))
+    assert d.source == "geometry" and d.task == "distance_to_camera" and d.unit == "m"
+    assert d.value == pytest.approx(np.linalg.norm(BOX.center - me[:3, 3]), rel=0.05)
+    assert d.object_ids == [10]
+    h = engine.answer(_request(views, "How tall is <object0>?"))
+    assert h.value == pytest.approx(0.7, rel=0.05)
+    g = engine.answer(_request(views, "How high above the ground is <object0>?"))
+    assert g.value == pytest.approx(0.35, rel=0.08)
+    w = engine.answer(_request(views, "What is the width of <object0>?", objs=(BIN,)))
+    assert w.value == pytest.approx(0.4, rel=0.15)
+
+
+def test_direction_and_choice(views) -> None:
+    engine = SpatialEngine()
+    me = _me(views)
+    clock = to_clock(bearing_cw_deg(me[:3, 3], heading(me), BIN.center))
+    a = engine.answer(_request(views, "At what o'clock direction is <object0> relative to you?", objs=(BIN,)))
+    assert (a.value, a.unit) == (clock, "oclock")
+    closer = np.argmin([np.linalg.norm(o.center - me[:3, 3]) for o in (BOX, BIN)])
+    c = engine.answer(
+        _request(
+            views,
+            "Which is closer to you, <object0> or <object1>?",
+            objs=(BOX, BIN),
+            options=["<object0>", "<object1>"],
+        )
+    )
+    assert c.option_index == closer
+    assert c.object_ids == [10 * (closer + 1)]
+    assert c.text == f"<object{closer}> is closer to me."
+
+
+def test_noisy_depth_with_holes(views) -> None:
+    engine = SpatialEngine()
+    rng = np.random.default_rng(0)
+    scene, frames, ids = views
+    noisy = [dataclasses.replace(f, depth=degrade_depth(f.depth, 0.01, 0.05, rng)) for f in frames]
+    req = _request((scene, noisy, ids), "How far is <object0> from you?")
+    assert engine.answer(req).value == pytest.approx(np.linalg.norm(BOX.center - _me(views)[:3, 3]), rel=0.08)
+
+
+def test_without_poses_the_last_frame_and_camera_up_prior_are_used(views) -> None:
+    engine = SpatialEngine()
+    scene, frames, ids = views
+    unposed = [dataclasses.replace(f, world_T_camera=None) for f in frames]
+    req = _request((scene, unposed, ids), "How far is <object0> from you?")
+    assert engine.can_answer(req) == (True, "")
+    assert engine.answer(req).value == pytest.approx(np.linalg.norm(BOX.center - _me(views)[:3, 3]), rel=0.08)
+    height = engine.answer(_request((scene, unposed, ids), "How tall is <object0>?"))
+    assert height.value == pytest.approx(0.7, rel=0.1)
+    walked = engine.answer(_request((scene, unposed, ids), "How far have you walked in total?", objs=()))
+    assert walked.value is None and "pose" in walked.reason
+
+
+def test_undeterminable_says_why_and_gives_no_number(views) -> None:
+    engine = SpatialEngine()
+    scene, frames, ids = views
+    no_depth = [dataclasses.replace(f, depth=None) for f in frames]
+    req = _request((scene, no_depth, ids), "How far is <object0> from you?")
+    ok, why = engine.can_answer(req)
+    assert not ok and "depth" in why
+    a = engine.answer(req)
+    assert a.value is None and a.reason and a.source == "geometry"
+    holes = [dataclasses.replace(f, depth=np.full_like(f.depth, np.nan)) for f in frames]
+    b = engine.answer(_request((scene, holes, ids), "How far is <object0> from you?"))
+    assert b.value is None and "valid depth" in b.reason
+
+
+def test_walked_distance_from_poses(views) -> None:
+    a = SpatialEngine().answer(_request(views, "How far have you walked in total?", objs=()))
+    expected = np.hypot(0.3, 0.4) + np.hypot(0.3, 0.7)
+    assert a.value == pytest.approx(expected, rel=1e-6)
+
+
+def test_bad_input_raises_clear_errors(views) -> None:
+    engine = SpatialEngine()
+    req = _request(views, "How far is <object0> from you?")
+    req.regions[0].masks = {0: np.ones((5, 5), bool)}
+    with pytest.raises(ValueError, match="mask on frame 0 has shape"):
+        engine.answer(req)
+    scene, frames, ids = views
+    small = [dataclasses.replace(f, depth=f.depth[::2, ::2]) for f in frames]
+    with pytest.raises(ValueError, match="not registered"):
+        engine.answer(_request((scene, small, ids), "How far is <object0> from you?"))
+    with pytest.raises(ValueError, match="unknown spatial task"):
+        engine.recognise(_request(views, "x", task="teleport"))
+    with pytest.raises(ValueError, match="not a recognised spatial question"):
+        engine.answer(_request(views, "What colour is <object0>?"))
+    with pytest.raises(ValueError, match="needs 2 objects"):
+        engine.answer(_request(views, "Is <object0> above <object1>?"))
+    assert engine.can_answer(_request(views, "What colour is <object0>?"))[0] is False
+    with pytest.raises(ValueError, match="arm_length_m"):
+        SpatialEngine(SpatialParams(arm_length_m=0))
+
+
+def test_structured_task_wins_over_text(views) -> None:
+    a = SpatialEngine().answer(_request(views, "tell me about <object0>", task="object_height"))
+    assert a.task == "object_height" and a.value == pytest.approx(0.7, rel=0.05)

@@ -1,0 +1,150 @@
+"""Per-object point extraction and robust extents against hand-computed values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.ndimage import binary_dilation
+
+from rynnec_ros.spatial.points import (
+    PointParams,
+    backproject,
+    dense_range,
+    mad_gate,
+    masked_median_at,
+    object_points_in_frame,
+    reject_edge_bleed,
+    summarise,
+    validate_K,
+    validate_pose,
+)
+
+K = np.array([[100.0, 0, 50.0], [0, 100.0, 40.0], [0, 0, 1]])
+
+
+def test_backproject_hand_values() -> None:
+    depth = np.full((80, 100), 2.0, np.float32)
+    pts = backproject(depth, K, np.array([40, 40, 60]), np.array([50, 99, 70]))
+    # principal point -> on the optical axis; (u=99, v=40) -> x = (99-50)*2/100 = 0.98
+    np.testing.assert_allclose(pts[0], [0.0, 0.0, 2.0])
+    np.testing.assert_allclose(pts[1], [0.98, 0.0, 2.0])
+    np.testing.assert_allclose(pts[2], [0.4, 0.4, 2.0])
+
+
+def test_mad_gate_rejects_far_outliers() -> None:
+    values = np.array([1.0, 1.01, 0.99, 1.02, 0.98, 3.5, 4.0])
+    keep = mad_gate(values, k=3.0, floor=0.01)
+    assert keep.tolist() == [True, True, True, True, True, False, False]
+
+
+def test_masked_median_ignores_background_and_noise() -> None:
+    depth = np.full((20, 20), 5.0, np.float32)  # background at 5 m
+    mask = np.zeros((20, 20), bool)
+    mask[5:15, 5:15] = True
+    depth[mask] = 2.0
+    depth[10, 12] = 2.3  # a noisy pixel
+    depth[10, 10] = np.nan  # a hole
+    usable = mask & np.isfinite(depth)
+    rows, cols = np.array([5, 10, 10, 0]), np.array([5, 12, 11, 0])
+    out = masked_median_at(depth, usable, rows, cols, radius=2)
+    assert out[0] == pytest.approx(2.0)  # corner pixel not pulled toward the 5 m background
+    assert out[1] == pytest.approx(2.0)  # the median removes per-pixel noise
+    assert out[2] == pytest.approx(2.0)  # the hole next to it is ignored
+    assert np.isnan(out[3])  # no object pixel in its window
+    np.testing.assert_allclose(masked_median_at(depth, usable, rows[:3], cols[:3], 0), [2.0, 2.3, 2.0])
+
+
+def test_object_points_drop_mask_bleed_onto_background() -> None:
+    depth = np.full((80, 100), 6.0, np.float32)
+    obj = np.zeros((80, 100), bool)
+    obj[30:50, 40:60] = True
+    depth[obj] = 2.0
+    bleed = obj.copy()
+    bleed[28:52, 38:62] = True  # a 2-pixel ring of mask on the wall behind
+    pts = object_points_in_frame(depth, K, bleed, PointParams(median_radius=0), np.random.default_rng(0))
+    assert np.all(np.abs(pts[:, 2] - 2.0) < 1e-6)
+    assert len(pts) == obj.sum()
+
+
+def test_object_points_empty_when_no_depth() -> None:
+    depth = np.full((80, 100), np.nan, np.float32)
+    mask = np.ones((80, 100), bool)
+    assert object_points_in_frame(depth, K, mask, PointParams(), np.random.default_rng(0)).shape == (0, 3)
+
+
+def test_dense_range_keeps_edges_and_drops_isolated_points() -> None:
+    values = np.concatenate([np.linspace(0.0, 1.0, 1000), [1.8, -0.9]])
+    lo, hi = dense_range(values)
+    assert lo == pytest.approx(0.0, abs=1e-9)
+    assert hi == pytest.approx(1.0, abs=1e-9)
+
+
+def _box_surface(size: np.ndarray, yaw: float, center: np.ndarray, n: int = 4000) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    pts = rng.uniform(-0.5, 0.5, (n, 3)) * size
+    axis = rng.integers(0, 3, n)
+    pts[np.arange(n), axis] = np.sign(pts[np.arange(n), axis]) * size[axis] / 2  # on the faces
+    c, s = np.cos(yaw), np.sin(yaw)
+    R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+    return pts @ R.T + center
+
+
+def test_summarise_oriented_box() -> None:
+    size = np.array([1.2, 0.5, 0.8])
+    center = np.array([2.0, -1.0, 0.4])
+    g = summarise(_box_surface(size, np.deg2rad(30), center), n_frames=1)
+    assert g.length == pytest.approx(1.2, abs=0.02)
+    assert g.width == pytest.approx(0.5, abs=0.02)
+    assert g.height == pytest.approx(0.8, abs=0.02)
+    np.testing.assert_allclose(g.center, center, atol=0.02)
+    assert g.nearest_distance(np.array([2.0, -1.0, 3.0])) == pytest.approx(2.2, abs=0.03)
+
+
+def test_validation_errors_are_clear() -> None:
+    with pytest.raises(ValueError, match="3x3"):
+        validate_K(np.eye(4))
+    with pytest.raises(ValueError, match="focal"):
+        validate_K(np.zeros((3, 3)))
+    bad = np.eye(4)
+    bad[0, 0] = 2.0
+    with pytest.raises(ValueError, match="orthonormal"):
+        validate_pose(bad)
+    with pytest.raises(ValueError, match="mask shape"):
+        object_points_in_frame(
+            np.ones((4, 4)), K, np.ones((5, 5), bool), PointParams(), np.random.default_rng(0)
+        )
+
+
+def _step_scene() -> tuple[np.ndarray, np.ndarray]:
+    """A box face at 2 m in front of a wall at 3 m; the floor-like lower half recedes smoothly."""
+    depth = np.full((60, 80), 3.0, np.float32)
+    obj = np.zeros((60, 80), bool)
+    obj[20:40, 30:50] = True
+    depth[obj] = 2.0
+    return depth, obj
+
+
+def test_edge_bleed_onto_the_background_is_dropped() -> None:
+    depth, obj = _step_scene()
+    bleed = binary_dilation(obj, iterations=2)
+    usable = bleed & np.isfinite(depth)
+    kept = reject_edge_bleed(depth, bleed, usable, PointParams())
+    assert np.array_equal(kept, obj)  # every ring pixel on the wall goes, every object pixel stays
+
+
+def test_edge_test_keeps_receding_surfaces_and_thin_parts() -> None:
+    depth, obj = _step_scene()
+    # a surface receding 4 cm per row (a table top at a grazing angle) inside the mask
+    rows = np.arange(20, 40)
+    depth[20:40, 30:50] = (1.5 + 0.04 * (rows - 20))[:, None]
+    # a thin far part (a leg behind) cut from the rest by a jump but in front of the wall
+    depth[20:40, 52:54] = 2.6
+    mask = obj.copy()
+    mask[20:40, 52:54] = True
+    kept = reject_edge_bleed(depth, mask, mask.copy(), PointParams())
+    assert np.array_equal(kept, mask)
+
+
+def test_summarise_needs_points() -> None:
+    with pytest.raises(ValueError, match="at least 3 points"):
+        summarise(np.zeros((2, 3)), 1)

@@ -1,0 +1,149 @@
+"""FrameBuffer: ordering, bounds, sampling, time jumps and thread safety."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from rynnec_ros.buffer import NS_PER_S, BufferLimits, FrameBuffer, frame_nbytes, sample_stamps
+from rynnec_ros.types import Frame
+
+
+def _frame(t_s: float, h: int = 4, w: int = 6, value: int = 0) -> Frame:
+    return Frame(rgb=np.full((h, w, 3), value, np.uint8), stamp_ns=round(t_s * NS_PER_S))
+
+
+def test_buffer_sorts_out_of_order_frames_and_replaces_same_stamp() -> None:
+    buf = FrameBuffer()
+    for t in (0.3, 0.1, 0.2, 0.1):
+        buf.add(_frame(t, value=int(t * 10)))
+    assert buf.stamps() == [100_000_000, 200_000_000, 300_000_000]
+    assert buf.nbytes == 3 * 4 * 6 * 3
+
+
+def test_buffer_bounds_frames_bytes_and_age() -> None:
+    one = frame_nbytes(_frame(0))
+    buf = FrameBuffer(BufferLimits(max_frames=5, max_bytes=3 * one, max_age_s=0))
+    for i in range(10):
+        buf.add(_frame(i * 0.1))
+    assert len(buf) == 3 and buf.nbytes == 3 * one
+    assert buf.stamps()[0] == round(0.7 * NS_PER_S)
+    aged = FrameBuffer(BufferLimits(max_age_s=1.0, jump_back_s=100))
+    for i in range(30):
+        aged.add(_frame(i * 0.1))
+    assert aged.stamps()[0] == round(1.9 * NS_PER_S) and aged.evicted == 19
+
+
+def test_oversized_frame_is_not_kept() -> None:
+    buf = FrameBuffer(BufferLimits(max_bytes=10))
+    buf.add(_frame(0))
+    assert len(buf) == 0 and buf.nbytes == 0
+
+
+def test_time_jump_back_resets_the_buffer() -> None:
+    buf = FrameBuffer(BufferLimits(jump_back_s=1.0))
+    for i in range(20):
+        assert not buf.add(_frame(i * 0.1))
+    assert not buf.add(_frame(1.5))  # late but within the tolerance: sorted in
+    assert buf.add(_frame(0.0))  # a looping bag restarts
+    assert buf.stamps() == [0] and buf.resets == 1
+
+
+def test_time_jump_forward_resets_only_when_enabled() -> None:
+    buf = FrameBuffer(BufferLimits(jump_forward_s=5.0))
+    buf.add(_frame(0))
+    assert not buf.add(_frame(4))
+    assert buf.add(_frame(100))
+    assert len(buf) == 1
+    never = FrameBuffer(BufferLimits(jump_forward_s=0))
+    never.add(_frame(0))
+    assert not never.add(_frame(1e6))
+
+
+def test_sampling_is_one_fps_and_thinned_uniformly_with_newest_kept() -> None:
+    stamps = [int(i * NS_PER_S / 30) for i in range(30 * 100)]  # 100 s of 30 fps video
+    picked = sample_stamps(stamps, fps=1.0, max_frames=30)
+    assert len(picked) == 30
+    assert picked[0] == 0 and picked[-1] == 99 * NS_PER_S
+    assert all(p % NS_PER_S == 0 for p in picked)
+    short = sample_stamps(stamps[:300], fps=1.0, max_frames=30)
+    assert short == [i * NS_PER_S for i in range(10)]
+
+
+def test_sampling_always_keeps_mask_frames() -> None:
+    stamps = [int(i * NS_PER_S / 10) for i in range(600)]
+    required = [stamps[5], stamps[333]]
+    picked = sample_stamps(stamps, fps=1.0, max_frames=8, required=required)
+    assert len(picked) == 8 and set(required) <= set(picked) and picked == sorted(picked)
+    with pytest.raises(ValueError, match="exceed max_frames"):
+        sample_stamps(stamps, 1.0, 1, required=required)
+
+
+def test_select_window_stamps_and_errors() -> None:
+    buf = FrameBuffer(BufferLimits(jump_back_s=100))
+    with pytest.raises(ValueError, match="empty"):
+        buf.select()
+    for i in range(50):
+        buf.add(_frame(i * 0.5))
+    frames = buf.select(start_ns=5 * NS_PER_S, end_ns=10 * NS_PER_S, fps=1.0, max_frames=30)
+    assert [f.stamp_ns for f in frames] == [i * NS_PER_S for i in range(5, 11)]
+    exact = buf.select(stamps_ns=[NS_PER_S // 2, 2 * NS_PER_S + 3], tolerance_ns=10)
+    assert [f.stamp_ns for f in exact] == [NS_PER_S // 2, 2 * NS_PER_S]
+    with pytest.raises(ValueError, match="not in the buffer"):
+        buf.select(stamps_ns=[123])
+    with pytest.raises(ValueError, match="no buffered frame in the window"):
+        buf.select(start_ns=1000 * NS_PER_S)
+    with_mask = buf.select(fps=1.0, max_frames=3, required_ns=[int(7.5 * NS_PER_S)])
+    assert int(7.5 * NS_PER_S) in [f.stamp_ns for f in with_mask] and len(with_mask) == 3
+
+
+def test_update_attaches_depth_and_recounts_bytes() -> None:
+    buf = FrameBuffer()
+    buf.add(_frame(1.0))
+    depth = np.ones((4, 6), np.float32)
+    assert buf.update(NS_PER_S, depth=depth)
+    assert not buf.update(2 * NS_PER_S, depth=depth)
+    assert buf.nbytes == 4 * 6 * 3 + depth.nbytes
+    assert buf.get(NS_PER_S + 5, tolerance_ns=10).depth is depth
+    assert buf.get(NS_PER_S + 50, tolerance_ns=10) is None
+
+
+def test_bad_limits_and_frames_are_rejected() -> None:
+    with pytest.raises(ValueError, match="max_frames"):
+        BufferLimits(max_frames=0)
+    with pytest.raises(ValueError, match="jump_back_s"):
+        BufferLimits(jump_back_s=float("nan"))
+    with pytest.raises(ValueError, match="HxWx3 uint8"):
+        FrameBuffer().add(Frame(rgb=np.zeros((4, 4), np.uint8)))
+
+
+def test_concurrent_add_and_select_stay_consistent() -> None:
+    buf = FrameBuffer(BufferLimits(max_frames=50, jump_back_s=1e6))
+    errors: list[BaseException] = []
+
+    def writer(offset: int) -> None:
+        for i in range(500):
+            buf.add(_frame(i * 0.01 + offset * 1e-4))
+
+    def reader() -> None:
+        for _ in range(300):
+            try:
+                frames = buf.select(fps=0, max_frames=30)
+                stamps = [f.stamp_ns for f in frames]
+                assert stamps == sorted(stamps)
+            except ValueError:
+                pass
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(3)]
+    threads.append(threading.Thread(target=reader))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(buf) == 50 and buf.stamps() == sorted(buf.stamps())
+    assert buf.nbytes == 50 * 4 * 6 * 3
