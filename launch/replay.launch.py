@@ -21,6 +21,9 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument("checkpoint", default_value=""),
         DeclareLaunchArgument("device", default_value="cuda"),
         DeclareLaunchArgument("world_frame", default_value="odom"),
+        DeclareLaunchArgument("backend", default_value="torch", description="torch, onnxruntime, tensorrt"),
+        DeclareLaunchArgument("onnx_dir", default_value=""),
+        DeclareLaunchArgument("engine_dir", default_value=""),
     ]
     node = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(
@@ -32,6 +35,9 @@ def generate_launch_description() -> LaunchDescription:
             "depth_topic": "/camera/depth/image_raw",
             "camera_info_topic": "/camera/color/camera_info",
             "world_frame": LaunchConfiguration("world_frame"),
+            "backend": LaunchConfiguration("backend"),
+            "onnx_dir": LaunchConfiguration("onnx_dir"),
+            "engine_dir": LaunchConfiguration("engine_dir"),
             "use_sim_time": "true",
         }.items(),
     )

@@ -2,6 +2,8 @@
 
     ros2 launch rynnec_ros rynnec.launch.py checkpoint:=/models/RynnEC-2B namespace:=robot1 \
         color_topic:=/camera/color/image_raw params_file:=/path/to/my_params.yaml
+    ros2 launch rynnec_ros rynnec.launch.py checkpoint:=/models/RynnEC-2B backend:=tensorrt \
+        engine_dir:=/models/RynnEC-2B-trt dtype:=float16
 
 The node is a lifecycle node; with autostart:=true (default) this file configures it (loads the model)
 and activates it (subscribes to the camera) once it is up, so no lifecycle manager is needed.
@@ -28,6 +30,10 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument("checkpoint", default_value="", description="RynnEC checkpoint directory"),
         DeclareLaunchArgument("device", default_value="cuda", description="cpu, cuda or cuda:N"),
         DeclareLaunchArgument("dtype", default_value="bfloat16", description="float32, float16, bfloat16"),
+        DeclareLaunchArgument("backend", default_value="torch", description="torch, onnxruntime, tensorrt"),
+        DeclareLaunchArgument("onnx_dir", default_value="", description="ONNX export (backend onnxruntime)"),
+        DeclareLaunchArgument("engine_dir", default_value="", description="TensorRT engines (tensorrt)"),
+        DeclareLaunchArgument("ort_provider", default_value="", description="cpu, cuda, tensorrt"),
         DeclareLaunchArgument("color_topic", default_value="/camera/color/image_raw"),
         DeclareLaunchArgument("depth_topic", default_value="", description="registered depth; empty = none"),
         DeclareLaunchArgument("camera_info_topic", default_value=""),
@@ -47,6 +53,10 @@ def generate_launch_description() -> LaunchDescription:
                 "checkpoint": ParameterValue(LaunchConfiguration("checkpoint"), value_type=str),
                 "device": ParameterValue(LaunchConfiguration("device"), value_type=str),
                 "dtype": ParameterValue(LaunchConfiguration("dtype"), value_type=str),
+                "backend": ParameterValue(LaunchConfiguration("backend"), value_type=str),
+                "onnx_dir": ParameterValue(LaunchConfiguration("onnx_dir"), value_type=str),
+                "engine_dir": ParameterValue(LaunchConfiguration("engine_dir"), value_type=str),
+                "ort_provider": ParameterValue(LaunchConfiguration("ort_provider"), value_type=str),
                 "color_topic": ParameterValue(LaunchConfiguration("color_topic"), value_type=str),
                 "depth_topic": ParameterValue(LaunchConfiguration("depth_topic"), value_type=str),
                 "camera_info_topic": ParameterValue(LaunchConfiguration("camera_info_topic"), value_type=str),

@@ -5,8 +5,9 @@
 #   OUT=/some/dir bash scripts/gpu_check.sh            # everything the machine supports
 #   PHASES="ckpt torch" bash scripts/gpu_check.sh      # a subset: ckpt torch reuse onnx trt tests
 #
-# Installs: wheels from ./.whl if present (offline machines), else `pip install tensorrt onnxruntime-gpu`
-# when a package index is reachable. A CUDA torch is expected on the machine (never installed here).
+# Installs (only where nvidia-smi sees a GPU): wheels from ./.whl if present (offline machines), else
+# `pip install tensorrt onnxruntime-gpu` when a package index is reachable. A CUDA torch is expected on the
+# machine (never installed here).
 # Without TensorRT the TensorRT phases say so and the torch-CUDA numbers are still produced.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,11 +31,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clo
   2>&1 | tee -a "$LOG" || say "nvidia-smi not available"
 
 # --- installs -----------------------------------------------------------------------------------
-if [ -d "$ROOT/.whl" ] && ls "$ROOT"/.whl/*.whl >/dev/null 2>&1; then
+if nvidia-smi -L >/dev/null 2>&1 && [ -d "$ROOT/.whl" ] && ls "$ROOT"/.whl/*.whl >/dev/null 2>&1; then
   run $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
     "$ROOT"/.whl/*.whl && export PYTHONPATH="/tmp/site:$PYTHONPATH"
 fi
-for pkg in tensorrt onnxruntime-gpu; do
+HAVE_GPU=0
+nvidia-smi -L >/dev/null 2>&1 && HAVE_GPU=1
+[ "$HAVE_GPU" = 1 ] || say "no NVIDIA GPU: nothing is installed (this script only installs on GPU machines)"
+for pkg in $([ "$HAVE_GPU" = 1 ] && echo tensorrt onnxruntime-gpu); do
   mod=${pkg%%-gpu}
   if ! $PY -c "import $mod" >/dev/null 2>&1 || { [ "$pkg" = onnxruntime-gpu ] && ! $PY -c \
       "import onnxruntime as o, sys; sys.exit('CUDAExecutionProvider' not in o.get_available_providers())" \
@@ -126,11 +130,12 @@ for f in sorted(Path(sys.argv[1]).glob("*.json")):
             print(f"{f.name}:{name}: not available: {s.get('reason')}")
         elif name == "engine":
             bb = s.get("bandwidth_bound", {})
+            sam2 = s.get("sam2_per_frame", {}).get("wall", {}).get("median")
             print(f"{f.name}: vision {s['vision_per_frame']['wall']['median']*1e3:.1f} ms/frame, "
                   f"prefill {s['prefill']['median']*1e3:.1f} ms ({s['prompt_tokens']} tok), "
                   f"TTFT {s['ttft']['median']*1e3:.1f} ms, decode {s['decode_tok_s']:.1f} tok/s "
-                  f"= {100*(bb.get('fraction_of_bound') or 0):.0f}% of {bb.get('bound_tok_s', 0):.0f} tok/s bound, "
-                  f"SAM2 {s['sam2_per_frame']['wall']['median']*1e3:.1f} ms/frame")
+                  f"= {100*(bb.get('fraction_of_bound') or 0):.0f}% of {bb.get('bound_tok_s') or 0:.0f} tok/s bound, "
+                  f"SAM2 {(sam2 or 0)*1e3:.1f} ms/frame")
         elif name == "reuse":
             print(f"{f.name}: reuse ratio {s['ratio_wall']:.3f} identical={s['answers_identical']}")
         elif name == "backends":

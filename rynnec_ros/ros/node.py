@@ -35,7 +35,7 @@ from rynnec_ros.action import Ask
 from rynnec_ros.buffer import NS_PER_S, BufferLimits, FrameBuffer
 from rynnec_ros.msg import ObjectMask, ObjectMasks, SpatialAnswer, StageTiming
 from rynnec_ros.ros import convert
-from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, validate
+from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, validate, validate_all
 from rynnec_ros.ros.tf import PoseSource
 from rynnec_ros.srv import AskQuestion, ListFrames, Segment
 from rynnec_ros.types import Answer, Frame, Region, Request
@@ -84,6 +84,15 @@ def _fail(response: Any, message: str) -> Any:
 
 def _timings(timings: dict[str, float]) -> list[StageTiming]:
     return [StageTiming(stage=k, seconds=float(v)) for k, v in timings.items()]
+
+
+def _providers_note(engine: Any) -> str:
+    """What the graphs really run on (ONNX Runtime may fall back silently), grouped by provider."""
+    providers: dict[str, str] = getattr(engine, "graph_providers", None) or {}
+    by_provider: dict[str, list[str]] = {}
+    for graph, provider in sorted(providers.items()):
+        by_provider.setdefault(provider, []).append(graph)
+    return "".join(f"; {prov}: {', '.join(graphs)}" for prov, graphs in by_provider.items())
 
 
 class CognitionNode(LifecycleNode):
@@ -162,20 +171,34 @@ class CognitionNode(LifecycleNode):
         if not p["checkpoint"]:
             self.get_logger().error("configure failed: parameter 'checkpoint' is empty")
             return TransitionCallbackReturn.FAILURE
+        reason = validate_all(p)
+        if reason:
+            self.get_logger().error(f"configure failed: {reason}")
+            return TransitionCallbackReturn.FAILURE
         try:
-            from rynnec_ros.model import RynnEC
+            from rynnec_ros.model.backends import load_engine
 
             t0 = time.monotonic()
-            self._engine = RynnEC.from_pretrained(
+            self._engine = load_engine(
                 p["checkpoint"],
+                backend=p["backend"],
                 device=p["device"],
                 dtype=p["dtype"],
+                onnx_dir=p["onnx_dir"] or None,
+                engine_dir=p["engine_dir"] or None,
+                provider=p["ort_provider"] or None,
                 max_visual_tokens=p["max_visual_tokens"],
             )
-            self.get_logger().info(f"loaded {p['checkpoint']} in {time.monotonic() - t0:.1f} s")
         except Exception as exc:
-            self.get_logger().error(f"configure failed: cannot load checkpoint '{p['checkpoint']}': {exc}")
+            self.get_logger().error(
+                f"configure failed: cannot load checkpoint '{p['checkpoint']}' on backend "
+                f"{p['backend']}: {exc}"
+            )
             return TransitionCallbackReturn.FAILURE
+        self.get_logger().info(
+            f"loaded {p['checkpoint']} on backend {p['backend']} ({p['device']}, {p['dtype']}) in "
+            f"{time.monotonic() - t0:.1f} s{_providers_note(self._engine)}"
+        )
         self._spatial = self._make_spatial()
         self._buffer = FrameBuffer(self._limits())
         self._pubs = {
@@ -727,6 +750,7 @@ class CognitionNode(LifecycleNode):
             "last_inference_s": round(s.last_inference_s, 3),
             "last_error": s.last_error,
             "checkpoint": self._p["checkpoint"],
+            "backend": getattr(self._engine, "backend", "none"),  # what was loaded, not what is set
         }
         status = DiagnosticStatus(
             level=level,

@@ -57,6 +57,10 @@ def _any(_: Any) -> str:
     return ""
 
 
+def _path(v: str) -> str:
+    return "must not contain control characters" if any(ord(c) < 32 for c in v) else ""
+
+
 def _frame_id(v: str) -> str:
     return f"'{v}' is not a valid frame id" if any(c.isspace() for c in v) or v.startswith("/") else ""
 
@@ -71,6 +75,16 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("dtype", "float32", "Engine dtype.", _one_of("float32", "float16", "bfloat16"), live=False),
     ParamSpec("max_visual_tokens", 16384, "Visual token budget of the image processor (all frames together).",
               _range(16, 1 << 20), live=False),
+    ParamSpec("backend", "torch", "What runs the engine's compute: torch (eager), onnxruntime (exported ONNX "
+              "graphs, needs onnx_dir) or tensorrt (TensorRT engines, needs engine_dir and a cuda device).",
+              _one_of("torch", "onnxruntime", "tensorrt"), live=False),
+    ParamSpec("onnx_dir", "", "Directory written by `rynnec-ros export onnx` for this checkpoint; required "
+              "when backend is onnxruntime.", _path, live=False),
+    ParamSpec("engine_dir", "", "Directory written by `rynnec-ros export tensorrt` (engines.json); required "
+              "when backend is tensorrt.", _path, live=False),
+    ParamSpec("ort_provider", "", "ONNX Runtime execution provider for backend onnxruntime: cpu, cuda or "
+              "tensorrt; empty = cpu for device cpu, else cuda. A provider ONNX Runtime cannot give fails "
+              "configure.", _one_of("", "cpu", "cuda", "tensorrt"), live=False),
     # Inputs (applied on activate).
     ParamSpec("color_topic", "/camera/color/image_raw", "Colour camera topic (sensor_msgs/Image).",
               _topic(False), live=False),
@@ -145,9 +159,23 @@ def validate(name: str, value: Any) -> str:
 
 
 def validate_all(values: Mapping[str, Any]) -> str:
-    """First reason any of ``values`` is invalid, including cross-parameter rules ("" when all are fine)."""
+    """First reason any of ``values`` is invalid, including cross-parameter rules ("" when all are fine).
+
+    The cross-parameter rules are checked here, on configure, not on every set: a planner switching the
+    backend sets ``backend`` and ``onnx_dir`` one after the other.
+    """
     for name, value in values.items():
         reason = validate(name, value)
         if reason:
             return reason
+    backend = values.get("backend", "torch")
+    if backend == "onnxruntime" and not values.get("onnx_dir"):
+        return "backend onnxruntime needs parameter 'onnx_dir' (make one with `rynnec-ros export onnx`)"
+    if backend == "tensorrt":
+        if not values.get("engine_dir"):
+            return "backend tensorrt needs parameter 'engine_dir' (`rynnec-ros export tensorrt` makes one)"
+        if not str(values.get("device", "cpu")).startswith("cuda"):
+            return "backend tensorrt needs device cuda or cuda:N"
+    if values.get("ort_provider") and backend != "onnxruntime":
+        return f"ort_provider applies to backend onnxruntime only, but backend is {backend}"
     return ""

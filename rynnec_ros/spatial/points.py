@@ -286,13 +286,38 @@ def drop_isolated(points: np.ndarray, radius: float = 0.05, min_neighbours: int 
     return points[keep] if keep.sum() >= 3 else points
 
 
+def keep_main_clusters(points: np.ndarray, voxel: float = 0.05, min_share: float = 0.1) -> np.ndarray:
+    """Points of the 3D clusters holding at least ``min_share`` of the largest cluster's points.
+
+    Clusters are 26-connected occupied voxels. A view where the object is nearly hidden can put
+    its mask (and its spill) on an occluder; those points form a small cluster away from the object
+    and are dropped, while fragments of an object split by an occluder are each large and stay.
+    """
+    from scipy.ndimage import label
+
+    idx = np.floor((points - points.min(axis=0)) / voxel).astype(np.int64)
+    shape = idx.max(axis=0) + 1
+    if int(np.prod(shape)) > 8_000_000:  # absurd spread: coarser voxels keep the grid small
+        return keep_main_clusters(points, voxel * 2, min_share)
+    grid = np.zeros(shape, dtype=bool)
+    grid[idx[:, 0], idx[:, 1], idx[:, 2]] = True
+    labels, n = label(grid, structure=np.ones((3, 3, 3), dtype=bool))
+    if n <= 1:
+        return points
+    point_labels = labels[idx[:, 0], idx[:, 1], idx[:, 2]]
+    sizes = np.bincount(point_labels, minlength=n + 1)
+    keep_labels = np.flatnonzero(sizes >= min_share * sizes[1:].max())
+    keep_labels = keep_labels[keep_labels > 0]
+    return points[np.isin(point_labels, keep_labels)]
+
+
 def summarise(points: np.ndarray, n_frames: int, max_points: int = 20000, seed: int = 0) -> ObjectGeometry:
     """Robust extents of fused world points: dense z range and a min-area oriented xy box."""
     if points.shape[0] < 3:
         raise ValueError("need at least 3 points to summarise an object")
     if points.shape[0] > max_points:
         points = points[np.random.default_rng(seed).choice(points.shape[0], max_points, replace=False)]
-    points = drop_isolated(points)
+    points = keep_main_clusters(drop_isolated(points))
     z_lo, z_hi = dense_range(points[:, 2])
     xy = points[:, :2]
     core = xy

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, validate
+from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, validate, validate_all
 
 REPO = Path(__file__).resolve().parents[2]
 LAUNCH_FILES = sorted((REPO / "launch").glob("*.launch.py"))
@@ -124,3 +124,22 @@ def test_validation_gives_reasons() -> None:
     assert validate("sample_fps", 2) == ""  # integers are accepted where a float is declared
     assert "unknown parameter" in validate("nope", 1)
     assert "finite" in validate("request_timeout_s", float("inf"))
+
+
+def test_backend_combinations_are_checked_on_configure_with_reasons() -> None:
+    defaults = {p.name: p.default for p in PARAMS}
+    assert validate_all(defaults) == ""
+    assert "must be one of torch, onnxruntime, tensorrt" in validate("backend", "openvino")
+    assert "must be one of" in validate("ort_provider", "rocm")
+    cases = [
+        ({"backend": "onnxruntime"}, "needs parameter 'onnx_dir'"),
+        ({"backend": "tensorrt", "device": "cuda"}, "needs parameter 'engine_dir'"),
+        ({"backend": "tensorrt", "engine_dir": "/e"}, "needs device cuda"),
+        ({"ort_provider": "cuda"}, "applies to backend onnxruntime only"),
+    ]
+    for change, reason in cases:
+        assert reason in validate_all({**defaults, **change}), change
+    ok = [{"backend": "onnxruntime", "onnx_dir": "/o", "ort_provider": "cpu"},
+          {"backend": "tensorrt", "engine_dir": "/e", "device": "cuda:1"}]
+    for change in ok:
+        assert validate_all({**defaults, **change}) == "", change

@@ -10,6 +10,8 @@ from rynnec_ros.spatial.points import (
     PointParams,
     backproject,
     dense_range,
+    drop_isolated,
+    keep_main_clusters,
     mad_gate,
     masked_median_at,
     object_points_in_frame,
@@ -148,3 +150,16 @@ def test_edge_test_keeps_receding_surfaces_and_thin_parts() -> None:
 def test_summarise_needs_points() -> None:
     with pytest.raises(ValueError, match="at least 3 points"):
         summarise(np.zeros((2, 3)), 1)
+
+
+def test_occluder_spill_cluster_is_dropped_but_thin_parts_stay() -> None:
+    rng = np.random.default_rng(1)
+    box = rng.uniform([0, 0, 0], [0.4, 0.3, 0.3], (3000, 3))
+    pole = np.column_stack([np.full(200, 0.2), np.full(200, 0.15), np.linspace(0.3, 1.8, 200)])
+    spill = rng.uniform([1.2, 0.1, 0.4], [1.3, 0.2, 0.5], (40, 3))  # mask spill on an occluder 1 m away
+    stray = np.array([[3.0, 3.0, 3.0]])
+    kept = keep_main_clusters(drop_isolated(np.concatenate([box, pole, spill, stray])))
+    assert len(kept) == 3200
+    g = summarise(np.concatenate([box, pole, spill, stray]), 1)
+    assert g.height == pytest.approx(1.8, abs=0.03)
+    assert g.center[0] == pytest.approx(0.2, abs=0.03)

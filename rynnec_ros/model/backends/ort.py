@@ -91,6 +91,10 @@ class OrtGraph:
             opts.intra_op_num_threads = n_threads
             opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
+        # Idle pool threads sleep instead of spinning: on a robot the cores are shared with the other
+        # nodes (and with torch's own pool in this process), which spinning would starve.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
         chain = _provider_chain(wanted, device_id, Path(trt_cache_dir) if trt_cache_dir else None, fp16)
         self.session = ort.InferenceSession(str(self.path), sess_options=opts, providers=chain)
         got = self.session.get_providers()

@@ -1,0 +1,187 @@
+"""The node's ``backend`` parameter: the onnxruntime node answers as the torch engine does in-process.
+
+The tiny upstream-format checkpoint is exported to ONNX once; a node in its own process runs it with
+backend:=onnxruntime and is asked the backend tests' region question (b1) and segmentation (a1) over
+ROS. The answers must equal what the torch engine gives for the same frames in this process: the same
+text (greedy token ids decode to it) and the same mask RLE per frame. A second node shows that a bad
+backend combination fails configure with the reason and leaves a node that configures with torch.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.ros
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny"
+if not (DATA / "checkpoint" / "config.json").is_file():
+    DATA = Path("/work/shared/fixtures/rynnec-tiny")
+CHECKPOINT = DATA / "checkpoint"
+T0 = 20 * 10**9
+NEW_TOKENS = 12  # the fixture cases' max_new_tokens
+
+
+def _case(name: str) -> tuple[dict, list[np.ndarray], list[np.ndarray] | None]:
+    from PIL import Image
+
+    d = DATA / "cases" / name
+    meta = json.loads((d / "case.json").read_text())
+    frames = [np.asarray(Image.open(d / f).convert("RGB")) for f in meta["frame_files"]]
+    with np.load(d / "arrays.npz", allow_pickle=False) as z:
+        masks = list(z["masks"]) if "masks" in z.files else None
+    return meta, frames, masks
+
+
+@pytest.fixture(scope="module")
+def onnx_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from rynnec_ros.model.export.onnx_export import export_onnx
+
+    out = tmp_path_factory.mktemp("onnx-tiny")
+    export_onnx(CHECKPOINT, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def ort_node(node_factory, onnx_dir):
+    proc = node_factory(
+        {
+            "checkpoint": str(CHECKPOINT),
+            "backend": "onnxruntime",
+            "onnx_dir": str(onnx_dir),
+            "qos_reliability": "reliable",
+            "qos_depth": 20,
+            "ingest_fps": 0.0,
+            "sample_fps": 0.0,
+            "max_new_tokens": NEW_TOKENS,
+            "spatial_source": "model",
+            "publish_overlay": False,
+        },
+        name="rynnec_ort",
+    )
+    yield proc
+    assert proc.alive(), proc.output()
+
+
+@pytest.fixture(scope="module")
+def torch_engine():
+    import torch
+
+    from rynnec_ros.model.backends import load_engine
+
+    torch.set_num_threads(2)
+    return load_engine(CHECKPOINT, backend="torch")
+
+
+@pytest.fixture(scope="module")
+def ort_client(ort_node):
+    from rynnec_ros.ros.client import CognitionClient
+
+    with CognitionClient(node_name="rynnec_ort", client_name="test_backend_client") as c:
+        assert c.wait_for_node(90.0), ort_node.output()
+        yield c
+
+
+@pytest.fixture(scope="module")
+def stamps(ort_client) -> list[int]:
+    _, frames, _ = _case("a1_video_qa_224x168")  # b1 has the same three frames
+    s = [T0 + i * 10**9 for i in range(len(frames))]
+    ort_client.publish_frames(frames, s)
+    assert ort_client.wait_for_frames(s, 15.0), ort_client.buffered_stamps()
+    return s
+
+
+def test_onnxruntime_node_logs_backend_and_providers(ort_client, ort_node) -> None:
+    log = ort_node.output()
+    assert "on backend onnxruntime" in log, log
+    # Every one of the nine graphs is listed under the provider ONNX Runtime really gave it.
+    line = next(x for x in log.splitlines() if "on backend onnxruntime" in x)
+    assert "CPUExecutionProvider: " in line and "CUDAExecutionProvider" not in line
+    for graph in ("vision", "llm_prefill", "llm_decode", "lm_head", "sam2_decoder"):
+        assert graph in line, line
+
+
+def test_region_answer_over_ros_equals_torch_in_process(ort_client, stamps, torch_engine) -> None:
+    from rynnec_ros.ros.convert import stamp_to_ns
+    from rynnec_ros.types import Region
+
+    meta, frames, masks = _case("b1_region_qa_224x168")
+    assert masks is not None
+    regions: dict[int, Region] = {}
+    for mask, fi, obj in zip(masks, meta["mask_ids"], meta["mask_object_index"], strict=True):
+        regions.setdefault(obj, Region(object_id=obj, masks={})).masks[fi] = mask
+    got = ort_client.ask(meta["question"], [regions[k] for k in sorted(regions)], frame_stamps_ns=stamps,
+                         max_new_tokens=NEW_TOKENS)
+    assert [stamp_to_ns(s) for s in ort_client.last_response.frame_stamps] == stamps
+    want = torch_engine.answer(frames, meta["question"], masks=masks, mask_frame_indices=meta["mask_ids"],
+                               mask_object_ids=meta["mask_object_index"], max_new_tokens=NEW_TOKENS)
+    assert want.token_ids == meta["generated_ids"]  # the torch reference is upstream's answer
+    assert got.source == "model"
+    assert got.text == want.text and got.text.strip()
+
+
+def test_segmentation_over_ros_equals_torch_in_process(ort_client, stamps, torch_engine) -> None:
+    from rynnec_ros.ros.convert import mask_to_rle
+
+    meta, frames, _ = _case("a1_video_qa_224x168")
+    got = ort_client.segment(meta["question"], frame_stamps_ns=stamps, object_id=3)
+    res = ort_client.last_response
+    want = torch_engine.segment(frames, meta["question"], max_new_tokens=NEW_TOKENS)
+    assert want.masks is not None and len(want.masks) == len(frames)
+    assert got.text == want.text
+    assert len(res.masks) == len(frames)
+    for m, w, score in zip(res.masks, want.masks, want.mask_scores or [], strict=True):
+        assert w is not None and 0.05 < w.mean() < 0.95  # real SAM2 masks, not empty or full
+        size, counts = mask_to_rle(w)
+        assert list(m.size) == list(size)
+        assert m.counts == counts
+        assert m.score == pytest.approx(score, abs=1e-4)
+
+
+def _lifecycle(client, node_name: str, transition_id: int | None) -> str:
+    """Run a transition (None: none) and return the resulting state label, as a lifecycle manager would."""
+    from lifecycle_msgs.msg import Transition
+    from lifecycle_msgs.srv import ChangeState, GetState
+
+    if transition_id is not None:
+        change = client.node.create_client(ChangeState, f"/{node_name}/change_state")
+        client._call(change, ChangeState.Request(transition=Transition(id=transition_id)), 90.0)
+    get = client.node.create_client(GetState, f"/{node_name}/get_state")
+    return client._call(get, GetState.Request(), 10.0).current_state.label
+
+
+def test_onnxruntime_without_onnx_dir_fails_configure_then_torch_configures(node_factory, onnx_dir) -> None:
+    from lifecycle_msgs.msg import Transition
+
+    from rynnec_ros.ros.client import CognitionClient
+
+    name = "rynnec_cfg"
+    node = node_factory({"checkpoint": str(CHECKPOINT), "backend": "onnxruntime", "ingest_fps": 0.0,
+                         "qos_reliability": "reliable"}, name=name)  # autostart: configure at once
+    with CognitionClient(node_name=name, client_name="test_backend_cfg_client") as client:
+        assert _lifecycle(client, name, None) == "unconfigured", node.output()
+        assert "configure failed: backend onnxruntime needs parameter 'onnx_dir'" in node.output()
+        assert node.alive()
+        assert client.set_parameters({"backend": "tensorrt"}) == [""]
+        assert _lifecycle(client, name, Transition.TRANSITION_CONFIGURE) == "unconfigured"
+        assert "backend tensorrt needs parameter 'engine_dir'" in node.output()
+        # A provider this onnxruntime build cannot give fails configure instead of falling back to the CPU.
+        cuda = {"backend": "onnxruntime", "onnx_dir": str(onnx_dir), "ort_provider": "cuda"}
+        assert client.set_parameters(cuda) == ["", "", ""]
+        assert _lifecycle(client, name, Transition.TRANSITION_CONFIGURE) == "unconfigured"
+        assert "CUDAExecutionProvider is not available" in node.output()
+        assert client.set_parameters({"ort_provider": ""}) == [""]
+        (bad,) = client.set_parameters({"backend": "openvino"})
+        assert "must be one of torch, onnxruntime, tensorrt" in bad
+        assert client.set_parameters({"backend": "torch"}) == [""]  # onnx_dir is then ignored
+        assert _lifecycle(client, name, Transition.TRANSITION_CONFIGURE) == "inactive"
+        assert _lifecycle(client, name, Transition.TRANSITION_ACTIVATE) == "active"
+        assert "on backend torch" in node.output()
+        stamp = 40 * 10**9  # after the other node's frames: no time jump there
+        client.publish_frames([np.full((32, 32, 3), 90, np.uint8)], [stamp])
+        assert client.wait_for_frames([stamp], 15.0)
+        assert isinstance(client.ask("What colour?", frame_stamps_ns=[stamp], max_new_tokens=2).text, str)
+    assert node.alive()
