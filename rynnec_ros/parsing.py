@@ -78,28 +78,46 @@ def parse_quantity(text: str) -> tuple[float, str | None] | None:
     return None
 
 
-_LETTER_RE = re.compile(r"(?:^|[\s(\[])([A-Z])(?:[).:\]]|\s|$)")
+# A letter counts as the choice only where it cannot be an English word ("A chair", "I think"):
+# alone ("B", "(B)."), leading with a closing mark ("B) right", "C: left", "(C) right"), or announced
+# ("the answer is B", "option C", "Answer: (B)").
+_LETTER_PATTERNS = (
+    re.compile(r"^\W*([A-Z])\W*$"),
+    re.compile(r"^\s*\(([A-Z])\)"),
+    re.compile(r"^\s*([A-Z])[).:]"),
+    re.compile(r"\b(?:answer|option|choice)\s*(?:is|:)?\s*\(?([A-Z])\b(?![''\w])", re.IGNORECASE),
+)
+
+
+def _chosen_letter(text: str) -> str | None:
+    for pattern in _LETTER_PATTERNS:
+        m = pattern.search(text)
+        if m is not None and m.group(1).isupper():
+            return m.group(1)
+    return None
 
 
 def parse_option(text: str, options: Sequence[str]) -> int | None:
     """Index of the option chosen in ``text``: a letter (``"B"``, ``"(B)"``) or the option's text.
 
-    Letters are tried first because multiple-choice prompts ask for them; then the longest option
-    text found in the answer wins (so ``"left of the chair"`` beats ``"left"``).
+    An unambiguous letter is tried first because multiple-choice prompts ask for one; then the option
+    text mentioned first wins, the longest at the same place (``"left of the chair"`` beats ``"left"``).
     """
     if not options:
         return None
     stripped = text.strip()
-    letter = _LETTER_RE.search(stripped)
+    letter = _chosen_letter(stripped)
     if letter is not None:
-        idx = ord(letter.group(1)) - ord("A")
+        idx = ord(letter) - ord("A")
         if 0 <= idx < len(options):
             return idx
     lowered = stripped.lower()
-    found = [(len(o), i) for i, o in enumerate(options) if o.strip() and o.strip().lower() in lowered]
-    if found:
-        return max(found)[1]
-    return None
+    found = [
+        (lowered.find(o.strip().lower()), -len(o.strip()), i)
+        for i, o in enumerate(options)
+        if o.strip() and o.strip().lower() in lowered
+    ]
+    return min(found)[2] if found else None
 
 
 _YES_NO_RE = re.compile(r"\b(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)

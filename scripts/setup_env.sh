@@ -8,9 +8,16 @@ cd "$ROOT"
 VENV="$ROOT/.venv"
 PY=${PYTHON:-python3}
 
-if [ ! -x "$VENV/bin/python" ]; then
+# The ROS 2 Kilted wheels on PyPI are built for CPython 3.11 only (robots use their apt ROS instead).
+if ! "$PY" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+  echo "[setup] error: $PY is not Python 3.11 (the ROS 2 Kilted wheels need 3.11); set PYTHON=/path/to/python3.11" >&2
+  exit 1
+fi
+# A venv whose creation failed half-way (e.g. python3-venv missing) has a python but no pip: rebuild it.
+if ! "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
   echo "[setup] creating venv $VENV"
-  "$PY" -m venv "$VENV"
+  rm -rf "$VENV"
+  "$PY" -m venv "$VENV" || { echo "[setup] error: cannot create a venv (apt-get install python3-venv)" >&2; exit 1; }
 fi
 # shellcheck disable=SC1091
 . "$VENV/bin/activate"
@@ -22,7 +29,10 @@ if [ ! -f "$DEPS_STAMP" ]; then
   echo "[setup] installing Python dependencies (first run takes a few minutes)"
   python -m pip install -q --upgrade pip wheel "setuptools>=64,<80"
   # CPU torch first: a later resolver run then sees torch satisfied and never fetches a CUDA build.
-  python -m pip install -q "torch==2.13.0"
+  # Where no local CPU wheel is configured for pip, point TORCH_PIP_ARGS at PyTorch's CPU wheel index
+  # (e.g. TORCH_PIP_ARGS="--index-url <cpu index>"); plain PyPI gives the large CUDA build on Linux.
+  # shellcheck disable=SC2086
+  python -m pip install -q ${TORCH_PIP_ARGS:-} "torch==2.13.0"
   python -m pip install -q -r requirements.txt -r requirements-ros.txt
   rm -f "$VENV"/.deps-*
   touch "$DEPS_STAMP"

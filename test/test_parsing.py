@@ -36,6 +36,17 @@ def test_parse_option() -> None:
     assert parse_option("It is left of the chair.", options) == 1
     assert parse_option("B", options) == 1
     assert parse_option("nothing matches", options) is None
+    assert parse_option("C: left", options) == 2
+    assert parse_option("The answer is (B).", options) == 1
+    assert parse_option("Answer: C", options) == 2
+
+
+def test_parse_option_ignores_english_words_that_look_like_letters() -> None:
+    assert parse_option("A chair.", ["table", "chair"]) == 1
+    assert parse_option("A cup is on the table", ["table", "chair", "cup"]) == 2
+    ten = [f"option {k}" for k in range(10)]
+    assert parse_option("It is to the left. I am sure.", ten) is None
+    assert parse_option("I", ten) == 8
     assert parse_option("A", []) is None
 
 

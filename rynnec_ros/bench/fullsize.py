@@ -38,7 +38,7 @@ def make_full_checkpoint(
     from rynnec_ros.model.config import RynnECConfig
     from rynnec_ros.model.modeling import RynnecQwen2ForCausalLM
     from rynnec_ros.model.sam2 import Sam2Config, Sam2Model
-    from rynnec_ros.model.tiny import VISION_DIR, make_checkpoint
+    from rynnec_ros.model.tiny import VISION_DIR, Sam2MemoryConfig, ignored_sam2_state, make_checkpoint
 
     table = {**FULL_SIZES, **(sizes or {})}
     if size not in table:
@@ -70,6 +70,8 @@ def make_full_checkpoint(
     vcfg_path.write_text(json.dumps(vcfg, indent=2) + "\n")
     sam2_yamls = sorted(out.glob("sam2*.yaml"))
     sam2_cfg = Sam2Config.from_yaml(sam2_yamls[0]) if keep_tiny_sam2 else Sam2Config.hiera_l()
+    # The parts inference skips (memory, object pointers) too: upstream loads SAM2 strictly.
+    memory_cfg = Sam2MemoryConfig.from_yaml(sam2_yamls[0]) if keep_tiny_sam2 else Sam2MemoryConfig()
     if not keep_tiny_sam2:
         for yaml in sam2_yamls:
             yaml.unlink()
@@ -85,6 +87,9 @@ def make_full_checkpoint(
     state.update(
         {"grounding_encoder.sam2_model." + k: v.to(dtype).contiguous() for k, v in sam2.state_dict().items()}
     )
+    gen = torch.Generator().manual_seed(seed)
+    skipped = ignored_sam2_state(memory_cfg, gen, "grounding_encoder.sam2_model.")
+    state.update({k: v.to(dtype) for k, v in skipped.items()})
     save_file(state, str(out / "model.safetensors"), metadata={"format": "pt"})
     return out
 

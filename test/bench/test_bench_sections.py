@@ -151,6 +151,12 @@ def test_full_size_writer_makes_a_loadable_checkpoint(tmp_path: Path) -> None:
     path = make_full_checkpoint(tmp_path / "ck", "mini", sizes=mini, keep_tiny_sam2=True)
     cfg = json.loads((path / "config.json").read_text())
     assert cfg["vocab_size"] == 151936 and cfg["hidden_size"] == 64
+    from safetensors import safe_open
+
+    with safe_open(str(path / "model.safetensors"), "pt") as f:
+        keys = set(f.keys())
+    for part in ("memory_attention.", "memory_encoder.", "obj_ptr_proj."):  # upstream loads SAM2 strictly
+        assert any(k.startswith("grounding_encoder.sam2_model." + part) for k in keys), part
     engine = load_engine(path, backend="torch")
     assert engine.model.model.embed_tokens.weight.shape == (151936, 64)
     ans = engine.answer(synthetic_window(1, 56, 56), "What is it?", max_new_tokens=2)
