@@ -3,7 +3,9 @@
 Camera callbacks add frames from one thread while the inference worker reads windows from another, so
 every method takes one lock. Frames are kept sorted by stamp (bags and multi-camera drivers deliver out
 of order), bounded by count, bytes and age, and a stamp far behind the newest one (a looping bag, a
-restarted simulator) clears the buffer instead of mixing two timelines. Pure Python/numpy: no ROS here.
+restarted simulator) clears the buffer instead of mixing two timelines. Every insertion gets a serial
+number, so a stamp seen again after a reset or a re-sent frame never shares a feature-cache key with the
+pixels it replaced. Pure Python/numpy: no ROS here.
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ class FrameBuffer:
         self._lock = threading.Lock()
         self._stamps: list[int] = []
         self._frames: dict[int, Frame] = {}
+        self._serial_of: dict[int, int] = {}
+        self._serial = 0
         self._bytes = 0
         self.resets = 0
         self.evicted = 0
@@ -97,6 +101,8 @@ class FrameBuffer:
             else:
                 bisect.insort(self._stamps, stamp)
             self._frames[stamp] = frame
+            self._serial += 1
+            self._serial_of[stamp] = self._serial
             self._bytes += frame_nbytes(frame)
             self._evict()
             return jumped
@@ -119,14 +125,15 @@ class FrameBuffer:
             or (self._bytes > lim.max_bytes and len(self._stamps) > 1)
             or (min_stamp is not None and self._stamps[0] < min_stamp)
         ):
-            oldest = self._stamps.pop(0)
-            self._bytes -= frame_nbytes(self._frames.pop(oldest))
-            self.evicted += 1
+            self._drop(self._stamps.pop(0))
         if self._bytes > lim.max_bytes and self._stamps:
             # A single frame larger than the whole budget is not kept either.
-            only = self._stamps.pop()
-            self._bytes -= frame_nbytes(self._frames.pop(only))
-            self.evicted += 1
+            self._drop(self._stamps.pop())
+
+    def _drop(self, stamp: int) -> None:
+        self._bytes -= frame_nbytes(self._frames.pop(stamp))
+        del self._serial_of[stamp]
+        self.evicted += 1
 
     def clear(self) -> None:
         with self._lock:
@@ -135,7 +142,26 @@ class FrameBuffer:
     def _clear(self) -> None:
         self._stamps.clear()
         self._frames.clear()
+        self._serial_of.clear()
         self._bytes = 0
+
+    def cache_keys(self, frames: Sequence[Frame]) -> list[tuple[int, int]]:
+        """Keys under which an engine may cache per-frame features: ``(insertion serial, stamp)``.
+
+        A stamp alone is not enough: after a time jump or a re-sent frame the same stamp holds other
+        pixels. A frame that is no longer the buffered one at its stamp (replaced or evicted since it was
+        selected) gets a key never handed out before, so it can only miss the cache.
+        """
+        keys = []
+        with self._lock:
+            for frame in frames:
+                stamp = int(frame.stamp_ns)
+                if self._frames.get(stamp) is frame:
+                    keys.append((self._serial_of[stamp], stamp))
+                else:
+                    self._serial += 1
+                    keys.append((self._serial, stamp))
+        return keys
 
     def __len__(self) -> int:
         with self._lock:

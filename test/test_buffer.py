@@ -147,3 +147,26 @@ def test_concurrent_add_and_select_stay_consistent() -> None:
     assert not errors
     assert len(buf) == 50 and buf.stamps() == sorted(buf.stamps())
     assert buf.nbytes == 50 * 4 * 6 * 3
+
+
+def test_cache_keys_change_when_a_stamp_holds_new_pixels() -> None:
+    buf = FrameBuffer(BufferLimits(max_frames=3, jump_back_s=1.0))
+    a, b = _frame(10, value=1), _frame(11, value=2)
+    buf.add(a)
+    buf.add(b)
+    key_a, key_b = buf.cache_keys([a, b])
+    assert buf.cache_keys([a, b]) == [key_a, key_b]  # stable while the frames stay buffered
+    assert key_a[1] == a.stamp_ns and key_a != key_b
+    replaced = _frame(10, value=3)  # re-sent stamp, other pixels
+    buf.add(replaced)
+    assert buf.cache_keys([replaced, b]) == [buf.cache_keys([replaced])[0], key_b]
+    assert buf.cache_keys([replaced])[0] not in (key_a, key_b)
+    # The replaced frame object, still held by a request, never gets the new frame's key.
+    stale = buf.cache_keys([a])[0]
+    assert stale not in (key_a, buf.cache_keys([replaced])[0])
+    # A time jump back and the same stamp again: a key never seen before.
+    seen = {key_a, key_b, stale, buf.cache_keys([replaced])[0]}
+    assert buf.add(_frame(5))
+    again = _frame(10, value=4)
+    buf.add(again)
+    assert buf.cache_keys([again])[0] not in seen

@@ -81,6 +81,9 @@ class NodePredictor:
         stamps = [self._next_ns + k * _STAMP_STEP_NS for k in range(len(frames))]
         self._next_ns += len(frames) * _STAMP_STEP_NS
         self.client.publish_frames(list(frames), stamps)
+        # Images and service requests travel on separate DDS channels: ask only once the node has
+        # buffered the window (a late frame is still retried in _request).
+        self.client.wait_for_frames(stamps, self.timeout_s / 4)
         return stamps
 
     def answer(

@@ -59,6 +59,37 @@ def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+class _TextStream:
+    """Incremental detokenisation for ``on_token``: each step decodes only the ids not yet shown.
+
+    Re-decoding the whole answer every step would be quadratic in its length. Ids are held back while
+    their text ends in U+FFFD, i.e. a multi-byte UTF-8 character still split across byte tokens, and
+    released together once it decodes cleanly (what transformers' ``TextStreamer`` does). Pieces
+    only break at character boundaries, so they concatenate to the full decode.
+    """
+
+    def __init__(self, tokenizer: RynnECTokenizer, on_text: Callable[[str], None]) -> None:
+        self.tokenizer = tokenizer
+        self.on_text = on_text
+        self.pending: list[int] = []
+
+    def push(self, token_id: int) -> None:
+        self.pending.append(token_id)
+        text = self.tokenizer.decode(self.pending)
+        if not text.endswith("\ufffd"):
+            self.pending.clear()
+            if text:
+                self.on_text(text)
+
+    def end(self) -> None:
+        """Release what is still held back (a character cut off by the token limit)."""
+        if self.pending:
+            text = self.tokenizer.decode(self.pending)
+            self.pending.clear()
+            if text:
+                self.on_text(text)
+
+
 class LRU(OrderedDict):
     """A small bounded mapping; the least recently used entry goes first."""
 
@@ -104,13 +135,17 @@ class Prepared:
     region_pooled: torch.Tensor | None = None
     region_embeddings: torch.Tensor | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    # generate() records every step's logits and hidden state for parity checks and analysis;
+    # answer()/segment() switch it off: V float32 logits per step reach GBs on long answers
+    keep_steps: bool = True
 
 
 @dataclass
 class Generation:
     ids: list[int]
-    step_logits: list[torch.Tensor]  # float32 [V] per step (raw, before any penalty)
-    step_hidden: list[torch.Tensor]  # final-norm hidden state that produced each step's logits
+    step_logits: list[torch.Tensor]  # float32 [V] per step (raw, before any penalty); [] unless kept
+    step_hidden: list[torch.Tensor]  # final-norm hidden state that produced each step's logits; ditto
+    seg_hidden: list[torch.Tensor]  # the hidden states that predicted a [SEG] token (always kept)
     timings: dict[str, float]
 
 
@@ -207,6 +242,7 @@ class RynnEC:
         """Greedy answer to ``question`` about ``frames`` (and the objects given by ``masks``)."""
         t0 = time.perf_counter()
         prep = self.prepare(frames, question, masks, mask_frame_indices, mask_object_ids, frame_keys)
+        prep.keep_steps = False
         gen = self.generate(prep, max_new_tokens, on_token=on_token)
         text = self.clean_text(self.tokenizer.decode(gen.ids))
         ans = Answer(text=text, token_ids=list(gen.ids))
@@ -235,6 +271,7 @@ class RynnEC:
                 "this checkpoint has no SAM2 mask decoder / [SEG] head: segmentation unavailable"
             )
         prep = self.prepare(frames, expression, frame_keys=frame_keys)
+        prep.keep_steps = False  # seg_embeddings() needs only Generation.seg_hidden
         gen = self.generate(prep, max_new_tokens, on_token=on_token)
         text = self.clean_text(self.tokenizer.decode(gen.ids))
         ans = Answer(text=text, token_ids=list(gen.ids))
@@ -425,18 +462,21 @@ class RynnEC:
     ) -> Generation:
         """Greedy decoding with a KV cache until an eos id (included) or ``max_new_tokens``.
 
-        ``force_ids`` feeds a fixed continuation instead of the argmax (teacher forcing), recording the
-        raw logits of each step; it is how the segmentation references were produced.
+        ``force_ids`` feeds a fixed continuation instead of the argmax (teacher forcing); it is how the
+        segmentation references were produced. Each step's raw logits and hidden state are recorded
+        only when ``prep.keep_steps`` is set; the hidden states that predict [SEG] always are.
         """
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
         t0 = time.perf_counter()
         eos = set(self.config.eos_token_ids)
+        seg_id = self.config.seg_token_id
         penalty = self.config.repetition_penalty
         ids: list[int] = []
         step_logits: list[torch.Tensor] = []
         step_hidden: list[torch.Tensor] = []
-        emitted = ""
+        seg_hidden: list[torch.Tensor] = []
+        stream = _TextStream(self.tokenizer, on_token) if on_token is not None else None
         steps = max_new_tokens if force_ids is None else len(force_ids)
         with torch.inference_mode():
             cache, hidden = self._prefill(prep)
@@ -444,8 +484,9 @@ class RynnEC:
             t1 = time.perf_counter()
             for step in range(steps):
                 logits = self.model.lm_head(hidden).float()
-                step_logits.append(logits)
-                step_hidden.append(hidden)
+                if prep.keep_steps:
+                    step_logits.append(logits)
+                    step_hidden.append(hidden)
                 if force_ids is not None:
                     nxt = int(force_ids[step])
                 else:
@@ -457,31 +498,29 @@ class RynnEC:
                         scores[prev] = torch.where(s < 0, s * penalty, s / penalty)
                     nxt = int(torch.argmax(scores))
                 ids.append(nxt)
-                if on_token is not None:
-                    text = self.tokenizer.decode(ids)
-                    if not text.endswith("\ufffd") and len(text) > len(emitted):
-                        on_token(text[len(emitted) :])
-                        emitted = text
+                if nxt == seg_id:
+                    seg_hidden.append(hidden.clone())  # a view would pin the whole prefill output
+                if stream is not None:
+                    stream.push(nxt)
                 if nxt in eos or step == steps - 1:
                     break
                 emb = self.model.embed(torch.tensor([[nxt]], device=self.device))
                 out = self.model.model(inputs_embeds=emb, past_key_values=cache, use_cache=True)
                 hidden = out.last_hidden_state[0, -1]
             self._sync()
+            if stream is not None:
+                stream.end()
         t2 = time.perf_counter()
-        return Generation(ids, step_logits, step_hidden, {"prefill": t1 - t0, "decode": t2 - t1})
+        timings = {"prefill": t1 - t0, "decode": t2 - t1}
+        return Generation(ids, step_logits, step_hidden, seg_hidden, timings)
 
     def seg_embeddings(self, prep: Prepared, gen: Generation) -> torch.Tensor | None:
         """[n_seg, out_dim] SAM2 prompts: hidden state that *predicted* each [SEG] → text_hidden_fcs."""
         head = self.model.seg_head
-        seg_id = self.config.seg_token_id
-        if head is None or seg_id is None:
-            return None
-        rows = [gen.step_hidden[k] for k, t in enumerate(gen.ids) if t == seg_id]
-        if not rows:
+        if head is None or not gen.seg_hidden:
             return None
         with torch.inference_mode():
-            return head(torch.stack(rows)).float()
+            return head(torch.stack(gen.seg_hidden)).float()
 
     def masks_for(
         self, frames: Sequence[np.ndarray], seg: torch.Tensor, frame_keys: Sequence[Hashable] | None = None
@@ -537,6 +576,17 @@ class RynnEC:
         if frame_keys is not None:
             if len(frame_keys) != len(frames):
                 raise ValueError(f"{len(frame_keys)} frame_keys for {len(frames)} frames")
+            seen: dict[Hashable, int] = {}
+            for i, k in enumerate(frame_keys):
+                if not isinstance(k, Hashable):
+                    raise ValueError(f"frame_keys[{i}] must be hashable, got {type(k).__name__}")
+                if k in seen:
+                    # the cache would hand frame i the features of frame seen[k]
+                    raise ValueError(
+                        f"frame_keys must be unique within a call: frames {seen[k]} and {i} "
+                        f"share the key {k!r}"
+                    )
+                seen[k] = i
             return [("key", k) for k in frame_keys]
         keys: list[Hashable] = []
         for f in frames:
@@ -557,6 +607,11 @@ class RynnEC:
 
         The engine writes the ``<REGION>`` tokens object by object; a question that already holds them
         (``keep_order``) takes the masks in the order given.
+
+        A mask with no pixel at frame size is an error (its region token would pool nothing). A
+        non-empty mask that covers no patch once reduced to the coarse grid (a tiny object, see
+        ``heads.mask_to_grid``) is accepted and pools a zero vector, as upstream inference does:
+        rejecting it would break parity with the reference model.
         """
         if not masks:
             if mask_frame_indices:
@@ -577,7 +632,10 @@ class RynnEC:
             raise ValueError(f"{k} masks but {len(obj)} mask_object_ids")
         checked = []
         for j, (m, fi) in enumerate(zip(masks, idx, strict=True)):
-            if not isinstance(fi, (int, np.integer)) or not 0 <= int(fi) < len(frames):
+            # bool is an int subclass: True would silently mean frame 1
+            if isinstance(fi, (bool, np.bool_)) or not isinstance(fi, (int, np.integer)):
+                raise ValueError(f"mask {j}: frame index must be an integer, got {fi!r}")
+            if not 0 <= int(fi) < len(frames):
                 raise ValueError(f"mask {j}: frame index {fi} out of range for {len(frames)} frames")
             m = np.asarray(m)
             if m.ndim != 2:
@@ -585,11 +643,29 @@ class RynnEC:
             fh, fw = frames[int(fi)].shape[:2]
             if m.shape != (fh, fw):
                 raise ValueError(f"mask {j} is {m.shape[1]}×{m.shape[0]} but frame {fi} is {fw}×{fh}")
-            checked.append(m.astype(bool))
+            checked.append(self._bool_mask(m, j))
         order = list(dict.fromkeys(obj))  # objects in order of first appearance = <objectN> index
         ordered = list(range(k)) if keep_order else [j for o in order for j in range(k) if obj[j] == o]
         counts = [sum(1 for x in obj if x == o) for o in order]
         return [checked[j] for j in ordered], [int(idx[j]) for j in ordered], counts
+
+    @staticmethod
+    def _bool_mask(mask: np.ndarray, j: int) -> np.ndarray:
+        """Boolean mask, refusing what a plain cast would misread (soft masks, 0/255 images, empty masks)."""
+        if mask.dtype != np.bool_:
+            if mask.dtype.kind not in "iuf":
+                raise ValueError(f"mask {j} must be boolean or numeric 0/1, got dtype {mask.dtype}")
+            binary = (mask == 0) | (mask == 1)
+            if not binary.all():
+                bad = mask[~binary].flat[0].item()
+                raise ValueError(
+                    f"mask {j} is {mask.dtype} with values other than 0 and 1 (e.g. {bad!r}); "
+                    "pass a boolean mask (threshold soft or 0/255 masks first)"
+                )
+            mask = mask.astype(bool)
+        if not mask.any():
+            raise ValueError(f"mask {j} is empty: it selects no pixel of its frame")
+        return mask
 
     def _sync(self) -> None:
         if self.device.type == "cuda":

@@ -19,7 +19,13 @@ class MlpGeluProjector(nn.Module):
 
 
 def mask_to_grid(mask: torch.Tensor, grid_h: int, grid_w: int) -> torch.Tensor:
-    """Frame-size mask → patch grid: bilinear (align_corners=False) then ``> 0`` (any overlap counts)."""
+    """Frame-size mask → patch grid: bilinear (align_corners=False) then ``> 0`` (any overlap counts).
+
+    Bilinear downsampling only reads the pixels next to each grid cell's sample point, so a small
+    object between sample points vanishes and the grid mask is empty; ``MaskExtractor.pool`` then
+    yields zeros. Upstream behaves the same, so it is kept for parity (``RynnEC`` only rejects
+    masks that are empty at frame size).
+    """
     m = mask.to(torch.float32)[None, None]
     return F.interpolate(m, size=(grid_h, grid_w), mode="bilinear", align_corners=False)[0, 0] > 0
 

@@ -26,6 +26,7 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
+from rclpy.parameter import Parameter
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 from std_msgs.msg import Header
@@ -35,7 +36,14 @@ from rynnec_ros.action import Ask
 from rynnec_ros.buffer import NS_PER_S, BufferLimits, FrameBuffer
 from rynnec_ros.msg import ObjectMask, ObjectMasks, SpatialAnswer, StageTiming
 from rynnec_ros.ros import convert
-from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, validate, validate_all
+from rynnec_ros.ros.params import (
+    MAX_NEW_TOKENS,
+    MAX_REQUEST_QUEUE,
+    PARAM_BY_NAME,
+    PARAMS,
+    validate,
+    validate_all,
+)
 from rynnec_ros.ros.tf import PoseSource
 from rynnec_ros.srv import AskQuestion, ListFrames, Segment
 from rynnec_ros.types import Answer, Frame, Region, Request
@@ -43,6 +51,10 @@ from rynnec_ros.types import Answer, Frame, Region, Request
 MAX_OPTIONS = 64
 MAX_REGIONS = 64
 MAX_MASKS_PER_REGION = 64
+# Executor threads besides the blocked service callbacks (one per queued or running request): camera
+# ingest, parameter/lifecycle/list_frames services, the diagnostics timer, action bookkeeping.
+SPARE_EXECUTOR_THREADS = 6
+WORKER_JOIN_S = 10.0  # how long deactivate waits for a running inference to reach its next token
 
 
 class _Cancelled(Exception):
@@ -102,9 +114,15 @@ class CognitionNode(LifecycleNode):
         super().__init__(node_name, **kwargs)
         self._p: dict[str, Any] = {}
         for spec in PARAMS:
-            value = self.declare_parameter(
-                spec.name, spec.default, ParameterDescriptor(description=spec.description)
-            ).value
+            is_float = isinstance(spec.default, float)
+            # `-p ingest_fps:=3` and `buffer_max_age_s: 300` in YAML arrive as integers; a statically
+            # typed double would refuse them and kill the node at start. Float parameters are declared
+            # dynamically typed instead; _on_set_parameters still rejects anything but numbers.
+            descriptor = ParameterDescriptor(description=spec.description, dynamic_typing=is_float)
+            value = self.declare_parameter(spec.name, spec.default, descriptor).value
+            if is_float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+                self.set_parameters([Parameter(spec.name, Parameter.Type.DOUBLE, value)])
             self._p[spec.name] = value
         bad = [f"{n}: {r}" for n, r in ((n, validate(n, v)) for n, v in self._p.items()) if r]
         if bad:
@@ -122,7 +140,8 @@ class CognitionNode(LifecycleNode):
         self._queue: deque[_Job] = deque()
         self._queue_cv = threading.Condition()
         self._worker: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._stop = threading.Event()  # the current worker's; each worker gets its own
+        self._join_timeout_s = WORKER_JOIN_S
         self._running: _Job | None = None
         self._subs: list[Any] = []
         self._pose: PoseSource | None = None
@@ -148,9 +167,11 @@ class CognitionNode(LifecycleNode):
     def _on_set_parameters(self, params: list[Any]) -> SetParametersResult:
         updates: dict[str, Any] = {}
         for param in params:
-            value = param.value
             spec = PARAM_BY_NAME.get(param.name)
-            if spec is not None and isinstance(spec.default, float) and type(value) is int:
+            if spec is None:
+                continue  # rclpy's own parameters (use_sim_time, ...): rclpy checks and applies them
+            value = param.value
+            if isinstance(spec.default, float) and type(value) is int:
                 value = float(value)
             reason = validate(param.name, value)
             if reason:
@@ -159,6 +180,8 @@ class CognitionNode(LifecycleNode):
         self._p.update(updates)
         if any(n.startswith(("buffer_", "time_jump")) for n in updates):
             self._buffer.set_limits(self._limits())
+        if "arm_length_m" in updates and self._spatial is not None:
+            self._spatial = self._make_spatial()
         deferred = [n for n in updates if not PARAM_BY_NAME[n].live]
         if deferred and self._engine is not None:
             self.get_logger().info(f"{', '.join(deferred)} take effect on the next configure/activate")
@@ -199,6 +222,16 @@ class CognitionNode(LifecycleNode):
             f"loaded {p['checkpoint']} on backend {p['backend']} ({p['device']}, {p['dtype']}) in "
             f"{time.monotonic() - t0:.1f} s{_providers_note(self._engine)}"
         )
+        try:
+            self._open_interfaces()
+        except Exception as exc:
+            self.get_logger().error(f"configure failed after loading the engine: {type(exc).__name__}: {exc}")
+            self._release()  # drops the engine too: unconfigured means nothing held
+            return TransitionCallbackReturn.FAILURE
+        return TransitionCallbackReturn.SUCCESS
+
+    def _open_interfaces(self) -> None:
+        p = self._p
         self._spatial = self._make_spatial()
         self._buffer = FrameBuffer(self._limits())
         self._pubs = {
@@ -220,7 +253,6 @@ class CognitionNode(LifecycleNode):
             callback_group=self._service_group,
         )
         self._diag_timer = self.create_timer(p["diagnostics_period_s"], self._publish_diagnostics)
-        return TransitionCallbackReturn.SUCCESS
 
     def _make_spatial(self) -> Any | None:
         try:
@@ -232,6 +264,14 @@ class CognitionNode(LifecycleNode):
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         p = self._p
+        if self._worker is not None:
+            if self._worker.is_alive():
+                self.get_logger().error(
+                    "activate failed: the inference running at deactivate has not reached a point where it "
+                    "can stop yet (long prefill); retry activate when it has finished"
+                )
+                return TransitionCallbackReturn.FAILURE
+            self._worker = None
         qos = QoSProfile(
             history=HistoryPolicy.KEEP_LAST,
             depth=p["qos_depth"],
@@ -260,8 +300,9 @@ class CognitionNode(LifecycleNode):
             )
         if p["world_frame"]:
             self._pose = PoseSource(self, tolerance_s=0.1)
-        self._stop.clear()
-        self._worker = threading.Thread(target=self._work, name="rynnec-worker", daemon=True)
+        self._stop = threading.Event()
+        self._worker = threading.Thread(target=self._work, args=(self._stop,), name="rynnec-worker",
+                                        daemon=True)
         self._worker.start()
         self._active = True
         self.get_logger().info(f"active: buffering {p['color_topic']} ({p['color_transport']})")
@@ -319,8 +360,16 @@ class CognitionNode(LifecycleNode):
                 self._running.cancelled = True
             self._queue_cv.notify_all()
         if self._worker is not None:
-            self._worker.join(timeout=30.0)
-            self._worker = None
+            # The running job is cancelled: the worker leaves at the engine's next token. A worker still
+            # inside a long step stays referenced, so activate refuses to start a second one.
+            self._worker.join(timeout=self._join_timeout_s)
+            if self._worker.is_alive():
+                self.get_logger().warning(
+                    f"the running inference did not stop within {self._join_timeout_s:.1f} s; it is "
+                    "cancelled and ends at its next token"
+                )
+            else:
+                self._worker = None
 
     # -------------------------------------------------------------------------------------- ingest
 
@@ -341,6 +390,13 @@ class CognitionNode(LifecycleNode):
         if depth is not None and depth.shape != rgb.shape[:2]:
             depth = None
         frame = Frame(rgb=rgb, stamp_ns=stamp, frame_id=msg.header.frame_id, depth=depth, K=self._camera_k)
+        if self._buffer.get(stamp) is not None:
+            # Legal (a driver re-sending), but a camera or bag that repeats stamps for new images makes
+            # exact-stamp questions ambiguous; the buffer keeps the newest and its features are recomputed.
+            self.get_logger().warning(
+                f"colour frame stamp {stamp} ns is already buffered: replacing that frame",
+                throttle_duration_sec=5.0,
+            )
         if self._buffer.add(frame):
             self.get_logger().info("camera stamps jumped (looping bag or clock reset): buffer reset")
             self._pending_depth.clear()
@@ -449,12 +505,12 @@ class CognitionNode(LifecycleNode):
     def _state_label(self) -> str:
         return "configured" if self._engine is not None else "unconfigured"
 
-    def _work(self) -> None:
+    def _work(self, stop: threading.Event) -> None:
         while True:
             with self._queue_cv:
-                while not self._queue and not self._stop.is_set():
+                while not self._queue and not stop.is_set():
                     self._queue_cv.wait(0.5)
-                if self._stop.is_set():
+                if stop.is_set():
                     return
                 job = self._queue.popleft()
                 self._running = job
@@ -488,16 +544,18 @@ class CognitionNode(LifecycleNode):
 
     def _token_guard(self, job: _Job) -> Callable[[str], None]:
         def on_token(piece: str) -> None:
-            if job.cancelled or self._stop.is_set() or (job.cancel_requested and job.cancel_requested()):
+            if job.cancelled or (job.cancel_requested and job.cancel_requested()):
                 raise _Cancelled()
             if job.stream is not None:
                 job.stream(piece)
 
         return on_token
 
-    def _check_text(self, text: str, what: str) -> str:
+    def _check_text(self, text: str, what: str, optional: bool = False) -> str:
         text = text.strip()
         if not text:
+            if optional:
+                return ""
             raise ValueError(f"{what} is empty")
         limit = self._p["max_question_chars"]
         if len(text) > limit:
@@ -573,15 +631,25 @@ class CognitionNode(LifecycleNode):
         if len(req.options) > MAX_OPTIONS:
             raise ValueError(f"{len(req.options)} options, at most {MAX_OPTIONS} are accepted")
         options = [self._check_text(o, f"option {i}") for i, o in enumerate(req.options)] or None
+        labels = [self._check_text(r.label, f"region {k} label", optional=True)
+                  for k, r in enumerate(req.regions)]
+        task = self._check_text(req.task, "task", optional=True) or None
+        if req.max_new_tokens > MAX_NEW_TOKENS:
+            raise ValueError(f"max_new_tokens {req.max_new_tokens} is more than the limit {MAX_NEW_TOKENS}")
         decoded = self._decode_regions(req.regions)
         required = sorted({s for masks in decoded for s, _ in masks})
         frames = self._window(req, required)
         index = {f.stamp_ns: i for i, f in enumerate(frames)}
+        for s, mask in (sm for masks in decoded for sm in masks):
+            # A camera callback may reset or evict the buffer between decoding the masks and picking
+            # the window; the masks then refer to a frame the window no longer has.
+            if s not in index or frames[index[s]].rgb.shape[:2] != mask.shape:
+                raise ValueError(f"the frame at {s} ns carrying a region mask left the buffer while the "
+                                 "request was prepared (time jump or eviction); send the request again")
         regions = [
-            Region(object_id=int(r.object_id), label=r.label, masks={index[s]: m for s, m in masks})
-            for r, masks in zip(req.regions, decoded, strict=True)
+            Region(object_id=int(r.object_id), label=label, masks={index[s]: m for s, m in masks})
+            for r, label, masks in zip(req.regions, labels, decoded, strict=True)
         ]
-        task = req.task.strip() or None
         max_new = int(req.max_new_tokens) or self._p["max_new_tokens"]
         request = Request(question, frames, regions, options, task, max_new)
         t_wait = time.monotonic() - job.enqueued
@@ -638,7 +706,7 @@ class CognitionNode(LifecycleNode):
             options=request.options,
             mask_object_ids=mask_objects or None,
             on_token=self._token_guard(job),
-            frame_keys=[f.stamp_ns for f in request.frames],
+            frame_keys=self._buffer.cache_keys(request.frames),
         )
         ans.source = "model"
         ans.task = ans.task or task
@@ -656,7 +724,7 @@ class CognitionNode(LifecycleNode):
             expression,
             max_new_tokens=self._p["max_new_tokens"],
             on_token=self._token_guard(job),
-            frame_keys=[f.stamp_ns for f in frames],
+            frame_keys=self._buffer.cache_keys(frames),
         )
         res.answer = ans.text
         res.frame_stamps = [convert.ns_to_stamp(f.stamp_ns) for f in frames]
@@ -774,8 +842,10 @@ def run(args: list[str] | None = None, autostart: bool | None = None) -> int:
     """Run the node until shutdown; ``autostart`` overrides the parameter (robots without a manager)."""
     rclpy.init(args=args)
     node = CognitionNode()
-    threads = node._p["request_queue_size"] + 6
-    executor = MultiThreadedExecutor(num_threads=threads)
+    # A queued request holds an executor thread until answered, and request_queue_size is live: size for
+    # its upper bound (threads are only started when needed) so a larger queue never starves the other
+    # callbacks.
+    executor = MultiThreadedExecutor(num_threads=MAX_REQUEST_QUEUE + 1 + SPARE_EXECUTOR_THREADS)
     executor.add_node(node)
     start = node._p["autostart"] if autostart is None else autostart
     try:

@@ -13,6 +13,12 @@ from typing import Any
 
 ParamValue = bool | int | float | str
 
+# Upper bounds the node relies on beyond validation: the executor is sized for the largest queue (a
+# service callback waits in an executor thread while its request is queued), and a request's own
+# max_new_tokens may not exceed the parameter's bound.
+MAX_REQUEST_QUEUE = 64
+MAX_NEW_TOKENS = 8192
+
 
 @dataclass(frozen=True)
 class ParamSpec:
@@ -38,6 +44,15 @@ def _range(lo: float, hi: float) -> Callable[[Any], str]:
         if isinstance(v, float) and not math.isfinite(v):
             return "must be a finite number"
         return "" if lo <= v <= hi else f"must be in [{lo}, {hi}]"
+
+    return check
+
+
+def _positive(hi: float) -> Callable[[Any], str]:
+    def check(v: Any) -> str:
+        if isinstance(v, float) and not math.isfinite(v):
+            return "must be a finite number"
+        return "" if 0 < v <= hi else f"must be in (0, {hi}]"
 
     return check
 
@@ -120,18 +135,19 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("stamp_tolerance_s", 0.001, "How far a requested stamp may be from a buffered frame's.",
               _range(0.0, 10.0)),
     # Requests.
-    ParamSpec("request_queue_size", 4, "Requests waiting for the model beyond the running one; more are "
-              "rejected at once.", _range(1, 1000)),
+    ParamSpec("request_queue_size", 4, "Requests waiting for the model beyond the running one (at most "
+              f"{MAX_REQUEST_QUEUE}); more are rejected at once.", _range(1, MAX_REQUEST_QUEUE)),
     ParamSpec("request_timeout_s", 120.0, "A request not answered within this many seconds (queue wait "
               "included) fails with a timeout.", _range(0.1, 86400.0)),
     ParamSpec("max_new_tokens", 128, "Default most generated tokens per answer (greedy decoding).",
-              _range(1, 8192)),
+              _range(1, MAX_NEW_TOKENS)),
     ParamSpec("max_question_chars", 4096, "Longer questions/expressions are rejected.", _range(1, 1 << 20)),
     ParamSpec("spatial_source", "auto", "auto: geometry when depth, intrinsics and poses cover the objects, "
               "else the model; geometry: geometry or a failure with the reason; model: always the model.",
               _one_of("auto", "model", "geometry")),
-    ParamSpec("arm_length_m", 0.8, "Robot arm reach used by the geometry's reachability questions.",
-              _range(0.0, 100.0)),
+    ParamSpec("arm_length_m", 0.8, "Robot arm reach in metres (> 0) used by the geometry's reachability "
+              "questions.",
+              _positive(100.0)),
     # Outputs.
     ParamSpec("publish_overlay", True, "Publish ~/overlay (masks drawn on the frame) after segmentations and "
               "region questions.", _any),

@@ -31,6 +31,7 @@ class PoseSource:
         self._node = node
         self._tolerance_ns = int(tolerance_s * 1e9)
         self._tf2: Any | None = None
+        self._listener: Any | None = None
         self._store: TransformStore | None = None
         self._subs: list[Any] = []
         try:
@@ -86,6 +87,10 @@ class PoseSource:
         return _matrix(tr.transform)
 
     def destroy(self) -> None:
+        """Drop the /tf subscriptions (deactivate): an inactive node must not keep receiving TF."""
+        if self._listener is not None:
+            self._listener.unregister()  # tf2_ros (Humble on) destroys its /tf and /tf_static subscriptions
+            self._listener = None
         for sub in self._subs:
             self._node.destroy_subscription(sub)
         self._subs = []

@@ -21,9 +21,14 @@ class Recorder:
         self.times = times
         self.published: list[tuple[int, list[int]]] = []
         self.asked: list[dict] = []
+        self.waited: list[list[int]] = []
 
     def publish_frames(self, frames: list[np.ndarray], stamps_ns: list[int]) -> None:
         self.published.append((len(frames), stamps_ns))
+
+    def wait_for_frames(self, stamps_ns: list[int], timeout_s: float) -> bool:
+        self.waited.append(list(stamps_ns))
+        return True
 
     def ask(self, question: str, regions: object, **kw: object) -> Answer:
         if self.fail and self.times > 0:
@@ -67,6 +72,7 @@ def test_adapter_stamps_and_arguments() -> None:
     assert rec.asked[0]["frame_stamps_ns"] == s1 and rec.asked[0]["max_new_tokens"] == 8
     assert rec.asked[0]["regions"][0].masks.keys() == {1}
     assert rec.asked[1]["frame_stamps_ns"] == s2
+    assert rec.waited == [s1, s2]  # each item asks only after its window is buffered
     with pytest.raises(ValueError, match="no option likelihoods"):
         node.score_options(frames, "q", ["a"])
 

@@ -141,6 +141,32 @@ def test_segmentation_over_ros_equals_torch_in_process(ort_client, stamps, torch
         assert m.score == pytest.approx(score, abs=1e-4)
 
 
+def test_new_image_at_a_seen_stamp_is_not_answered_from_cached_features(
+    ort_client, stamps, torch_engine, ort_node
+) -> None:
+    """The engine caches features per frame key: a clock reset or a re-sent stamp must not reuse them."""
+    meta, frames, _ = _case("a1_video_qa_224x168")
+    question, t = meta["question"], stamps[-1]
+
+    def ask_at_t() -> str:
+        return ort_client.ask(question, frame_stamps_ns=[t], max_new_tokens=NEW_TOKENS).text
+
+    fresh = [torch_engine.answer([f], question, max_new_tokens=NEW_TOKENS).text for f in frames]
+    assert len(set(fresh)) == len(frames)  # the answers tell the three images apart
+    assert ask_at_t() == fresh[2]  # frame 2's features are now cached for stamp t
+    # Clock reset: a stamp far behind clears the buffer, then another image arrives with stamp t.
+    back = t - 10 * 10**9
+    ort_client.publish_frames([frames[1], frames[0]], [back, t])
+    assert ort_client.wait_for_frames([back, t], 15.0)
+    assert ort_client.buffered_stamps() == [back, t]
+    assert ask_at_t() == fresh[0]
+    # A re-sent stamp with new pixels, no reset: the newer frame replaces the buffered one.
+    ort_client.publish_frames([frames[1], frames[2]], [t, t + 10**9])
+    assert ort_client.wait_for_frames([t + 10**9], 15.0)
+    assert ask_at_t() == fresh[1]
+    assert f"colour frame stamp {t} ns is already buffered: replacing" in ort_node.output()
+
+
 def _lifecycle(client, node_name: str, transition_id: int | None) -> str:
     """Run a transition (None: none) and return the resulting state label, as a lifecycle manager would."""
     from lifecycle_msgs.msg import Transition

@@ -20,11 +20,12 @@ def node(node_factory, endless_checkpoint):
         "checkpoint": str(endless_checkpoint),
         "qos_reliability": "reliable",
         "qos_depth": 50,
-        "ingest_fps": 0.0,
+        "ingest_fps": 3,  # integers for float parameters, as `-p x:=3` and YAML give them
         "sample_fps": 0.0,
         "max_new_tokens": 4,
         "request_queue_size": 2,
-        "time_jump_back_s": 5.0,
+        "time_jump_back_s": 5,
+        "buffer_max_age_s": 300,
     })
     yield proc
     assert proc.alive(), proc.output()
@@ -104,14 +105,23 @@ def test_region_question_uses_the_mask_frames(client, stamps) -> None:
         ({"question": "q", "mask": np.zeros((H, W), bool)}, "mask is empty"),
         ({"question": "q", "window_ns": (T0 + 10**9, T0)}, "after window_end"),
         ({"question": "q", "task": "no_such_task"}, "unknown spatial task"),
+        ({"question": "q", "task": "t" * 5000}, "task has 5000 characters"),
+        ({"question": "q", "task": "distance\x07"}, "task contains control characters"),
+        ({"question": "q", "label": "l" * 5000}, "region 0 label has 5000 characters"),
+        ({"question": "q", "label": "cup\x07 mug"}, "region 0 label contains control characters"),
+        ({"question": "q", "max_new_tokens": 8193}, "max_new_tokens 8193 is more than the limit 8192"),
     ],
 )
 def test_bad_requests_fail_with_a_reason(client, stamps, kwargs, reason) -> None:
     from rynnec_ros.types import Region
 
     mask = kwargs.pop("mask", None)
+    label = kwargs.pop("label", "")
+    if label:
+        mask = np.zeros((H, W), bool)
+        mask[2:9, 3:11] = True
     if mask is not None:
-        kwargs["regions"] = [Region(object_id=1, masks={0: mask})]
+        kwargs["regions"] = [Region(object_id=1, label=label, masks={0: mask})]
         kwargs["frame_stamps_ns"] = [stamps[0]]
     with pytest.raises(RuntimeError, match=reason):
         client.ask(**kwargs)
@@ -176,11 +186,38 @@ def _set_params(client, values: dict[str, object]) -> list[str]:
         ("device", "tpu", "cpu, cuda or cuda:N"),
         ("color_topic", "bad topic", "not a valid topic"),
         ("world_frame", "/map", "not a valid frame id"),
+        ("arm_length_m", 0.0, "arm_length_m must be in (0, 100.0]"),
+        ("request_queue_size", 65, "must be in [1, 64]"),
+        ("ingest_fps", "fast", "must be of type float"),
     ],
 )
 def test_parameter_validation_rejects_with_reason(client, name, value, reason) -> None:
     (result,) = _set_params(client, {name: value})
     assert reason in result
+
+
+def test_float_parameters_given_as_integers_are_floats_and_rclpy_parameters_can_be_set(client) -> None:
+    from rcl_interfaces.msg import ParameterType
+    from rcl_interfaces.srv import GetParameters
+
+    get = _param_client(client, "get_parameters")
+
+    def values() -> list:
+        names = ["time_jump_back_s", "buffer_max_age_s", "ingest_fps", "use_sim_time"]
+        return list(client._call(get, GetParameters.Request(names=names), 10.0).values)
+
+    jump, age, fps, sim = values()
+    assert (jump.type, jump.double_value) == (ParameterType.PARAMETER_DOUBLE, 5.0)
+    assert (age.type, age.double_value) == (ParameterType.PARAMETER_DOUBLE, 300.0)
+    assert (fps.type, fps.double_value) == (ParameterType.PARAMETER_DOUBLE, 3.0)
+    assert _set_params(client, {"ingest_fps": 0}) == [""]  # an integer at run time too
+    # rclpy's own parameters are not in the node's table and must stay settable (bags, simulators).
+    assert not sim.bool_value
+    assert _set_params(client, {"use_sim_time": True}) == [""]
+    try:
+        assert values()[3].bool_value
+    finally:
+        assert _set_params(client, {"use_sim_time": False}) == [""]
 
 
 def test_valid_live_parameter_is_applied(client, stamps) -> None:
@@ -226,6 +263,40 @@ def test_parameter_services_answer_while_inference_runs(client, stamps) -> None:
     during = [t for t, running in latencies if running]
     assert len(during) >= 4, f"inference finished before the parameter calls were measured: {latencies}"
     assert max(during) < 0.2, during
+
+
+def test_raising_request_queue_size_at_run_time_does_not_starve_other_callbacks(client, stamps) -> None:
+    """Each queued request holds an executor thread, so the executor must fit the largest queue."""
+    from rcl_interfaces.srv import GetParameters
+
+    get = _param_client(client, "get_parameters")
+    waiting = 10  # with the running one, more than the old executor's threads for the start value (2 + 6)
+    assert _set_params(client, {"request_queue_size": waiting, "request_timeout_s": 4.0}) == ["", ""]
+    results: list[str] = []
+
+    def long_ask() -> None:
+        try:
+            client.ask("Describe everything.", max_new_tokens=3000, timeout_s=60)
+            results.append("ok")
+        except RuntimeError as exc:
+            results.append(str(exc))
+
+    threads = [threading.Thread(target=long_ask) for _ in range(waiting + 1)]
+    try:
+        for t in threads:
+            t.start()
+            time.sleep(0.05)  # spread the timeouts: a service's response queue holds 10 by default
+        time.sleep(0.5)  # every request is now queued or running
+        t0 = time.monotonic()
+        client._call(get, GetParameters.Request(names=["sample_fps"]), 10.0)
+        latency = time.monotonic() - t0
+        for t in threads:
+            t.join()
+    finally:
+        assert _set_params(client, {"request_queue_size": 2, "request_timeout_s": 120.0}) == ["", ""]
+    assert latency < 2.0, f"parameter call waited {latency:.1f} s for a free executor thread"
+    assert not [r for r in results if "queue full" in r], results
+    assert len(results) == waiting + 1 and all(r == "ok" or "timed out" in r for r in results), results
 
 
 def test_time_jump_resets_the_buffer_and_node_keeps_answering(client, stamps) -> None:
