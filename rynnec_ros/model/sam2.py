@@ -88,6 +88,21 @@ _UPSTREAM_DEFAULTS: dict[str, Any] = {
 }
 
 
+
+def read_yaml_model(path: str | Path) -> dict[str, Any]:
+    """The ``model`` mapping of a SAM 2.0 hydra config file (plain YAML; hydra is not needed)."""
+    import yaml
+
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"cannot read SAM2 config {path}: {exc}") from exc
+    model = doc.get("model") if isinstance(doc, dict) else None
+    if not isinstance(model, dict):
+        raise ValueError(f"SAM2 config {path} has no 'model' mapping")
+    return model
+
 @dataclass(frozen=True)
 class Sam2Config:
     """Sizes and flags of a SAM 2.0 model. The defaults are the official Hiera-L values."""
@@ -161,16 +176,8 @@ class Sam2Config:
     @classmethod
     def from_yaml(cls, path: str | Path) -> Sam2Config:
         """Read a SAM 2.0 hydra config (``_target_`` entries are ignored; only sizes and flags are used)."""
-        import yaml
-
         path = Path(path)
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise ValueError(f"cannot read SAM2 config {path}: {exc}") from exc
-        model = doc.get("model") if isinstance(doc, dict) else None
-        if not isinstance(model, dict):
-            raise ValueError(f"SAM2 config {path} has no 'model' mapping")
+        model = read_yaml_model(path)
         try:
             encoder = model["image_encoder"]
             trunk, neck = encoder["trunk"], encoder["neck"]

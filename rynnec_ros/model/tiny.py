@@ -19,6 +19,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from .sam2 import read_yaml_model
+
 ASSETS = Path(__file__).resolve().parent / "assets" / "tiny"
 TOKENIZER_FILES = (
     "tokenizer.json",
@@ -236,16 +238,7 @@ class Sam2MemoryConfig:
     @classmethod
     def from_yaml(cls, path: str | Path) -> Sam2MemoryConfig:
         """Read the memory parts of a SAM 2.0 hydra config (``_target_`` entries are ignored)."""
-        import yaml
-
-        path = Path(path)
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise ValueError(f"cannot read SAM2 config {path}: {exc}") from exc
-        model = doc.get("model") if isinstance(doc, dict) else None
-        if not isinstance(model, dict):
-            raise ValueError(f"SAM2 config {path} has no 'model' mapping")
+        model = read_yaml_model(path)
         try:
             return cls._from_model(model)
         except (TypeError, ValueError) as exc:

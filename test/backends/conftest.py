@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from PIL import Image
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny"
-if not (DATA / "checkpoint" / "config.json").is_file():
-    DATA = Path("/work/shared/fixtures/rynnec-tiny")
-CHECKPOINT = DATA / "checkpoint"
+from ..model.conftest import CHECKPOINT, Case
 
 torch.set_num_threads(2)
 
 
 def load_case(name: str) -> tuple[dict, list[np.ndarray], list[np.ndarray] | None]:
-    d = DATA / "cases" / name
-    meta = json.loads((d / "case.json").read_text())
-    frames = [np.asarray(Image.open(d / f).convert("RGB")) for f in meta["frame_files"]]
-    with np.load(d / "arrays.npz", allow_pickle=False) as z:
-        masks = list(z["masks"]) if "masks" in z.files else None
-    return meta, frames, masks
+    case = Case(name)
+    return case.meta, case.frames, case.masks
 
 
 @pytest.fixture(scope="session")

@@ -9,31 +9,21 @@ backend combination fails configure with the reason and leaves a node that confi
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.ros
+from ..model.conftest import CHECKPOINT, Case
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny"
-if not (DATA / "checkpoint" / "config.json").is_file():
-    DATA = Path("/work/shared/fixtures/rynnec-tiny")
-CHECKPOINT = DATA / "checkpoint"
+pytestmark = pytest.mark.ros
 T0 = 20 * 10**9
 NEW_TOKENS = 12  # the fixture cases' max_new_tokens
 
 
 def _case(name: str) -> tuple[dict, list[np.ndarray], list[np.ndarray] | None]:
-    from PIL import Image
-
-    d = DATA / "cases" / name
-    meta = json.loads((d / "case.json").read_text())
-    frames = [np.asarray(Image.open(d / f).convert("RGB")) for f in meta["frame_files"]]
-    with np.load(d / "arrays.npz", allow_pickle=False) as z:
-        masks = list(z["masks"]) if "masks" in z.files else None
-    return meta, frames, masks
+    case = Case(name)
+    return case.meta, case.frames, case.masks
 
 
 @pytest.fixture(scope="module")

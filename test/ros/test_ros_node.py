@@ -134,7 +134,8 @@ def test_queue_full_is_rejected_and_timeouts_are_reported(client, stamps, node) 
 
     def long_ask() -> None:
         try:
-            client.ask("Describe everything.", max_new_tokens=300, timeout_s=60)
+            # long enough (the endless checkpoint never stops early) that the six requests overlap
+            client.ask("Describe everything.", max_new_tokens=1000, timeout_s=60)
             results.append("ok")
         except RuntimeError as exc:
             results.append(str(exc))
@@ -149,7 +150,8 @@ def test_queue_full_is_rejected_and_timeouts_are_reported(client, stamps, node) 
     # Per-request timeout, via the raw service so the client's own timeout does not fire first.
     _set_params(client, {"request_timeout_s": 0.2})
     try:
-        req = AskQuestion.Request(question="Describe everything.", max_new_tokens=300)
+        # 8192 tokens take seconds even on the tiny model: the 0.2 s timeout must fire first.
+        req = AskQuestion.Request(question="Describe everything.", max_new_tokens=8192)
         res = client._call(client._ask, req, 30.0)
         assert not res.success and "timed out after 0.2" in res.message
     finally:
@@ -237,7 +239,7 @@ def test_parameter_services_answer_while_inference_runs(client, stamps) -> None:
 
     def long_ask() -> None:
         try:
-            client.ask("Describe everything in detail.", max_new_tokens=3000, timeout_s=120)
+            client.ask("Describe everything in detail.", max_new_tokens=8192, timeout_s=120)
         except RuntimeError as exc:  # the node's timeout below ends (and cancels) the long generation
             assert "timed out" in str(exc)
         finally:

@@ -77,7 +77,7 @@ def test_deactivate_cancels_the_running_generation_at_its_next_token(node) -> No
     from rclpy.lifecycle import TransitionCallbackReturn
 
     _feed(node, 1 * 10**9)
-    th, out = _submit_in_thread(node, _ask("Describe everything.", max_new_tokens=3000))
+    th, out = _submit_in_thread(node, _ask("Describe everything.", max_new_tokens=8192))
     time.sleep(0.3)  # decoding
     t0 = time.monotonic()
     assert node.trigger_deactivate() == TransitionCallbackReturn.SUCCESS
