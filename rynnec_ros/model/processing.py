@@ -7,6 +7,7 @@ frames of the window, normalised, and cut into 14-px patches ordered in 2×2 mer
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -126,7 +127,15 @@ def region_question(question: str, object_mask_counts: Sequence[int], region_tok
     its first ``<object0>`` mention becomes ``[<REGION>]``.
     """
     n = len(object_mask_counts)
-    if n == 0 or region_token in question:
+    if region_token in question:
+        return question
+    refs = sorted({int(k) for k in re.findall(r"<object(\d+)>", question)})
+    if refs and refs[-1] >= n:
+        raise ValueError(
+            f"question refers to <object{refs[-1]}> but masks were given for {n} object(s) "
+            "(<objectK> names the K-th object of the request, counting from 0)"
+        )
+    if n == 0:
         return question
     idioms = ["[" + region_token * c + "]" for c in object_mask_counts]
     if "<region>" in question:

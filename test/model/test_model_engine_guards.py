@@ -239,3 +239,15 @@ def test_streamed_answer_matches_its_text(eng: RynnEC, frames: list[np.ndarray])
     ans = eng.answer(frames, "What do you see?", max_new_tokens=12, on_token=pieces.append)
     assert "".join(pieces) == eng.tokenizer.decode(ans.token_ids)
     assert eng.clean_text("".join(pieces)) == ans.text
+
+
+def test_question_naming_an_object_without_masks_is_rejected() -> None:
+    from rynnec_ros.model.processing import region_question
+
+    assert region_question("What is <object0>?", [2], "<REGION>") == "What is [<REGION><REGION>]?"
+    with pytest.raises(ValueError, match=r"<object1> but masks were given for 1 object\(s\)"):
+        region_question("Is <object0> left of <object1>?", [1], "<REGION>")
+    with pytest.raises(ValueError, match=r"<object0> but masks were given for 0 object\(s\)"):
+        region_question("What colour is <object0>?", [], "<REGION>")
+    # a question that already holds the region tokens is the caller's own prompt
+    assert region_question("<object1>[<REGION>]", [1], "<REGION>") == "<object1>[<REGION>]"
