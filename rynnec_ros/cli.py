@@ -1,4 +1,4 @@
-"""The single ``rynnec-ros`` entry point.
+"""rynnec-ros: the RynnEC engine, spatial geometry, evaluation, benchmarks and ROS 2 tools in one command.
 
 Each area registers its own subcommands (``register(subparsers)``) and imports its heavy
 dependencies only when a subcommand runs, so ``rynnec-ros --help`` works without ROS or torch.

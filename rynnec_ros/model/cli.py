@@ -42,53 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--max-visual-tokens", type=int, default=16384)
     q.set_defaults(func=_infer)
 
-    b = subparsers.add_parser(
-        "profile-engine", help="engine latency per stage and work-reuse speed-up (JSON)"
-    )
-    b.add_argument("--checkpoint", type=Path, help="checkpoint directory (default: a random one of --size)")
-    b.add_argument("--size", choices=["tiny", "small"], default="small")
-    b.add_argument("--frames", type=int, default=30)
-    b.add_argument("--questions", type=int, default=5)
-    b.add_argument("--height", type=int, default=480)
-    b.add_argument("--width", type=int, default=640)
-    b.add_argument("--max-visual-tokens", type=int, default=16384)
-    b.add_argument("--max-new-tokens", type=int, default=16)
-    b.add_argument("--sam2-frames", type=int, default=1)
-    b.add_argument("--device", default="cpu")
-    b.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
-    b.add_argument("--out", type=Path, help="also write the JSON here")
-    b.set_defaults(func=_profile)
-
 
 def _make_tiny(args: argparse.Namespace) -> int:
     from .tiny import make_checkpoint
 
     out = make_checkpoint(args.dir, size=args.size, seed=args.seed, tie_word_embeddings=not args.untied)
     print(out)
-    return 0
-
-
-def _profile(args: argparse.Namespace) -> int:
-    from .profile import profile_engine
-
-    result = profile_engine(
-        checkpoint=args.checkpoint,
-        size=args.size,
-        num_frames=args.frames,
-        num_questions=args.questions,
-        height=args.height,
-        width=args.width,
-        max_visual_tokens=args.max_visual_tokens,
-        max_new_tokens=args.max_new_tokens,
-        device=args.device,
-        dtype=args.dtype,
-        sam2_frames=args.sam2_frames,
-    )
-    text = json.dumps(result, indent=2)
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-    print(text)
     return 0
 
 
