@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rynnec_ros.eval.metrics import accuracy, group_scores, mean_or_none
-from rynnec_ros.eval.runners import SPATIAL_ABILITY
+from rynnec_ros.eval.runners import PROPERTY_TYPES, SPATIAL_ABILITY
 
 Row = Sequence[object]
 
@@ -49,29 +49,20 @@ def md_table(headers: Sequence[str], rows: Sequence[Row]) -> str:
 # ----------------------------------------------------------------------------------------------------
 # RynnEC-Bench
 
-MAIN_COLUMNS = [
-    "Object Properties",
-    "Seg. DR",
-    "Seg. SR",
-    "Ego His.",
-    "Ego Pres.",
-    "Ego Fut.",
-    "World Size",
-    "World Dis.",
-    "World PR",
-]
-PROPERTY_TYPES = [
-    "category",
-    "color",
-    "material",
-    "shape",
-    "state",
-    "position",
-    "function",
-    "surface detail",
-    "size",
-    "counting",
-]
+# Paper Table 2: object columns, then spatial columns; the three means are placed around them.
+OBJECT_COLUMNS = ["Object Properties", "Seg. DR", "Seg. SR"]
+SPATIAL_COLUMNS = ["Ego His.", "Ego Pres.", "Ego Fut.", "World Size", "World Dis.", "World PR"]
+MAIN_COLUMNS = OBJECT_COLUMNS + SPATIAL_COLUMNS
+
+
+def _score_table(
+    title: str, label: str, groups: Mapping[str, list[float]], order: Iterable[str] = ()
+) -> Section:
+    """Items and mean score per group: the paper's groups in its order first, any others sorted after."""
+    known = [g for g in order if g in groups]
+    names = known + sorted(set(groups) - set(known))
+    rows = [[g, len(groups[g]), pct(mean_or_none(groups[g]))] for g in names]
+    return Section(title, [label, "Items", "Score"], rows)
 
 
 def rynnec_summary(records: list[dict], model_name: str) -> Summary:
@@ -83,20 +74,7 @@ def rynnec_summary(records: list[dict], model_name: str) -> Summary:
     head.update(
         {"Overall Mean": overall, "Object Mean": mean_or_none(obj), "Spatial Mean": mean_or_none(spa)}
     )
-    order = [
-        "Overall Mean",
-        "Object Properties",
-        "Seg. DR",
-        "Seg. SR",
-        "Object Mean",
-        "Ego His.",
-        "Ego Pres.",
-        "Ego Fut.",
-        "World Size",
-        "World Dis.",
-        "World PR",
-        "Spatial Mean",
-    ]
+    order = ["Overall Mean", *OBJECT_COLUMNS, "Object Mean", *SPATIAL_COLUMNS, "Spatial Mean"]
     sections = [
         Section(
             "Main results (paper Table 2 layout)",
@@ -108,25 +86,12 @@ def rynnec_summary(records: list[dict], model_name: str) -> Summary:
     ]
     props = group_scores([r for r in records if r["subset"] == "object_cognition"], "type", scale=100.0)
     if props:
-        names = [t for t in PROPERTY_TYPES if t in props] + sorted(set(props) - set(PROPERTY_TYPES))
-        sections.append(
-            Section(
-                "Object properties by type (Fig. 5a)",
-                ["Type", "Items", "Score"],
-                [[t, len(props[t]), pct(mean_or_none(props[t]))] for t in names],
-            )
-        )
+        sections.append(_score_table("Object properties by type (Fig. 5a)", "Type", props, PROPERTY_TYPES))
         classes = group_scores(
             [r for r in records if r["subset"] == "object_cognition"], "class_name", scale=100.0
         )
         if classes:
-            sections.append(
-                Section(
-                    "Object properties by object class",
-                    ["Class", "Items", "Score"],
-                    [[c, len(v), pct(mean_or_none(v))] for c, v in sorted(classes.items())],
-                )
-            )
+            sections.append(_score_table("Object properties by object class", "Class", classes))
     seg = [r for r in records if r["subset"] == "object_segmentation"]
     if seg:
         rows = []
@@ -146,14 +111,8 @@ def rynnec_summary(records: list[dict], model_name: str) -> Summary:
         )
     abil = group_scores([r for r in records if r["subset"] == "spatial_cognition"], "ability", scale=100.0)
     if abil:
-        names = [a for a in SPATIAL_ABILITY if a in abil] + sorted(set(abil) - set(SPATIAL_ABILITY))
-        sections.append(
-            Section(
-                "Spatial cognition by ability (Fig. 5b)",
-                ["Ability", "Items", "Score"],
-                [[a, len(abil[a]), pct(mean_or_none(abil[a]))] for a in names],
-            )
-        )
+        title = "Spatial cognition by ability (Fig. 5b)"
+        sections.append(_score_table(title, "Ability", abil, SPATIAL_ABILITY))
     bars = {f"prop: {t}": mean_or_none(v) for t, v in props.items()}
     bars.update(
         {f"seg: {t}": mean_or_none(100 * r["score"] for r in g) for t, g in _group(seg, "type").items()}

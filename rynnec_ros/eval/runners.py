@@ -118,7 +118,8 @@ NUMERICAL_TYPES = {
     "height_from_ground",
     "center_distance",
 }
-GRADED_TYPES = {
+# RynnEC-Bench object-property types in the paper's Fig. 5a order (reports list them in this order).
+PROPERTY_TYPES = [
     "category",
     "color",
     "material",
@@ -128,8 +129,11 @@ GRADED_TYPES = {
     "function",
     "surface detail",
     "size",
-    "universal",
-}
+    "counting",
+]
+# Open answers are judged 0-5; counting has one right number and is judged binary, like the
+# remaining close-ended types.
+GRADED_TYPES = {*PROPERTY_TYPES, "universal"} - {"counting"}
 SPATIAL_ABILITY = {
     "Trajectory Review": ["camera_rotation", "camerall_distance"],
     "Ego Direction": [
