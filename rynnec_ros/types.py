@@ -6,6 +6,7 @@ all speak the same types.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +18,9 @@ class Frame:
 
     ``rgb`` is H×W×3 uint8; ``depth`` is metres (float32, NaN where unknown) registered to ``rgb``;
     ``K`` the 3×3 colour intrinsics; ``world_T_camera`` the 4×4 pose of the optical frame in a
-    gravity-aligned world frame (z up) when TF provided one.
+    gravity-aligned world frame (z up) when TF provided one. ``key`` is the cache key an engine may
+    store this frame's features under (the buffer sets a fresh one per insertion, so a new image at a
+    re-sent stamp never hits stale features); ``None`` makes the engine hash the pixels instead.
     """
 
     rgb: np.ndarray
@@ -26,6 +29,7 @@ class Frame:
     depth: np.ndarray | None = None
     K: np.ndarray | None = None
     world_T_camera: np.ndarray | None = None
+    key: Hashable | None = None
 
 
 @dataclass
