@@ -3,23 +3,30 @@
 Camera callbacks add frames from one thread while the inference worker reads windows from another, so
 every method takes one lock. Frames are kept sorted by stamp (bags and multi-camera drivers deliver out
 of order), bounded by count, bytes and age, and a stamp far behind the newest one (a looping bag, a
-restarted simulator) clears the buffer instead of mixing two timelines. Every insertion gets a serial
-number, so a stamp seen again after a reset or a re-sent frame never shares a feature-cache key with the
-pixels it replaced. Pure Python/numpy: no ROS here.
+restarted simulator) clears the buffer instead of mixing two timelines — but only on evidence: a frame
+that jumps is held back until ``jump_confirm_frames`` consecutive frames agree on the new timeline, so one
+badly stamped message from a misbehaving driver costs nothing but itself. Every insertion gets a fresh
+``Frame.key``, so a stamp seen again after a reset or a re-sent frame never shares a feature-cache key
+with the pixels it replaced. Readers get copies: the request that holds a frame can attach a pose to it
+while ingest replaces or evicts the buffered one. Pure Python/numpy: no ROS here.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import threading
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rynnec_ros.types import Frame
 
 NS_PER_S = 1_000_000_000
+# Process-wide: buffers are recreated on configure while an engine may keep its caches.
+_KEYS = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -29,7 +36,12 @@ class BufferLimits:
     ``max_frames``/``max_bytes``: the oldest frames are evicted first. ``max_age_s``: frames older than
     the newest by more than this are evicted (0 = no age bound). ``jump_back_s``: a stamp older than the
     newest by more than this is a time jump (bag loop, clock reset) and resets the buffer.
-    ``jump_forward_s``: a stamp newer than the newest by more than this also resets (0 = never).
+    ``jump_forward_s``: a stamp newer than the newest by more than this also resets (0 = only when it is
+    beyond ``max_age_s``, which would otherwise age the whole window out on one frame).
+    ``jump_confirm_frames``: consecutive frames on the new timeline needed before a jump is believed;
+    until then they are held back, and a frame on the old timeline discards them as outliers. A stream
+    that simply stops on the new timeline is believed after ``jump_confirm_s`` seconds (wall clock)
+    without a frame on the old one.
     """
 
     max_frames: int = 600
@@ -37,12 +49,16 @@ class BufferLimits:
     max_age_s: float = 300.0
     jump_back_s: float = 1.0
     jump_forward_s: float = 0.0
+    jump_confirm_frames: int = 3
+    jump_confirm_s: float = 2.0
 
     def __post_init__(self) -> None:
         if self.max_frames < 1:
             raise ValueError(f"max_frames must be >= 1, got {self.max_frames}")
         if self.max_bytes < 1:
             raise ValueError(f"max_bytes must be >= 1, got {self.max_bytes}")
+        if self.jump_confirm_frames < 1:
+            raise ValueError(f"jump_confirm_frames must be >= 1, got {self.jump_confirm_frames}")
         for name in ("max_age_s", "jump_back_s", "jump_forward_s"):
             value = getattr(self, name)
             if not np.isfinite(value) or value < 0:
@@ -61,16 +77,20 @@ def frame_nbytes(frame: Frame) -> int:
 class FrameBuffer:
     """Thread-safe, sorted, bounded store of frames keyed by their stamp in nanoseconds."""
 
-    def __init__(self, limits: BufferLimits | None = None) -> None:
+    def __init__(self, limits: BufferLimits | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._limits = limits or BufferLimits()
         self._lock = threading.Lock()
         self._stamps: list[int] = []
         self._frames: dict[int, Frame] = {}
         self._serial_of: dict[int, int] = {}
-        self._serial = 0
+        self._suspects: list[Frame] = []
+        self._suspect_since = 0.0
+        self._clock = clock
         self._bytes = 0
         self.resets = 0
         self.evicted = 0
+        self.outliers = 0  # frames dropped as one-off bad stamps
 
     @property
     def limits(self) -> BufferLimits:
@@ -83,37 +103,76 @@ class FrameBuffer:
             self._evict()
 
     def add(self, frame: Frame) -> bool:
-        """Insert ``frame``; returns True when its stamp was a time jump that reset the buffer first.
+        """Insert ``frame``; returns True when a confirmed time jump reset the buffer first.
 
-        A frame with the stamp of a buffered one replaces it (a re-sent frame, or depth arriving late).
+        A frame with the stamp of a buffered one replaces it (a re-sent frame). A frame that jumps away
+        from the newest buffered stamp is held back (see ``BufferLimits.jump_confirm_frames``): when
+        enough consecutive frames agree, the buffer restarts on the new timeline — unless the frames they
+        contradict are fewer than that and arrived last (an outlier stamped far ahead that slipped in
+        because forward jumps are not bounded), in which case only those are dropped.
         """
         if frame.rgb.ndim != 3 or frame.rgb.shape[2] != 3 or frame.rgb.dtype != np.uint8:
             raise ValueError(f"frame.rgb must be HxWx3 uint8, got {frame.rgb.shape} {frame.rgb.dtype}")
-        stamp = int(frame.stamp_ns)
+        frame = replace(frame, stamp_ns=int(frame.stamp_ns), key=None)
         with self._lock:
-            jumped = self._is_jump(stamp)
-            if jumped:
-                self._clear()
-                self.resets += 1
-            old = self._frames.get(stamp)
-            if old is not None:
-                self._bytes -= frame_nbytes(old)
+            resets = self.resets
+            self._settle()
+            if not self._stamps or not self._is_jump(frame.stamp_ns, self._stamps[-1]):
+                self.outliers += len(self._suspects)
+                self._suspects = []
+                self._insert(frame)
+            elif self._suspects and not self._is_jump(frame.stamp_ns, self._suspects[-1].stamp_ns):
+                self._suspects.append(frame)
             else:
-                bisect.insort(self._stamps, stamp)
-            self._frames[stamp] = frame
-            self._serial += 1
-            self._serial_of[stamp] = self._serial
-            self._bytes += frame_nbytes(frame)
-            self._evict()
-            return jumped
+                self.outliers += len(self._suspects)
+                self._suspects = [frame]
+                self._suspect_since = self._clock()
+            if len(self._suspects) >= self._limits.jump_confirm_frames:
+                self._confirm()
+            return self.resets != resets
 
-    def _is_jump(self, stamp: int) -> bool:
-        if not self._stamps:
-            return False
-        newest = self._stamps[-1]
+    def _settle(self) -> None:
+        """Believe held-back frames once the old timeline has been silent for ``jump_confirm_s``."""
+        if self._suspects and self._clock() - self._suspect_since >= self._limits.jump_confirm_s:
+            self._confirm()
+
+    def _confirm(self) -> None:
+        suspects, self._suspects = self._suspects, []
+        newest = max(f.stamp_ns for f in suspects)
+        above = [s for s in self._stamps if s > newest]
+        below = [s for s in self._stamps if s <= newest]
+        contradicted_last = bool(above) and (
+            not below or min(self._serial_of[s] for s in above) > max(self._serial_of[s] for s in below)
+        )
+        if len(above) < self._limits.jump_confirm_frames and contradicted_last:
+            self.outliers += len(above)
+            for s in above:
+                self._stamps.remove(s)
+                self._drop(s)
+        elif self._stamps:
+            self._clear()
+            self.resets += 1
+        for f in suspects:
+            self._insert(f)
+
+    def _insert(self, frame: Frame) -> None:
+        stamp = frame.stamp_ns
+        old = self._frames.get(stamp)
+        if old is not None:
+            self._bytes -= frame_nbytes(old)
+        else:
+            bisect.insort(self._stamps, stamp)
+        frame.key = next(_KEYS)
+        self._frames[stamp] = frame
+        self._serial_of[stamp] = frame.key
+        self._bytes += frame_nbytes(frame)
+        self._evict()
+
+    def _is_jump(self, stamp: int, newest: int) -> bool:
         if newest - stamp > self._limits.jump_back_s * NS_PER_S:
             return True
-        forward = self._limits.jump_forward_s
+        # Unbounded forward jumps are still held back when taking them would age out the whole window.
+        forward = self._limits.jump_forward_s or self._limits.max_age_s
         return forward > 0 and stamp - newest > forward * NS_PER_S
 
     def _evict(self) -> None:
@@ -140,31 +199,15 @@ class FrameBuffer:
             self._clear()
 
     def _clear(self) -> None:
+        self._suspects = []
         self._stamps.clear()
         self._frames.clear()
         self._serial_of.clear()
         self._bytes = 0
 
-    def cache_keys(self, frames: Sequence[Frame]) -> list[tuple[int, int]]:
-        """Keys under which an engine may cache per-frame features: ``(insertion serial, stamp)``.
-
-        A stamp alone is not enough: after a time jump or a re-sent frame the same stamp holds other
-        pixels. A frame that is no longer the buffered one at its stamp (replaced or evicted since it was
-        selected) gets a key never handed out before, so it can only miss the cache.
-        """
-        keys = []
-        with self._lock:
-            for frame in frames:
-                stamp = int(frame.stamp_ns)
-                if self._frames.get(stamp) is frame:
-                    keys.append((self._serial_of[stamp], stamp))
-                else:
-                    self._serial += 1
-                    keys.append((self._serial, stamp))
-        return keys
-
     def __len__(self) -> int:
         with self._lock:
+            self._settle()
             return len(self._stamps)
 
     @property
@@ -174,33 +217,39 @@ class FrameBuffer:
 
     def stamps(self) -> list[int]:
         with self._lock:
+            self._settle()
             return list(self._stamps)
 
     def frames(self) -> list[Frame]:
-        """All buffered frames, oldest first (a snapshot; the frames themselves are shared)."""
+        """Copies of all buffered frames, oldest first (arrays shared, never written)."""
         with self._lock:
-            return [self._frames[s] for s in self._stamps]
+            self._settle()
+            return [replace(self._frames[s]) for s in self._stamps]
 
     def newest(self) -> Frame | None:
         with self._lock:
-            return self._frames[self._stamps[-1]] if self._stamps else None
+            self._settle()
+            return replace(self._frames[self._stamps[-1]]) if self._stamps else None
 
     def get(self, stamp_ns: int, tolerance_ns: int = 0) -> Frame | None:
-        """The buffered frame nearest to ``stamp_ns`` if it is within ``tolerance_ns``, else None."""
+        """A copy of the buffered frame nearest to ``stamp_ns`` within ``tolerance_ns``, else None."""
         with self._lock:
+            self._settle()
             key = self._nearest(int(stamp_ns), int(tolerance_ns))
-            return None if key is None else self._frames[key]
+            return None if key is None else replace(self._frames[key])
 
     def update(self, stamp_ns: int, **fields: object) -> bool:
-        """Attach data to a buffered frame (depth, pose); False when no frame has that exact stamp."""
+        """Attach data to a buffered frame (depth arriving late); False when no frame has that exact stamp.
+
+        The stored frame is replaced, never written, so copies already handed out stay as they were.
+        """
         with self._lock:
             frame = self._frames.get(int(stamp_ns))
             if frame is None:
                 return False
-            self._bytes -= frame_nbytes(frame)
-            for name, value in fields.items():
-                setattr(frame, name, value)
-            self._bytes += frame_nbytes(frame)
+            new = replace(frame, **fields)  # type: ignore[arg-type]
+            self._bytes += frame_nbytes(new) - frame_nbytes(frame)
+            self._frames[frame.stamp_ns] = new
             self._evict()
             return True
 
@@ -236,6 +285,7 @@ class FrameBuffer:
         if not np.isfinite(fps) or fps < 0:
             raise ValueError(f"fps must be a finite number >= 0, got {fps}")
         with self._lock:
+            self._settle()
             if not self._stamps:
                 raise ValueError("the frame buffer is empty: no camera frames received yet")
             required = self._resolve(required_ns, tolerance_ns, "mask")
@@ -243,7 +293,7 @@ class FrameBuffer:
                 chosen = sorted(set(self._resolve(stamps_ns, tolerance_ns, "requested")) | set(required))
                 if len(chosen) > max_frames:
                     raise ValueError(f"{len(chosen)} frames requested, more than max_frames={max_frames}")
-                return [self._frames[s] for s in chosen]
+                return [replace(self._frames[s]) for s in chosen]
             lo = bisect.bisect_left(self._stamps, start_ns) if start_ns else 0
             hi = bisect.bisect_right(self._stamps, end_ns) if end_ns else len(self._stamps)
             window = self._stamps[lo:hi]
@@ -257,7 +307,7 @@ class FrameBuffer:
         if len(set(required)) > max_frames:
             raise ValueError(f"masks are on {len(set(required))} frames, more than max_frames={max_frames}")
         chosen = sample_stamps(window, fps, max_frames, required)
-        return [frames[s] for s in chosen]
+        return [replace(frames[s]) for s in chosen]
 
     def _resolve(self, stamps: Iterable[int], tolerance_ns: int, what: str) -> list[int]:
         out = []

@@ -79,3 +79,7 @@ class Answer:
     frame_indices: list[int] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     reason: str = ""
+
+
+class Cancelled(Exception):
+    """Raised by an engine when its ``should_stop`` callback said stop (cancel, timeout, shutdown)."""

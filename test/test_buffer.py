@@ -42,24 +42,59 @@ def test_oversized_frame_is_not_kept() -> None:
     assert len(buf) == 0 and buf.nbytes == 0
 
 
-def test_time_jump_back_resets_the_buffer() -> None:
-    buf = FrameBuffer(BufferLimits(jump_back_s=1.0))
+def test_time_jump_back_resets_the_buffer_once_confirmed() -> None:
+    buf = FrameBuffer(BufferLimits(jump_back_s=1.0, jump_confirm_frames=3))
     for i in range(20):
         assert not buf.add(_frame(i * 0.1))
     assert not buf.add(_frame(1.5))  # late but within the tolerance: sorted in
-    assert buf.add(_frame(0.0))  # a looping bag restarts
-    assert buf.stamps() == [0] and buf.resets == 1
+    # A looping bag restarts: the first two frames of the new loop are held back as possible outliers...
+    assert not buf.add(_frame(0.0))
+    assert not buf.add(_frame(0.1, value=9))
+    assert len(buf) == 20
+    # ...and the third consecutive one confirms the jump: only the new timeline remains.
+    assert buf.add(_frame(0.2, value=9))
+    assert buf.stamps() == [0, 100_000_000, 200_000_000] and buf.resets == 1
+
+
+def test_one_badly_stamped_frame_costs_only_itself() -> None:
+    """The issue's case: one stamp far ahead (or behind) among good ones must not wipe the window."""
+    ahead = FrameBuffer(BufferLimits(jump_back_s=1.0, jump_forward_s=5.0))
+    for i in range(49):
+        ahead.add(_frame(i * 0.1))
+    assert not ahead.add(_frame(1e6))  # held back, not a reset
+    assert not ahead.add(_frame(4.9))  # the old timeline goes on: the outlier is discarded
+    assert len(ahead) == 50 and ahead.resets == 0 and ahead.outliers == 1
+    behind = FrameBuffer(BufferLimits(jump_back_s=1.0))
+    for i in range(49):
+        behind.add(_frame(100 + i * 0.1))
+    assert not behind.add(_frame(1.0))
+    assert not behind.add(_frame(104.9))
+    assert len(behind) == 50 and behind.resets == 0 and 1 * NS_PER_S not in behind.stamps()
+    # Forward jumps unbounded (the default): the outlier slips in, and the good frames that follow
+    # contradict only it, so only it goes once they confirm their timeline.
+    unbounded = FrameBuffer(BufferLimits(jump_back_s=1.0, jump_forward_s=0.0, max_age_s=0.0))
+    for i in range(49):
+        unbounded.add(_frame(i * 0.1))
+    unbounded.add(_frame(1e6))
+    for i in range(3):
+        unbounded.add(_frame(4.9 + i * 0.1))
+    assert unbounded.resets == 0 and len(unbounded) == 52 and max(unbounded.stamps()) < 10 * NS_PER_S
 
 
 def test_time_jump_forward_resets_only_when_enabled() -> None:
-    buf = FrameBuffer(BufferLimits(jump_forward_s=5.0))
+    buf = FrameBuffer(BufferLimits(jump_forward_s=5.0, jump_confirm_frames=2))
     buf.add(_frame(0))
     assert not buf.add(_frame(4))
-    assert buf.add(_frame(100))
-    assert len(buf) == 1
-    never = FrameBuffer(BufferLimits(jump_forward_s=0))
+    assert not buf.add(_frame(100))
+    assert buf.add(_frame(100.5))
+    assert len(buf) == 2
+    never = FrameBuffer(BufferLimits(jump_forward_s=0, max_age_s=0))
     never.add(_frame(0))
-    assert not never.add(_frame(1e6))
+    assert not never.add(_frame(1e6)) and len(never) == 2
+    # Forward jumps unbounded but an age bound: one frame that would age the window out is held back.
+    aged = FrameBuffer(BufferLimits(jump_forward_s=0, max_age_s=300, jump_confirm_frames=2))
+    aged.add(_frame(0))
+    assert not aged.add(_frame(1e6)) and len(aged) == 1
 
 
 def test_sampling_is_one_fps_and_thinned_uniformly_with_newest_kept() -> None:
@@ -149,24 +184,46 @@ def test_concurrent_add_and_select_stay_consistent() -> None:
     assert buf.nbytes == 50 * 4 * 6 * 3
 
 
-def test_cache_keys_change_when_a_stamp_holds_new_pixels() -> None:
-    buf = FrameBuffer(BufferLimits(max_frames=3, jump_back_s=1.0))
-    a, b = _frame(10, value=1), _frame(11, value=2)
-    buf.add(a)
-    buf.add(b)
-    key_a, key_b = buf.cache_keys([a, b])
-    assert buf.cache_keys([a, b]) == [key_a, key_b]  # stable while the frames stay buffered
-    assert key_a[1] == a.stamp_ns and key_a != key_b
-    replaced = _frame(10, value=3)  # re-sent stamp, other pixels
-    buf.add(replaced)
-    assert buf.cache_keys([replaced, b]) == [buf.cache_keys([replaced])[0], key_b]
-    assert buf.cache_keys([replaced])[0] not in (key_a, key_b)
-    # The replaced frame object, still held by a request, never gets the new frame's key.
-    stale = buf.cache_keys([a])[0]
-    assert stale not in (key_a, buf.cache_keys([replaced])[0])
+def test_frame_keys_change_when_a_stamp_holds_new_pixels() -> None:
+    buf = FrameBuffer(BufferLimits(max_frames=3, jump_back_s=1.0, jump_confirm_frames=1))
+    buf.add(_frame(10, value=1))
+    buf.add(_frame(11, value=2))
+    a, b = buf.frames()
+    assert [f.key for f in buf.frames()] == [a.key, b.key]  # stable while the frames stay buffered
+    assert a.key is not None and a.key != b.key
+    buf.add(_frame(10, value=3))  # re-sent stamp, other pixels
+    replaced = buf.get(a.stamp_ns)
+    assert replaced is not None and replaced.key not in (a.key, b.key)
+    assert buf.get(b.stamp_ns).key == b.key
     # A time jump back and the same stamp again: a key never seen before.
-    seen = {key_a, key_b, stale, buf.cache_keys([replaced])[0]}
+    seen = {a.key, b.key, replaced.key}
     assert buf.add(_frame(5))
-    again = _frame(10, value=4)
-    buf.add(again)
-    assert buf.cache_keys([again])[0] not in seen
+    buf.add(_frame(10, value=4))
+    assert buf.get(10 * NS_PER_S).key not in seen
+
+
+def test_readers_get_copies_so_a_request_can_annotate_its_frames() -> None:
+    """A request attaches poses to the frames it holds while ingest keeps replacing buffered ones."""
+    buf = FrameBuffer()
+    buf.add(_frame(1.0))
+    mine = buf.select(max_frames=1)[0]
+    mine.world_T_camera = np.eye(4)
+    assert buf.get(1 * NS_PER_S).world_T_camera is None
+    buf.update(1 * NS_PER_S, depth=np.ones((4, 6), np.float32))
+    assert mine.depth is None and buf.get(1 * NS_PER_S).depth is not None
+
+
+def test_a_stream_that_stops_on_a_new_timeline_is_believed_after_a_quiet_while() -> None:
+    """Two frames on a new timeline and then silence (a sim restarted and paused): no third frame comes
+    to confirm, so once the old timeline has said nothing for jump_confirm_s they are taken."""
+    now = [0.0]
+    buf = FrameBuffer(BufferLimits(jump_back_s=1.0, jump_confirm_frames=3, jump_confirm_s=2.0),
+                      clock=lambda: now[0])
+    for i in range(5):
+        buf.add(_frame(100.0 + i * 0.1))
+    buf.add(_frame(1.0))
+    buf.add(_frame(1.1))
+    now[0] = 1.9
+    assert len(buf) == 5
+    now[0] = 2.0
+    assert buf.stamps() == [1 * NS_PER_S, 1_100_000_000] and buf.resets == 1

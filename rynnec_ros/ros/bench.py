@@ -259,6 +259,7 @@ def service(
                 e2e.append(wall)
                 engine.append(ans.timings["total"])
                 overhead.append(wall - ans.timings["total"])
+            assert client.last_response is not None
             used = len(client.last_response.frame_stamps)
     finally:
         node.stop()

@@ -25,6 +25,7 @@ from rynnec_ros.action import Ask
 from rynnec_ros.msg import Region as RegionMsg
 from rynnec_ros.msg import RegionMask
 from rynnec_ros.ros import convert
+from rynnec_ros.ros.qos import SERVICE_QOS
 from rynnec_ros.srv import AskQuestion, ListFrames, Segment
 from rynnec_ros.types import Answer, Region
 
@@ -53,11 +54,15 @@ class CognitionClient:
         base = f"{node_namespace.rstrip('/')}/{node_name}"
         if not base.startswith("/"):
             base = "/" + base
-        self._ask = self.node.create_client(AskQuestion, f"{base}/ask")
-        self._segment = self.node.create_client(Segment, f"{base}/segment")
-        self._set_params = self.node.create_client(SetParameters, f"{base}/set_parameters")
-        self._ask_stream = ActionClient(self.node, Ask, f"{base}/ask_stream")
-        self._list_frames = self.node.create_client(ListFrames, f"{base}/list_frames")
+        # As deep as the node's own service queues: responses to a burst of calls are not dropped here.
+        qos = SERVICE_QOS
+        self._ask: Any = self.node.create_client(AskQuestion, f"{base}/ask", qos_profile=qos)
+        self._segment: Any = self.node.create_client(Segment, f"{base}/segment", qos_profile=qos)
+        self._set_params: Any = self.node.create_client(SetParameters, f"{base}/set_parameters")
+        self._ask_stream: Any = ActionClient(
+            self.node, Ask, f"{base}/ask_stream", goal_service_qos_profile=qos,
+            result_service_qos_profile=qos, cancel_service_qos_profile=qos)
+        self._list_frames: Any = self.node.create_client(ListFrames, f"{base}/list_frames", qos_profile=qos)
         self._color_topic = color_topic
         self._image_pub: Any | None = None
         self._executor = SingleThreadedExecutor(context=self._context)
@@ -78,12 +83,26 @@ class CognitionClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def wait_for_node(self, timeout_s: float = 60.0) -> bool:
-        """True once both services are available."""
+    def wait_for_node(self, timeout_s: float = 60.0, active: bool = True) -> bool:
+        """True once the services are available and, with ``active``, the node is active.
+
+        The node's services exist in every lifecycle state (and answer "not active" until it is), so
+        a planner that wants to send camera frames or questions waits for the active state itself.
+        """
         deadline = time.monotonic() + timeout_s
-        for cli in (self._ask, self._segment):
+        for cli in (self._ask, self._segment, self._list_frames):
             if not cli.wait_for_service(timeout_sec=max(deadline - time.monotonic(), 0.0)):
                 return False
+        while active:
+            left = deadline - time.monotonic()
+            try:
+                if self._call(self._list_frames, ListFrames.Request(), max(left, 0.5)).active:
+                    return True
+            except (TimeoutError, RuntimeError):
+                pass
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
         return True
 
     def publish_frames(

@@ -13,10 +13,12 @@ from typing import Any
 
 ParamValue = bool | int | float | str
 
-# Upper bounds the node relies on beyond validation: the executor is sized for the largest queue (a
-# service callback waits in an executor thread while its request is queued), and a request's own
-# max_new_tokens may not exceed the parameter's bound.
+# Upper bounds the node relies on beyond validation. The services' and the action's DDS queues hold
+# SERVICE_QUEUE_DEPTH requests (keep-last): a burst that large waits there until the executor takes each
+# one, and the job queue then accepts it or rejects it with a reason (rclpy's default of 10 silently drops
+# what the executor has not taken yet). A request's own max_new_tokens may not exceed MAX_NEW_TOKENS.
 MAX_REQUEST_QUEUE = 64
+SERVICE_QUEUE_DEPTH = 1000
 MAX_NEW_TOKENS = 8192
 
 
@@ -110,6 +112,12 @@ PARAMS: tuple[ParamSpec, ...] = (
               _topic(True), live=False),
     ParamSpec("camera_info_topic", "", "CameraInfo of the colour camera; empty = no intrinsics.",
               _topic(True), live=False),
+    ParamSpec("depth_transport", "raw", "raw: sensor_msgs/Image on depth_topic; compressedDepth: "
+              "sensor_msgs/CompressedImage (compressed_depth_image_transport, PNG) on depth_topic + "
+              "'/compressedDepth'.", _one_of("raw", "compressedDepth"), live=False),
+    ParamSpec("max_image_pixels", 3840 * 2160, "Colour/depth images with more pixels (read from the header, "
+              "before decoding) are dropped and counted in /diagnostics: a bound on memory per frame and "
+              "against decompression bombs. Default: 4K UHD.", _range(1, 1 << 28)),
     ParamSpec("depth_scale", 0.001, "Metres per unit of integer (16UC1) depth images.", _range(1e-6, 1e3)),
     ParamSpec("world_frame", "", "Gravity-aligned fixed frame (z up) for camera poses from TF, e.g. map "
               "or odom; empty = no poses.", _frame_id, live=False),
@@ -127,7 +135,9 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("time_jump_back_s", 1.0, "A stamp this much older than the newest (looping bag, clock reset) "
               "clears the buffer.", _range(0.0, 1e6)),
     ParamSpec("time_jump_forward_s", 0.0, "A stamp this much newer than the newest clears the buffer "
-              "(0 = never).", _range(0.0, 1e9)),
+              "(0 = only beyond buffer_max_age_s).", _range(0.0, 1e9)),
+    ParamSpec("time_jump_confirm_frames", 3, "Consecutive frames on a new timeline needed before a time jump "
+              "resets the buffer; fewer are dropped as badly stamped outliers.", _range(1, 1000)),
     ParamSpec("sample_fps", 1.0, "Frames per second sampled from the window for one query (paper: 1; "
               "0 = every buffered frame).", _range(0.0, 1000.0)),
     ParamSpec("max_frames_per_query", 30, "Most frames per query (paper: 30); mask frames always included.",
@@ -136,7 +146,8 @@ PARAMS: tuple[ParamSpec, ...] = (
               _range(0.0, 10.0)),
     # Requests.
     ParamSpec("request_queue_size", 4, "Requests waiting for the model beyond the running one (at most "
-              f"{MAX_REQUEST_QUEUE}); more are rejected at once.", _range(1, MAX_REQUEST_QUEUE)),
+              f"{MAX_REQUEST_QUEUE}); more are rejected at once with a reason (bursts of up to "
+              f"{SERVICE_QUEUE_DEPTH} wait in the service queue until then).", _range(1, MAX_REQUEST_QUEUE)),
     ParamSpec("request_timeout_s", 120.0, "A request not answered within this many seconds (queue wait "
               "included) fails with a timeout.", _range(0.1, 86400.0)),
     ParamSpec("max_new_tokens", 128, "Default most generated tokens per answer (greedy decoding).",

@@ -69,10 +69,10 @@ class PoseSource:
                 self._node.get_logger().warning(f"ignoring transform: {exc}", throttle_duration_sec=5.0)
 
     def reset(self) -> None:
-        """Forget dynamic transforms after a time jump (a looping bag republishes them)."""
-        if self._store is not None:
-            self._store.clear(keep_static=True)
-        elif self._tf2 is not None:
+        """After a confirmed time jump: tf2_ros ignores data older than its history (TF_OLD_DATA), so it
+        is cleared; the built-in store restarts each edge's history by itself when that edge's clock goes
+        back, which keeps the new timeline's transforms that arrived while the jump was being confirmed."""
+        if self._tf2 is not None:
             self._tf2.clear()
 
     def world_T_frame(self, world: str, frame: str, stamp_ns: int) -> np.ndarray:

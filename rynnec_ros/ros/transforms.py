@@ -69,11 +69,6 @@ class TransformStore:
         self._edges: dict[str, _Edge] = {}
         self._lock = threading.Lock()
 
-    def clear(self, keep_static: bool = True) -> None:
-        """Drop dynamic history (time jumps); static transforms stay unless told otherwise."""
-        with self._lock:
-            self._edges = {c: e for c, e in self._edges.items() if keep_static and e.static}
-
     def set(
         self,
         parent: str,
@@ -99,6 +94,10 @@ class TransformStore:
             if static:
                 edge.stamps, edge.samples = [0], [(t, q)]
                 return
+            if edge.stamps and stamp_ns < edge.stamps[-1] - self._cache_ns:
+                # Older than the whole history window: this edge's clock went back (a looping bag, a
+                # restarted simulator), so its history restarts instead of dropping the new sample.
+                edge.stamps, edge.samples = [], []
             i = bisect.bisect_left(edge.stamps, stamp_ns)
             if i < len(edge.stamps) and edge.stamps[i] == stamp_ns:
                 edge.samples[i] = (t, q)

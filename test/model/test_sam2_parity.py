@@ -180,7 +180,16 @@ def test_batched_features_equal_single_frame(model: Sam2Model, decoded) -> None:
 
 
 def test_bfloat16_smoke(sam2_state: dict[str, torch.Tensor], decoded) -> None:
-    """A bfloat16 model runs end to end and stays close to float32 (float32 outputs)."""
+    """A bfloat16 model runs end to end and stays close to float32 (float32 outputs).
+
+    bfloat16 keeps 8 mantissa bits, and CPU generations accumulate bf16 products differently (AMX,
+    AVX512-BF16 or emulation), so neither a fixed pixel-mismatch rate nor the exact logits hold across
+    machines: a random tiny model puts ~3 % of its pixels within 0.1 of the decision boundary. What holds
+    everywhere: (1) the logit error stays a small fraction of the logits' spread (measured 0.20·std on a
+    Xeon; 0.5·std leaves room for other kernels), and (2) since bilinear upsampling is a convex
+    combination, |Δ upsampled logit| <= max |Δ low-res logit|, so every pixel whose float32 logit is
+    farther from 0 than that error must get the same mask value — a consequence, not a tolerance.
+    """
     assert FIXTURE is not None
     sam = Sam2Model.from_config(Sam2Config.from_yaml(FIXTURE / "checkpoint" / "sam2_hiera_tiny.yaml"))
     sam.load_inference_state_dict(sam2_state)
@@ -190,4 +199,11 @@ def test_bfloat16_smoke(sam2_state: dict[str, torch.Tensor], decoded) -> None:
     out = sam.decode(sam.image_features(pixels[0]), seg)
     assert out.lowres_logits.dtype == torch.float32 and out.iou.dtype == torch.float32
     assert out.best_index == outs[0].best_index
-    assert float((out.mask_1024 != outs[0].mask_1024).float().mean()) < 0.02
+    ref = outs[0].best_lowres
+    err = float((out.best_lowres - ref).abs().max())
+    assert err <= 0.5 * float(ref.std()), (err, float(ref.std()))
+    ref_up = torch.nn.functional.interpolate(ref[None, None], size=(1024, 1024), mode="bilinear",
+                                             align_corners=False)[0, 0]
+    decided = ref_up.abs() > err
+    assert bool(decided.any())
+    assert int(((out.mask_1024 != outs[0].mask_1024) & decided).sum()) == 0

@@ -96,9 +96,9 @@ def test_compressed_image_and_camera_info() -> None:
     rgb[:, :5] = (255, 0, 0)
     ok, png = cv2.imencode(".png", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
     assert ok
-    assert np.array_equal(compressed_to_rgb(CompressedImage(format="png", data=png.tobytes())), rgb)
+    assert np.array_equal(compressed_to_rgb(CompressedImage(format="png", data=png.tobytes()), 1 << 24), rgb)
     with pytest.raises(ValueError, match="cannot decode"):
-        compressed_to_rgb(CompressedImage(format="jpeg", data=b"not a jpeg"))
+        compressed_to_rgb(CompressedImage(format="jpeg", data=b"not a jpeg"), 1 << 24)
     info = CameraInfo(k=[500.0, 0, 320, 0, 500.0, 240, 0, 0, 1])
     assert camera_info_k(info)[0, 2] == 320
     with pytest.raises(ValueError, match="not a valid intrinsics"):

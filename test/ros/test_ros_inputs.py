@@ -53,6 +53,7 @@ def test_compressed_colour_depth_and_bad_inputs(node_factory, segmenting_checkpo
             for s in stamps:
                 dmsg = Image(height=H, width=W, encoding="32FC1", step=W * 4, data=depth.tobytes())
                 dmsg.header.stamp = ns_to_stamp(s)
+                dmsg.header.frame_id = "cam_optical"  # registered depth carries the colour optical frame
                 pub_d.publish(dmsg)  # depth may come first: it is held until its colour frame arrives
                 cmsg = CompressedImage(format="png", data=png)
                 cmsg.header.stamp = ns_to_stamp(s)

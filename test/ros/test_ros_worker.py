@@ -1,8 +1,9 @@
 """The node's worker and lifecycle edge cases, driven in-process: real rclpy node, real engine.
 
-Camera frames go straight into the colour callback and requests through the service callback's
-``_submit``, so a test can place an event exactly between two steps (a deactivate during an inference,
-a time jump between decoding a request's masks and picking its window) without racing DDS.
+Camera frames go straight into the colour callback and requests straight into the job queue (the path
+the service and action callbacks take), so a test can place an event exactly between two steps (a
+deactivate during an inference, a time jump between decoding a request's masks and picking its window)
+without racing DDS.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def node(endless_checkpoint):
     assert n.trigger_configure() == TransitionCallbackReturn.SUCCESS
     assert n.trigger_activate() == TransitionCallbackReturn.SUCCESS
     yield n
-    n._stop_worker("the test is over")
+    n.close("the test is over")
     n.destroy_node()
     rclpy.shutdown(context=ctx)
 
@@ -60,128 +61,144 @@ def _ask(question: str, max_new_tokens: int = 0, **fields):
     return AskQuestion.Request(question=question, max_new_tokens=max_new_tokens, **fields)
 
 
-def _submit_in_thread(node, request) -> tuple[threading.Thread, list]:
-    from rynnec_ros.srv import AskQuestion
+def _submit(node, request) -> tuple[threading.Event, list]:
+    """Queue an ask the way the service callback does; the event fires when its one answer is in."""
+    done, out = threading.Event(), []
 
-    out: list = []
-    th = threading.Thread(target=lambda: out.append(node._submit("ask", request, AskQuestion.Response())))
-    th.start()
+    def finish(job, value, error) -> None:
+        out.append((value, error))
+        done.set()
+
+    assert node._jobs.submit(node._job("ask", request, finish)) == ""
+    return done, out
+
+
+def _submit_running(node, request) -> tuple[threading.Event, list]:
+    done, out = _submit(node, request)
     deadline = time.monotonic() + 30
-    while node._running is None:
+    while node._jobs._running is None and not done.is_set():
         assert time.monotonic() < deadline, "the worker never started the request"
         time.sleep(0.01)
-    return th, out
+    return done, out
 
 
 def test_deactivate_cancels_the_running_generation_at_its_next_token(node) -> None:
     from rclpy.lifecycle import TransitionCallbackReturn
 
+    from rynnec_ros.ros.node import WORKER_JOIN_S
+
     _feed(node, 1 * 10**9)
-    th, out = _submit_in_thread(node, _ask("Describe everything.", max_new_tokens=8192))
+    done, out = _submit_running(node, _ask("Describe everything.", max_new_tokens=8192))
     time.sleep(0.3)  # decoding
     t0 = time.monotonic()
     assert node.trigger_deactivate() == TransitionCallbackReturn.SUCCESS
     took = time.monotonic() - t0
-    th.join(10)
-    assert not out[0].success and "cancelled during inference" in out[0].message
-    assert node._worker is None and _workers() == []
-    assert took < node._join_timeout_s, f"deactivate waited {took:.1f} s for the worker"
+    assert done.wait(10)
+    assert out == [(None, "the node was deactivated")]
+    assert not node._jobs.alive and _workers() == []
+    assert took < WORKER_JOIN_S, f"deactivate waited {took:.1f} s for the worker"
     assert node.trigger_activate() == TransitionCallbackReturn.SUCCESS
     assert len(_workers()) == 1
 
 
-def test_activate_refuses_while_the_old_worker_is_inside_a_long_step(node) -> None:
+def test_ingest_while_a_request_runs_never_changes_its_frames(node) -> None:
+    """The frame race: ingest replaces, evicts and re-stamps buffered frames while the worker reads."""
+    for i in range(5):
+        _feed(node, (40 + i) * 10**9, value=i)
+    done, out = _submit_running(node, _ask("What changed?", max_new_tokens=64))
+    for k in range(60):  # same stamps again with new pixels, and new frames
+        _feed(node, (40 + k % 8) * 10**9, value=100 + k)
+    assert done.wait(60)
+    (value, error), = out
+    assert error == "" and value.success, error
+    stamps = [s.sec * 10**9 + s.nanosec for s in value.frame_stamps]
+    assert stamps == sorted(set(stamps)) and 44 * 10**9 in stamps
+
+
+def test_activate_refuses_while_the_old_worker_is_inside_a_long_step(node, monkeypatch) -> None:
     from rclpy.lifecycle import TransitionCallbackReturn
 
-    engine = node._engine
+    import rynnec_ros.ros.node as node_module
+
+    engine = node._router.engine
     real_answer = engine.answer
     gate = threading.Event()
 
-    def long_prefill(*args, **kwargs):  # a step that never reaches a token callback until released
+    def long_prefill(*args, **kwargs):  # a step that never reaches a cancellation check until released
         gate.wait(30)
         return real_answer(*args, **kwargs)
 
-    engine.answer = long_prefill
-    node._join_timeout_s = 0.3
+    monkeypatch.setattr(engine, "answer", long_prefill)
+    monkeypatch.setattr(node_module, "WORKER_JOIN_S", 0.3)
     try:
         _feed(node, 2 * 10**9)
-        th, out = _submit_in_thread(node, _ask("What is here?"))
+        done, out = _submit_running(node, _ask("What is here?"))
         assert node.trigger_deactivate() == TransitionCallbackReturn.SUCCESS
         old = _workers()
-        assert len(old) == 1 and node._worker is old[0]
+        assert len(old) == 1
         # A second worker next to the stuck one would run two inferences at once: activate fails.
         assert node.trigger_activate() == TransitionCallbackReturn.FAILURE
-        assert not node._active and _workers() == old
+        assert node._state == "inactive" and _workers() == old
         gate.set()
-        th.join(10)
-        assert not out[0].success and "cancelled during inference" in out[0].message
+        assert done.wait(10)
+        assert out[0][1] == "the node was deactivated"
         old[0].join(10)
         assert node.trigger_activate() == TransitionCallbackReturn.SUCCESS
         assert len(_workers()) == 1 and _workers() != old
     finally:
         gate.set()
-        del engine.answer
-        node._join_timeout_s = 10.0
-    from rynnec_ros.srv import AskQuestion
-
-    res = node._submit("ask", _ask("And now?", max_new_tokens=2), AskQuestion.Response())
-    assert res.success, res.message
+    monkeypatch.undo()
+    done, out = _submit(node, _ask("And now?", max_new_tokens=2))
+    assert done.wait(30) and out[0][1] == "" and out[0][0].success
 
 
-def test_mask_frame_replaced_between_decoding_and_window_is_a_clear_failure(node) -> None:
+def test_mask_frame_replaced_between_decoding_and_window_is_a_clear_failure(node, monkeypatch) -> None:
     from rynnec_ros.msg import Region, RegionMask
-    from rynnec_ros.srv import AskQuestion
 
-    from rynnec_ros.ros import convert
+    from rynnec_ros.ros import convert, messages
 
-    t = 30 * 10**9
+    t = 60 * 10**9  # after every stamp the earlier tests fed
     _feed(node, t, value=1)
     mask = np.zeros((H, W), bool)
     mask[4:12, 5:20] = True
     size, counts = convert.mask_to_rle(mask)
     region = Region(object_id=1, masks=[RegionMask(stamp=convert.ns_to_stamp(t), size=size, counts=counts)])
-    decode = node._decode_regions
+    decode = messages._regions
 
-    def decode_then_camera_jumps(regions):
-        decoded = decode(regions)
-        _feed(node, t - 10 * 10**9, value=2)  # the clock jumps back: the buffer resets
+    def decode_then_camera_jumps(*args):
+        decoded = decode(*args)
+        for k in range(3):  # the clock jumps back (confirmed by three frames): the buffer resets
+            _feed(node, t - 10 * 10**9 + k * 10**8, value=2)
         _feed(node, t + 500_000, value=3)  # a new frame within stamp_tolerance_s of the mask's stamp
         return decoded
 
-    node._decode_regions = decode_then_camera_jumps
-    try:
-        res = node._submit("ask", _ask("What is <object0>?", regions=[region]), AskQuestion.Response())
-    finally:
-        del node._decode_regions
-    assert not res.success
-    assert f"the frame at {t} ns carrying a region mask left the buffer" in res.message
+    monkeypatch.setattr(messages, "_regions", decode_then_camera_jumps)
+    done, out = _submit(node, _ask("What is <object0>?", regions=[region]))
+    assert done.wait(30)
+    assert f"the frame at {t} ns carrying a region mask left the buffer" in out[0][1]
 
 
-def test_arm_length_applies_at_run_time_and_a_failed_configure_holds_nothing(node) -> None:
+def test_arm_length_applies_at_run_time_and_a_failed_configure_holds_nothing(node, monkeypatch) -> None:
     from rclpy.lifecycle import TransitionCallbackReturn
     from rclpy.parameter import Parameter
 
-    before = node._spatial
+    before = node._router.spatial
     assert node.set_parameters([Parameter("arm_length_m", value=1.5)])[0].successful
-    assert node._spatial is not before and node._spatial.params.arm_length_m == 1.5
+    assert node._router.spatial is not before and node._router.spatial.params.arm_length_m == 1.5
     (zero,) = node.set_parameters([Parameter("arm_length_m", value=0.0)])
     assert not zero.successful and "(0, 100.0]" in zero.reason
-    assert node._spatial.params.arm_length_m == 1.5
+    assert node._router.spatial.params.arm_length_m == 1.5
 
     assert node.trigger_deactivate() == TransitionCallbackReturn.SUCCESS
     assert node.trigger_cleanup() == TransitionCallbackReturn.SUCCESS
 
-    def no_timer(*args, **kwargs):  # the last step of configure, after the engine and services exist
-        raise RuntimeError("timer creation failed")
+    def no_publisher(*args, **kwargs):  # the last step of configure, after the engine is loaded
+        raise RuntimeError("publisher creation failed")
 
-    node.create_timer = no_timer
-    try:
-        assert node.trigger_configure() == TransitionCallbackReturn.FAILURE
-    finally:
-        del node.create_timer
-    assert node._engine is None and node._spatial is None and node._action is None
-    ours = ("/ask", "/segment", "/list_frames")
-    assert not [s.srv_name for s in node.services if s.srv_name.endswith(ours)]
+    monkeypatch.setattr(node, "create_lifecycle_publisher", no_publisher)
+    assert node.trigger_configure() == TransitionCallbackReturn.FAILURE
+    monkeypatch.undo()
+    assert node._router is None and node._outputs is None and node._state == "unconfigured"
     assert node.trigger_configure() == TransitionCallbackReturn.SUCCESS
     assert node.trigger_activate() == TransitionCallbackReturn.SUCCESS
-    assert node._spatial.params.arm_length_m == 1.5
+    assert node._router.spatial.params.arm_length_m == 1.5

@@ -1,0 +1,138 @@
+"""Camera messages -> frames in the buffer: decoding, size limits, depth pairing, intrinsics.
+
+Runs in the node's ingest callback group. Anything wrong with a message raises ValueError with the reason;
+the node drops that message, counts it and logs it (throttled). Nothing here holds a reference to a message.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sensor_msgs.msg import CameraInfo, CompressedImage, Image
+
+from rynnec_ros.buffer import NS_PER_S, FrameBuffer
+from rynnec_ros.ros import convert
+from rynnec_ros.types import Frame
+
+MAX_PENDING_DEPTH = 8  # depth frames waiting for their colour frame (drivers publish them a few ms apart)
+
+
+@dataclass
+class IngestStats:
+    frames_in: int = 0
+    frames_kept: int = 0
+    last_frame_wall: float = 0.0
+
+
+class CameraIngest:
+    """Colour, depth and camera_info callbacks' logic; depth is paired with colour by stamp and frame_id."""
+
+    def __init__(self, buffer: FrameBuffer, params: dict[str, Any]) -> None:
+        self.buffer = buffer
+        self._p = params
+        self.stats = IngestStats()
+        self.camera_k: np.ndarray | None = None
+        self.distortion = ""
+        self._pending_depth: dict[int, tuple[str, np.ndarray]] = {}
+        self._last_kept_ns: int | None = None
+        self._resets_seen = buffer.resets
+
+    def on_color(self, msg: Image | CompressedImage) -> str:
+        """Buffer one colour frame; returns a note for the log ("" normally)."""
+        self.stats.frames_in += 1
+        stamp = convert.stamp_to_ns(msg.header.stamp)
+        fps = self._p["ingest_fps"]
+        last = self._last_kept_ns
+        if fps > 0 and last is not None and 0 <= stamp - last < NS_PER_S / fps - 1:
+            return ""  # thinned before decoding: a dropped frame costs only the deserialisation
+        max_pixels = self._p["max_image_pixels"]
+        if isinstance(msg, Image):
+            convert.check_size(int(msg.width), int(msg.height), max_pixels, f"colour image ({msg.encoding})")
+            rgb = convert.image_to_rgb(msg)
+        else:
+            rgb = convert.compressed_to_rgb(msg, max_pixels)
+        frame_id = msg.header.frame_id
+        depth = None
+        pending = self._pending_depth.pop(stamp, None)
+        if pending is not None and self._registered(pending[0], pending[1].shape, frame_id, rgb.shape[:2]):
+            depth = pending[1]
+        note = ""
+        if self.buffer.get(stamp) is not None:
+            # Legal (a driver re-sending), but a camera or bag that repeats stamps for new images makes
+            # exact-stamp questions ambiguous; the buffer keeps the newest and its features are recomputed.
+            note = f"colour frame stamp {stamp} ns is already buffered: replacing that frame"
+        self.buffer.add(Frame(rgb=rgb, stamp_ns=stamp, frame_id=frame_id, depth=depth, K=self.camera_k))
+        if self.buffer.resets != self._resets_seen:  # also when a read settled a held-back jump
+            self._resets_seen = self.buffer.resets
+            note = "camera stamps jumped (looping bag or clock reset): buffer reset"
+        self._attach_pending()
+
+        self._last_kept_ns = stamp
+        self.stats.frames_kept += 1
+        self.stats.last_frame_wall = time.monotonic()
+        return note
+
+    def on_depth(self, msg: Image | CompressedImage) -> None:
+        stamp = convert.stamp_to_ns(msg.header.stamp)
+        max_pixels = self._p["max_image_pixels"]
+        if isinstance(msg, Image):
+            convert.check_size(int(msg.width), int(msg.height), max_pixels, f"depth image ({msg.encoding})")
+            depth = convert.image_to_depth(msg, self._p["depth_scale"])
+        else:
+            depth = convert.compressed_depth_to_depth(msg, self._p["depth_scale"], max_pixels)
+        frame = self.buffer.get(stamp)
+        if frame is not None:
+            self._registered(msg.header.frame_id, depth.shape, frame.frame_id, frame.rgb.shape[:2],
+                             strict=True)
+            self.buffer.update(stamp, depth=depth)
+            return
+        self._pending_depth[stamp] = (msg.header.frame_id, depth)
+        while len(self._pending_depth) > MAX_PENDING_DEPTH:
+            self._pending_depth.pop(min(self._pending_depth))
+
+    def _attach_pending(self) -> None:
+        """Depth that arrived while its colour frame was held back (a time jump being confirmed)."""
+        for stamp in list(self._pending_depth):
+            frame = self.buffer.get(stamp)
+            depth_frame, depth = self._pending_depth[stamp]
+            if frame is not None and frame.depth is None:
+                del self._pending_depth[stamp]
+                if self._registered(depth_frame, depth.shape, frame.frame_id, frame.rgb.shape[:2]):
+                    self.buffer.update(stamp, depth=depth)
+
+    @staticmethod
+    def _registered(depth_frame: str, depth_shape: tuple[int, ...], color_frame: str,
+                    color_shape: tuple[int, ...], strict: bool = False) -> bool:
+        """Depth registered to colour has the colour's optical frame_id and size (REP 118; RealSense
+        ``aligned_depth_to_color``). Anything else would put depth pixels under the wrong colour pixels."""
+        why = ""
+        if depth_frame != color_frame:
+            why = (f"depth frame_id '{depth_frame}' is not the colour frame_id '{color_frame}': subscribe to "
+                   "a depth topic registered to colour (e.g. .../aligned_depth_to_color/image_raw)")
+        elif depth_shape != color_shape:
+            why = f"depth {depth_shape} is not the size of colour {color_shape}: not registered to colour"
+        if why and strict:
+            raise ValueError(why)
+        return not why
+
+    def on_info(self, msg: CameraInfo) -> str:
+        """Keep K; returns a note when the distortion changed (geometry assumes rectified images)."""
+        try:
+            self.camera_k = convert.camera_info_k(msg)
+        except ValueError:
+            self.camera_k = None
+            raise
+        distortion = convert.camera_info_distortion(msg)
+        changed = distortion != self.distortion
+        self.distortion = distortion
+        if changed and distortion:
+            return (f"camera_info has distortion ({distortion}); spatial answers assume a rectified image: "
+                    "use the rectified colour/depth topics (image_rect) for metric answers")
+        return ""
+
+    def reset(self) -> None:
+        self._pending_depth.clear()
+        self._last_kept_ns = None

@@ -1,0 +1,200 @@
+"""Service/action messages <-> Request/Answer: the only place that knows both shapes.
+
+A request message becomes one ``Request`` (frames from the buffer, regions with their masks keyed by
+frame index, sanitised text) and an ``Answer`` fills the response; nothing is flattened in between.
+Every problem with what the client sent is a ValueError whose text goes back as the response message.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from std_msgs.msg import Header
+
+import rynnec_ros.ros  # noqa: F401  (makes rynnec_ros.msg / rynnec_ros.srv importable in a checkout)
+from rynnec_ros.buffer import NS_PER_S, FrameBuffer
+from rynnec_ros.msg import ObjectMask, StageTiming
+from rynnec_ros.ros import convert
+from rynnec_ros.ros.params import MAX_NEW_TOKENS
+from rynnec_ros.text import check_text as _check_text
+from rynnec_ros.types import Answer, Frame, Region, Request
+
+MAX_OPTIONS = 64
+MAX_REGIONS = 64
+MAX_MASKS_PER_REGION = 64
+MAX_STAMPS = 1000
+
+PoseLookup = Callable[[Frame], np.ndarray | None]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The parameters a request is checked against (read once per request)."""
+
+    max_chars: int
+    max_frames: int
+    sample_fps: float
+    tolerance_ns: int
+    max_new_tokens: int
+
+
+def check_text(text: str, what: str, limit: int, optional: bool = False) -> str:
+    return _check_text(text, what, limit, optional, limit_name="max_question_chars")
+
+
+def limits_from(p: dict[str, Any]) -> Limits:
+    return Limits(
+        max_chars=p["max_question_chars"], max_frames=p["max_frames_per_query"], sample_fps=p["sample_fps"],
+        tolerance_ns=int(p["stamp_tolerance_s"] * NS_PER_S), max_new_tokens=p["max_new_tokens"],
+    )
+
+
+def _stamp(stamp: Any, what: str) -> int:
+    try:
+        return convert.stamp_to_ns(stamp)
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from exc
+
+
+def _window(msg: Any, buffer: FrameBuffer, lim: Limits, required: list[int], pose: PoseLookup) -> list[Frame]:
+    if len(msg.frame_stamps) > MAX_STAMPS:
+        raise ValueError(f"{len(msg.frame_stamps)} frame stamps, at most {MAX_STAMPS} are accepted")
+    if msg.max_frames < 0:
+        raise ValueError(f"max_frames {msg.max_frames} is negative")
+    max_frames = int(msg.max_frames) or lim.max_frames
+    start = _stamp(msg.window_start, "window_start") or None
+    end = _stamp(msg.window_end, "window_end") or None
+    if start and end and start > end:
+        raise ValueError(f"window_start {start} ns is after window_end {end} ns")
+    frames = buffer.select(
+        stamps_ns=[_stamp(s, f"frame_stamps[{i}]") for i, s in enumerate(msg.frame_stamps)],
+        start_ns=start, end_ns=end, fps=lim.sample_fps, max_frames=max_frames, required_ns=required,
+        tolerance_ns=lim.tolerance_ns,
+    )
+    for f in frames:  # copies: the pose belongs to this request only
+        f.world_T_camera = pose(f)
+    return frames
+
+
+def _decode_mask(rm: Any, where: str) -> np.ndarray:
+    try:
+        if rm.counts:
+            return convert.rle_to_mask(rm.size, rm.counts)
+        if len(rm.image.data):
+            return convert.mono8_to_mask(rm.image)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from exc
+    raise ValueError(f"{where}: has neither RLE counts nor a mono8 image")
+
+
+DecodedRegion = tuple[Any, str, dict[int, np.ndarray]]
+
+
+def _regions(msg_regions: Any, buffer: FrameBuffer, lim: Limits) -> list[DecodedRegion]:
+    """Per region: the message, its label and its masks keyed by the buffered frame's stamp."""
+    if len(msg_regions) > MAX_REGIONS:
+        raise ValueError(f"{len(msg_regions)} regions, at most {MAX_REGIONS} are accepted")
+    out = []
+    for k, region in enumerate(msg_regions):
+        label = check_text(region.label, f"region {k} label", lim.max_chars, optional=True)
+        if not region.masks:
+            raise ValueError(f"region {k} (object_id {region.object_id}) has no masks")
+        if len(region.masks) > MAX_MASKS_PER_REGION:
+            raise ValueError(f"region {k} has {len(region.masks)} masks, at most {MAX_MASKS_PER_REGION}")
+        masks: dict[int, np.ndarray] = {}
+        for j, rm in enumerate(region.masks):
+            where = f"region {k} mask {j}"
+            stamp = _stamp(rm.stamp, where)
+            frame = buffer.get(stamp, lim.tolerance_ns)
+            if frame is None:
+                raise ValueError(f"{where}: stamp {stamp} ns is not a buffered frame")
+            mask = _decode_mask(rm, where)
+            if mask.shape != frame.rgb.shape[:2]:
+                raise ValueError(f"{where}: mask is {mask.shape[1]}x{mask.shape[0]} but the frame at "
+                                 f"{stamp} ns is {frame.rgb.shape[1]}x{frame.rgb.shape[0]}")
+            if not mask.any():
+                raise ValueError(f"{where}: mask is empty")
+            masks[frame.stamp_ns] = mask
+        out.append((region, label, masks))
+    return out
+
+
+def ask_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup) -> Request:
+    """AskQuestion.Request (or the Ask action goal) -> Request over buffered frames."""
+    question = check_text(msg.question, "question", lim.max_chars)
+    if len(msg.options) > MAX_OPTIONS:
+        raise ValueError(f"{len(msg.options)} options, at most {MAX_OPTIONS} are accepted")
+    options = [check_text(o, f"option {i}", lim.max_chars) for i, o in enumerate(msg.options)] or None
+    task = check_text(msg.task, "task", lim.max_chars, optional=True) or None
+    if not 0 <= msg.max_new_tokens <= MAX_NEW_TOKENS:
+        raise ValueError(f"max_new_tokens {msg.max_new_tokens} is more than the limit {MAX_NEW_TOKENS}")
+    decoded = _regions(msg.regions, buffer, lim)
+    frames = _window(msg, buffer, lim, sorted({s for _, _, m in decoded for s in m}), pose)
+    index = {f.stamp_ns: i for i, f in enumerate(frames)}
+    regions = []
+    for region, label, masks in decoded:
+        for s, mask in masks.items():
+            # Ingest may reset or evict the buffer between decoding the masks and picking the window.
+            if s not in index or frames[index[s]].rgb.shape[:2] != mask.shape:
+                raise ValueError(f"the frame at {s} ns carrying a region mask left the buffer while the "
+                                 "request was prepared (time jump or eviction); send the request again")
+        regions.append(Region(object_id=int(region.object_id), label=label,
+                              masks={index[s]: m for s, m in masks.items()}))
+    max_new = int(msg.max_new_tokens) or lim.max_new_tokens
+    return Request(question, frames, regions, options, task, max_new)
+
+
+def segment_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup) -> Request:
+    expression = check_text(msg.expression, "expression", lim.max_chars)
+    return Request(expression, _window(msg, buffer, lim, [], pose), max_new_tokens=lim.max_new_tokens)
+
+
+def timings(values: dict[str, float]) -> list[StageTiming]:
+    return [StageTiming(stage=k, seconds=float(v)) for k, v in values.items()]
+
+
+def fill_ask(res: Any, ans: Answer, request: Request) -> Any:
+    res.answer = ans.text
+    res.has_value = ans.value is not None and math.isfinite(ans.value)
+    res.value = float(ans.value) if ans.value is not None and res.has_value else math.nan
+    res.unit = ans.unit or ""
+    res.option_index = -1 if ans.option_index is None else int(ans.option_index)
+    res.source = ans.source
+    res.task = ans.task or ""
+    res.reason = ans.reason
+    res.frame_stamps = [convert.ns_to_stamp(f.stamp_ns) for f in request.frames]
+    res.timings = timings(ans.timings)
+    return res
+
+
+def object_masks(ans: Answer, request: Request, object_id: int) -> list[ObjectMask]:
+    """One ObjectMask per frame the engine segmented, stamped and framed like that frame."""
+    if not ans.masks:
+        raise ValueError(f"no mask: {ans.reason or 'the model did not segment anything'} "
+                         f"(model text: {ans.text!r})")
+    scores = ans.mask_scores or []
+    out: list[ObjectMask] = []
+    for i, (frame, mask) in enumerate(zip(request.frames, ans.masks, strict=False)):
+        if mask is None:
+            continue
+        if mask.shape != frame.rgb.shape[:2]:
+            raise RuntimeError(f"engine returned a {mask.shape} mask for a {frame.rgb.shape[:2]} frame")
+        size, counts = convert.mask_to_rle(mask)
+        out.append(ObjectMask(
+            header=Header(stamp=convert.ns_to_stamp(frame.stamp_ns), frame_id=frame.frame_id),
+            object_id=object_id, label=request.question, size=size, counts=counts,
+            bbox=convert.mask_bbox(mask), score=float(scores[i]) if i < len(scores) else math.nan,
+        ))
+    return out
+
+
+def fill_segment(res: Any, ans: Answer, request: Request, object_id: int) -> Any:
+    res.answer = ans.text
+    res.frame_stamps = [convert.ns_to_stamp(f.stamp_ns) for f in request.frames]
+    res.timings = timings(ans.timings)
+    res.masks = object_masks(ans, request, object_id)
+    return res

@@ -1,0 +1,57 @@
+"""The node's answer topics: ~/object_masks, ~/spatial_answers and ~/overlay (lifecycle publishers).
+
+Created on configure and enabled on activate, so nothing is published while the node is inactive.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from sensor_msgs.msg import Image
+from std_msgs.msg import Header
+
+import rynnec_ros.ros  # noqa: F401  (makes rynnec_ros.msg importable in a checkout)
+from rynnec_ros.msg import ObjectMask, ObjectMasks, SpatialAnswer
+from rynnec_ros.ros import convert
+from rynnec_ros.types import Answer, Frame, Request
+
+
+class Outputs:
+    def __init__(self, node: Any) -> None:
+        self._node = node
+        self.masks = node.create_lifecycle_publisher(ObjectMasks, "~/object_masks", 10)
+        self.spatial = node.create_lifecycle_publisher(SpatialAnswer, "~/spatial_answers", 10)
+        self.overlay = node.create_lifecycle_publisher(Image, "~/overlay", 2)
+
+    def destroy(self) -> None:
+        for pub in (self.masks, self.spatial, self.overlay):
+            self._node.destroy_lifecycle_publisher(pub)
+
+    def segmentation(self, ans: Answer, request: Request, masks: list[ObjectMask], overlay: bool) -> None:
+        if masks:
+            self.masks.publish(ObjectMasks(header=masks[-1].header, expression=request.question, masks=masks))
+        shown = [(i, m) for i, m in enumerate(ans.masks or []) if m is not None]
+        if overlay and shown:
+            last, mask = shown[-1]
+            self._overlay(request.frames[last], [mask], [request.question])
+
+    def answer(self, ans: Answer, request: Request, overlay: bool) -> None:
+        newest = request.frames[-1]
+        self.spatial.publish(SpatialAnswer(
+            header=Header(stamp=convert.ns_to_stamp(newest.stamp_ns), frame_id=newest.frame_id),
+            question=request.question, answer=ans.text, task=ans.task or "",
+            value=float(ans.value) if ans.value is not None else math.nan, unit=ans.unit or "",
+            object_ids=[int(r.object_id) for r in request.regions], source=ans.source, reason=ans.reason,
+        ))
+        with_masks = [i for i in range(len(request.frames)) if any(i in r.masks for r in request.regions)]
+        if overlay and with_masks:
+            fi = with_masks[-1]
+            drawn = [(r.masks[fi], r.label or f"object {r.object_id}")
+                     for r in request.regions if fi in r.masks]
+            self._overlay(request.frames[fi], [m for m, _ in drawn], [lab for _, lab in drawn])
+
+    def _overlay(self, frame: Frame, masks: list[np.ndarray], labels: list[str]) -> None:
+        img = convert.draw_overlay(frame.rgb, masks, labels)
+        self.overlay.publish(convert.rgb_to_image(img, frame.stamp_ns, frame.frame_id))

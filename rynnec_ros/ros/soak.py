@@ -1,0 +1,127 @@
+"""Soak benchmark: does the node's memory stay within what its parameters allow?
+
+A node subprocess (keeping every frame, ``ingest_fps`` 0, so the buffer bound is what limits it)
+receives colour + registered depth at ``rate_hz`` for ``duration_s`` while a planner asks a question
+every ``question_period_s``. The node's RSS (``/proc/<pid>/status`` VmRSS) is sampled every second.
+Baseline = RSS once the node is active (model loaded, nothing buffered); growth = peak RSS after that −
+baseline; the claim checked is growth ≤ ``buffer_max_mb`` + the stated margin (one frame being decoded,
+one window's copies for the running question, allocator slack).
+"""
+
+from __future__ import annotations
+
+import array
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rynnec_ros.bench.report import not_available
+from rynnec_ros.ros.bench import _Diagnostics, _Node, _wait
+
+MARGIN_MB = 150.0
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: float = 30.0,
+         width: int = 1280, height: int = 720, buffer_max_mb: int = 200,
+         question_period_s: float = 5.0) -> dict[str, Any]:
+    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import Image
+
+    from rynnec_ros.ros import convert
+    from rynnec_ros.ros.client import CognitionClient
+
+    name, topic, depth_topic = "rynnec_soak", "/rynnec_soak/color/image_raw", "/rynnec_soak/depth/image_raw"
+    node = _Node(name, {
+        "checkpoint": checkpoint, "color_topic": topic, "depth_topic": depth_topic, "ingest_fps": 0.0,
+        "qos_reliability": "reliable", "buffer_max_mb": buffer_max_mb, "buffer_max_age_s": 0.0,
+        "max_frames_per_query": 8, "max_new_tokens": 4, "autostart": True,
+    }, workdir / "soak_node.log")
+    rng = np.random.default_rng(0)
+    colour = [rng.integers(0, 256, (height, width, 3), dtype=np.uint8) for _ in range(4)]
+    depth = (rng.integers(500, 4000, (height, width))).astype(np.uint16)
+    timeline: list[list[float]] = []
+    answered = failed = published = 0
+    try:
+        with CognitionClient(node_name=name, color_topic=topic, client_name="rynnec_soak_client") as client:
+            _wait(lambda: client.wait_for_node(0.5), 300, "the node to become active", node)
+            diag = _Diagnostics(client.node, name)
+            qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=5, reliability=ReliabilityPolicy.RELIABLE)
+            pub_c = client.node.create_publisher(Image, topic, qos)
+            pub_d = client.node.create_publisher(Image, depth_topic, qos)
+            _wait(lambda: pub_c.get_subscription_count() > 0, 30, "the node's colour subscription", node)
+            baseline = rss_mb(node.proc.pid)
+            stop = threading.Event()
+
+            def ask_loop() -> None:
+                nonlocal answered, failed
+                while not stop.wait(question_period_s):
+                    try:
+                        client.ask("What is in front of the robot?", max_new_tokens=4, timeout_s=60)
+                        answered += 1
+                    except (RuntimeError, TimeoutError):
+                        failed += 1
+
+            asker = threading.Thread(target=ask_loop, daemon=True)
+            asker.start()
+            t0 = time.monotonic()
+            next_sample = t0
+            period = 1.0 / rate_hz
+            while (now := time.monotonic()) - t0 < duration_s:
+                stamp = int((now - t0) * 1e9) + 1_000_000_000
+                c = convert.rgb_to_image(colour[published % len(colour)], stamp, "soak_optical")
+                d = Image(height=height, width=width, encoding="16UC1", step=width * 2,
+                          data=array.array("B", depth.tobytes()))
+                d.header = c.header
+                pub_d.publish(d)
+                pub_c.publish(c)
+                published += 1
+                if now >= next_sample:
+                    node.check()
+                    values = diag.get()
+                    timeline.append([round(now - t0, 1), round(rss_mb(node.proc.pid), 1),
+                                     float(values.get("buffered_mb", "nan"))])
+                    next_sample += 1.0
+                time.sleep(max(0.0, t0 + published * period - time.monotonic()))
+            stop.set()
+            asker.join(timeout=70)
+            elapsed = time.monotonic() - t0
+            values = diag.get()
+            client.node.destroy_publisher(pub_c)
+            client.node.destroy_publisher(pub_d)
+    except (TimeoutError, RuntimeError) as exc:
+        return not_available(f"soak failed: {exc}")
+    finally:
+        node.stop()
+    peak = max(r for _, r, _ in timeline)
+    growth = peak - baseline
+    return {
+        "available": True,
+        "duration_s": round(elapsed, 1),
+        "frame_size_wh": [width, height],
+        "frames_published": published,
+        "publish_rate_hz": round(published / elapsed, 2),
+        "frames_kept": int(values.get("frames_kept", 0)),
+        "questions_answered": answered,
+        "questions_failed": failed,
+        "buffer_max_mb": buffer_max_mb,
+        "rss_baseline_mb": round(baseline, 1),
+        "rss_peak_mb": round(peak, 1),
+        "rss_growth_mb": round(growth, 1),
+        "rss_growth_over_buffer_budget": round(growth / buffer_max_mb, 3),
+        "margin_mb": MARGIN_MB,
+        "within_bound": growth <= buffer_max_mb + MARGIN_MB,
+        "timeline_s_rss_mb_buffered_mb": timeline,
+        "method": "node subprocess keeping every frame; RSS from /proc/<pid>/status each second; "
+        "baseline when active before streaming; bound = buffer_max_mb + margin_mb",
+    }

@@ -1,0 +1,102 @@
+"""Who answers a question: the geometry (depth + poses + masks) or the model. ROS-free.
+
+``spatial_source`` decides: ``model`` always asks the model; ``geometry`` measures or fails with the
+reason; ``auto`` measures when the question is a spatial task the geometry can answer from what the
+frames carry, and asks the model otherwise. The node, the CLI and the evaluation all route through here,
+so the decision is tested without ROS.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from rynnec_ros.types import Answer, Cancelled, Request
+
+SOURCES = ("auto", "model", "geometry")
+
+
+def engine_answer(engine: Any, request: Request, on_token: Callable[[str], None] | None,
+                  should_stop: Callable[[], bool]) -> Answer:
+    """Ask the model; ``should_stop`` is checked by the engine between steps (raises Cancelled)."""
+    # TEMP until the Request engine API lands: flatten for the keyword API.
+    masks, mask_frames, mask_objects = [], [], []
+    for k, region in enumerate(request.regions):
+        for fi, mask in sorted(region.masks.items()):
+            masks.append(mask)
+            mask_frames.append(fi)
+            mask_objects.append(k)
+    return engine.answer(  # type: ignore[no-any-return]
+        [f.rgb for f in request.frames], request.question, masks=masks or None,
+        mask_frame_indices=mask_frames or None, max_new_tokens=request.max_new_tokens,
+        options=request.options, mask_object_ids=mask_objects or None,
+        on_token=_guard(on_token, should_stop), frame_keys=[f.key for f in request.frames],
+    )
+
+
+def _guard(on_token: Callable[[str], None] | None, should_stop: Callable[[], bool]) -> Callable[[str], None]:
+    def guarded(piece: str) -> None:
+        if should_stop():
+            raise Cancelled()
+        if on_token is not None:
+            on_token(piece)
+
+    return guarded
+
+
+def engine_segment(engine: Any, request: Request, on_token: Callable[[str], None] | None,
+                   should_stop: Callable[[], bool]) -> Answer:
+    return engine.segment(  # type: ignore[no-any-return]
+        [f.rgb for f in request.frames], request.question, max_new_tokens=request.max_new_tokens,
+        on_token=_guard(on_token, should_stop), frame_keys=[f.key for f in request.frames],
+    )
+
+
+class Router:
+    """Routes one Request to the geometry or the model and returns the Answer with its source set."""
+
+    def __init__(self, engine: Any, spatial: Any | None, source: str = "auto") -> None:
+        if source not in SOURCES:
+            raise ValueError(f"spatial_source must be one of {', '.join(SOURCES)}, got {source!r}")
+        self.engine = engine
+        self.spatial = spatial
+        self.source = source
+
+    def answer(self, request: Request, on_token: Callable[[str], None] | None = None,
+               should_stop: Callable[[], bool] = lambda: False) -> Answer:
+        task = self._spatial_task(request)
+        if task is not None and self.spatial is not None:
+            request.task = task
+            ok, why = self.spatial.can_answer(request)
+            if ok:
+                t0 = time.monotonic()
+                ans: Answer = self.spatial.answer(request)
+                ans.timings.setdefault("geometry", time.monotonic() - t0)
+                return ans
+            if self.source == "geometry":
+                raise ValueError(f"geometry cannot answer this {task} question: {why}")
+        if should_stop():
+            raise Cancelled()
+        ans = engine_answer(self.engine, request, on_token, should_stop)
+        ans.source = "model"
+        ans.task = ans.task or task
+        ans.object_ids = [r.object_id for r in request.regions]
+        return ans
+
+    def _spatial_task(self, request: Request) -> str | None:
+        """The spatial task to measure, None for the model; ValueError in geometry-only mode."""
+        if self.source == "model":
+            return None
+        if self.spatial is None:
+            if self.source == "geometry":
+                raise ValueError("spatial_source=geometry but the geometry module is unavailable")
+            return None
+        task: str | None = self.spatial.recognise(request)  # validates a structured task, else reads
+        if task is None and self.source == "geometry":
+            raise ValueError(f"not a spatial question I can measure: {request.question!r}")
+        return task
+
+    def segment(self, request: Request, on_token: Callable[[str], None] | None = None,
+                should_stop: Callable[[], bool] = lambda: False) -> Answer:
+        return engine_segment(self.engine, request, on_token, should_stop)
