@@ -88,7 +88,8 @@ class CameraIngest:
             self._registered(msg.header.frame_id, depth.shape, frame.frame_id, frame.rgb.shape[:2],
                              strict=True)
             self.buffer.update(stamp, depth=depth)
-            return
+        # Kept for a colour frame with this stamp still to come: a re-sent one, or one held back while a
+        # time jump is confirmed (a looping bag has both timelines' frames at the same stamps).
         self._pending_depth[stamp] = (msg.header.frame_id, depth)
         while len(self._pending_depth) > MAX_PENDING_DEPTH:
             self._pending_depth.pop(min(self._pending_depth))
@@ -98,10 +99,9 @@ class CameraIngest:
         for stamp in list(self._pending_depth):
             frame = self.buffer.get(stamp)
             depth_frame, depth = self._pending_depth[stamp]
-            if frame is not None and frame.depth is None:
-                del self._pending_depth[stamp]
-                if self._registered(depth_frame, depth.shape, frame.frame_id, frame.rgb.shape[:2]):
-                    self.buffer.update(stamp, depth=depth)
+            if frame is not None and frame.depth is None and self._registered(
+                    depth_frame, depth.shape, frame.frame_id, frame.rgb.shape[:2]):
+                self.buffer.update(stamp, depth=depth)
 
     @staticmethod
     def _registered(depth_frame: str, depth_shape: tuple[int, ...], color_frame: str,

@@ -147,9 +147,10 @@ def test_new_image_at_a_seen_stamp_is_not_answered_from_cached_features(
     # Clock reset: stamps far behind (three, so the node believes the jump rather than dropping one
     # outlier) clear the buffer, then another image arrives with stamp t.
     back = t - 10 * 10**9
-    ort_client.publish_frames([frames[1], frames[1], frames[0]], [back, back + 10**8, t])
-    assert ort_client.wait_for_frames([back, back + 10**8, t], 15.0)
-    assert ort_client.buffered_stamps() == [back, back + 10**8, t]
+    new_timeline = [back, back + 10**8, back + 2 * 10**8]
+    ort_client.publish_frames([frames[1]] * 3 + [frames[0]], [*new_timeline, t])
+    assert ort_client.wait_for_frames([*new_timeline, t], 15.0)
+    assert ort_client.buffered_stamps() == [*new_timeline, t]
     assert ask_at_t() == fresh[0]
     # A re-sent stamp with new pixels, no reset: the newer frame replaces the buffered one.
     ort_client.publish_frames([frames[1], frames[2]], [t, t + 10**9])
