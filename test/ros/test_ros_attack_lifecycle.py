@@ -196,11 +196,17 @@ def test_requests_during_deactivate_and_cleanup_all_get_responses(node_factory, 
         sent: list[tuple[float, object]] = []
         stop = threading.Event()
 
+        cli = peer.client(AskQuestion, f"/{name}/ask")
+        assert cli.wait_for_service(timeout_sec=30)
+
         def sender(tokens: int) -> None:
-            for i in range(400):  # every ~5 ms, bounded
-                if stop.is_set():
+            # Every ~5 ms (bounded), and only while the node still offers the service: a request sent to a
+            # server the graph says is gone cannot be the node's loss.
+            for i in range(400):
+                if stop.is_set() or not cli.service_is_ready():
                     return
-                sent.append((time.monotonic(), _ask_async(peer, name, f"Question {i}?", tokens)))
+                req = AskQuestion.Request(question=f"Question {i}?", max_new_tokens=tokens)
+                sent.append((time.monotonic(), cli.call_async(req)))
                 time.sleep(0.005)
 
         # Deactivate: a goal and asks in flight/queued, asks keep arriving until after the reply.
@@ -244,7 +250,6 @@ def test_requests_during_deactivate_and_cleanup_all_get_responses(node_factory, 
         for _, f in sent:
             _assert_answered(f.result(), "ask around cleanup")
         # If the service is still offered while unconfigured, it must answer too.
-        cli = peer.client(AskQuestion, f"/{name}/ask")
         if cli.service_is_ready():
             late = [_ask_async(peer, name, "Anyone?", 1) for _ in range(3)]
             assert not _wait_all(late, 10.0), "asks to the unconfigured node's service got no response"
