@@ -108,7 +108,9 @@ class GraphDecoderStack:
         """One position through the decode graph (graphs have dynamic shapes: ``span`` is not needed)."""
         if int(pos) != cache.length:
             raise ValueError(f"decode_step at position {int(pos)} but the cache holds {cache.length}")
-        return self.forward(embeds, cache)[0, -1]
+        hidden = self.forward(embeds, cache)[0, -1]
+        cache.length -= 1  # the caller advances the length, as with StaticQwen2.decode_step
+        return hidden
 
 
 class GraphVisionTower(nn.Module):
