@@ -25,6 +25,7 @@ from rynnec_ros.model.vision import apply_rotary
 from rynnec_ros.types import Region
 
 from .conftest import request
+from .pillow10_resize import resize_bicubic as pillow10_resize
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -45,6 +46,17 @@ def test_resize_matches_pillow10_reference() -> None:
         for i in range(n):
             src, ref = z[f"in{i}"], z[f"out{i}"]
             np.testing.assert_array_equal(resize_bicubic(src, ref.shape[1], ref.shape[0]), ref)
+            np.testing.assert_array_equal(pillow10_resize(src, ref.shape[1], ref.shape[0]), ref)
+
+
+def test_pillow_resize_equals_the_pillow10_reimplementation_on_random_shapes() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        h, w, oh, ow = (int(x) for x in rng.integers(1, 400, 4))
+        src = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        np.testing.assert_array_equal(
+            resize_bicubic(src, ow, oh), pillow10_resize(src, ow, oh), err_msg=f"{(h, w)}->{(oh, ow)}"
+        )
 
 
 @pytest.mark.parametrize("max_tokens", [16384, 640, 100])
