@@ -148,15 +148,24 @@ class StaticQwen2(nn.Module):
         write(cache.k[i], cache.v[i], torch.stack((k[0], v[0])))
         keys = cache.k[i][None, :, :span]
         values = cache.v[i][None, :, :span]
-        o = F.scaled_dot_product_attention(
-            q,
-            keys,
-            values,
-            attn_mask=mask,
-            is_causal=causal,
-            scale=getattr(attn, "scaling", self.head_dim**-0.5),
-            enable_gqa=self.num_kv != self.num_heads,
-        )
+        scale = getattr(attn, "scaling", self.head_dim**-0.5)
+        if s == 1:
+            # one position: the query heads sharing a kv head become that kv head's "rows", so grouped
+            # attention reads each cached K/V once with any SDPA kernel (no repeat, no enable_gqa)
+            groups = self.num_heads // self.num_kv
+            o = F.scaled_dot_product_attention(
+                q.reshape(1, self.num_kv, groups, self.head_dim), keys, values, attn_mask=mask, scale=scale
+            ).reshape(1, self.num_heads, 1, self.head_dim)
+        else:
+            o = F.scaled_dot_product_attention(
+                q,
+                keys,
+                values,
+                attn_mask=mask,
+                is_causal=causal,
+                scale=scale,
+                enable_gqa=self.num_kv != self.num_heads,
+            )
         x = x + attn.o_proj(o.transpose(1, 2).reshape(1, s, -1))
         return x + layer.mlp(layer.post_attention_layernorm(x))
 
@@ -252,7 +261,6 @@ class CudaGraphDecoder:
         self.hidden = torch.zeros(decoder.embed_tokens.weight.shape[1], dtype=decoder.dtype, device=dev)
         self.logits = torch.zeros(vocab_size, dtype=torch.float32, device=dev)
         self.graphs: dict[int, torch.cuda.CUDAGraph] = {}
-        self.pool = torch.cuda.graph_pool_handle()
         decoder.rope_table(cache.capacity)
 
     def _body(self, span: int) -> None:
@@ -280,7 +288,7 @@ class CudaGraphDecoder:
                 self._body(span)
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, pool=self.pool):
+        with torch.cuda.graph(graph):  # a private pool each: buckets replay in any order
             self._body(span)
         self.seen.copy_(saved)
         return graph
