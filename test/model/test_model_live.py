@@ -128,3 +128,29 @@ def test_segment_and_score_options_take_should_stop(untied_ckpt: Path, frames: l
         eng.score_options(
             request(frames, "Is <object0> red?", [region], options=["yes"]), should_stop=lambda: True
         )
+
+
+def test_the_captured_step_body_equals_the_eager_step(untied_ckpt: Path, frames: list[np.ndarray]) -> None:
+    """What CUDA captures (bucketed span, position from a tensor, stale tail masked) run eagerly here."""
+    from rynnec_ros.model.decoding import CudaGraphDecoder
+
+    eng = RynnEC.from_pretrained(untied_ckpt, reuse=False)
+    prep = eng.prepare(request(frames, QUESTION))
+    with torch.inference_mode():
+        cache, _ = eng._prefill(prep, 8, None)
+        n = cache.length
+        cache.k[:, :, n:] = 1e3  # stale positions after pos must not leak into attention
+        cache.v[:, :, n:] = -1e3
+        token = torch.tensor([5])
+        step, seen = eng._step_fn(cache, int(eng.model.lm_head.weight.shape[0]))
+        hidden, logits = step(token)
+        assert cache.length == n + 1 and bool(seen[5])
+        body = CudaGraphDecoder(eng.decoder, eng.model.lm_head, cache, seen.numel(), 1.0)
+        span = body.span_for(n)
+        assert n < span <= cache.capacity
+        body.token.copy_(token)
+        body.pos.fill_(n)
+        body._body(span)
+        torch.testing.assert_close(body.hidden, hidden, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(body.logits, logits, atol=1e-4, rtol=1e-4)
+        assert bool(body.seen[5]) and int(body.seen.sum()) == 1
