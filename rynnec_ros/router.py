@@ -12,51 +12,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rynnec_ros.types import Answer, Cancelled, Request
+from rynnec_ros.types import Answer, Cancelled, Predictor, Request
 
 SOURCES = ("auto", "model", "geometry")
-
-
-def engine_answer(engine: Any, request: Request, on_token: Callable[[str], None] | None,
-                  should_stop: Callable[[], bool]) -> Answer:
-    """Ask the model; ``should_stop`` is checked by the engine between steps (raises Cancelled)."""
-    # TEMP until the Request engine API lands: flatten for the keyword API.
-    masks, mask_frames, mask_objects = [], [], []
-    for k, region in enumerate(request.regions):
-        for fi, mask in sorted(region.masks.items()):
-            masks.append(mask)
-            mask_frames.append(fi)
-            mask_objects.append(k)
-    return engine.answer(  # type: ignore[no-any-return]
-        [f.rgb for f in request.frames], request.question, masks=masks or None,
-        mask_frame_indices=mask_frames or None, max_new_tokens=request.max_new_tokens,
-        options=request.options, mask_object_ids=mask_objects or None,
-        on_token=_guard(on_token, should_stop), frame_keys=[f.key for f in request.frames],
-    )
-
-
-def _guard(on_token: Callable[[str], None] | None, should_stop: Callable[[], bool]) -> Callable[[str], None]:
-    def guarded(piece: str) -> None:
-        if should_stop():
-            raise Cancelled()
-        if on_token is not None:
-            on_token(piece)
-
-    return guarded
-
-
-def engine_segment(engine: Any, request: Request, on_token: Callable[[str], None] | None,
-                   should_stop: Callable[[], bool]) -> Answer:
-    return engine.segment(  # type: ignore[no-any-return]
-        [f.rgb for f in request.frames], request.question, max_new_tokens=request.max_new_tokens,
-        on_token=_guard(on_token, should_stop), frame_keys=[f.key for f in request.frames],
-    )
 
 
 class Router:
     """Routes one Request to the geometry or the model and returns the Answer with its source set."""
 
-    def __init__(self, engine: Any, spatial: Any | None, source: str = "auto") -> None:
+    def __init__(self, engine: Predictor, spatial: Any | None, source: str = "auto") -> None:
         if source not in SOURCES:
             raise ValueError(f"spatial_source must be one of {', '.join(SOURCES)}, got {source!r}")
         self.engine = engine
@@ -78,7 +42,7 @@ class Router:
                 raise ValueError(f"geometry cannot answer this {task} question: {why}")
         if should_stop():
             raise Cancelled()
-        ans = engine_answer(self.engine, request, on_token, should_stop)
+        ans = self.engine.answer(request, on_token=on_token, should_stop=should_stop)
         ans.source = "model"
         ans.task = ans.task or task
         ans.object_ids = [r.object_id for r in request.regions]
@@ -99,4 +63,4 @@ class Router:
 
     def segment(self, request: Request, on_token: Callable[[str], None] | None = None,
                 should_stop: Callable[[], bool] = lambda: False) -> Answer:
-        return engine_segment(self.engine, request, on_token, should_stop)
+        return self.engine.segment(request, on_token=on_token, should_stop=should_stop)

@@ -6,8 +6,9 @@ all speak the same types.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeAlias
 
 import numpy as np
 
@@ -32,15 +33,21 @@ class Frame:
     key: Hashable | None = None
 
 
+RegionMasks: TypeAlias = dict[int, np.ndarray] | Sequence[np.ndarray | None] | np.ndarray
+"""A region's masks: {frame index: mask}, or one entry per request frame (a sequence with ``None``
+where the object has no mask, or an N×H×W array whose all-false slices mean "no mask there")."""
+
+
 @dataclass
 class Region:
     """An object referred to by masks on some of the request's frames.
 
-    ``masks`` maps a frame index (into ``Request.frames``) to a boolean H×W mask at that frame's size.
+    ``masks`` maps a frame index (into ``Request.frames``) to a boolean H×W mask at that frame's size;
+    the engine also takes the per-frame forms of ``RegionMasks`` (the way upstream's API passes masks).
     """
 
     object_id: int
-    masks: dict[int, np.ndarray]
+    masks: RegionMasks
     label: str = ""
 
 
@@ -82,4 +89,26 @@ class Answer:
 
 
 class Cancelled(Exception):
-    """Raised by an engine when its ``should_stop`` callback said stop (cancel, timeout, shutdown)."""
+    """A request was stopped by its ``should_stop`` callback (between prefill chunks, layers or tokens)."""
+
+
+TokenFn = Callable[[str], None]
+StopFn = Callable[[], bool]
+
+
+class Predictor(Protocol):
+    """What answers a ``Request``: the engine on any backend, or a client of the running node.
+
+    ``on_token`` receives the answer text piece by piece; ``should_stop`` is polled during the work and
+    makes the call raise ``Cancelled`` when it returns true.
+    """
+
+    def answer(
+        self, request: Request, *, on_token: TokenFn | None = None, should_stop: StopFn | None = None
+    ) -> Answer: ...
+
+    def segment(
+        self, request: Request, *, on_token: TokenFn | None = None, should_stop: StopFn | None = None
+    ) -> Answer: ...
+
+    def score_options(self, request: Request, *, should_stop: StopFn | None = None) -> list[float]: ...

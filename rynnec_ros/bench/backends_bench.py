@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from rynnec_ros.bench.measure import Stats, ratio
+from rynnec_ros.bench.workload import window_request
 
 
 def compare_backends(
@@ -25,7 +26,7 @@ def compare_backends(
     for e in engines.values():
         if e.reuse:
             raise ValueError("compare_backends needs engines built with reuse=False")
-        e.answer(frames, question, max_new_tokens=2)  # warm-up
+        e.answer(window_request(frames, question, max_new_tokens=2))  # warm-up
     walls: dict[str, list[float]] = {k: [] for k in engines}
     cpus: dict[str, list[float]] = {k: [] for k in engines}
     stages: dict[str, dict[str, list[float]]] = {k: {} for k in engines}
@@ -35,7 +36,7 @@ def compare_backends(
     for r in range(repeat):
         for name in names if r % 2 == 0 else names[::-1]:
             w0, c0 = time.perf_counter(), time.process_time()
-            a = engines[name].answer(frames, question, max_new_tokens=new_tokens)
+            a = engines[name].answer(window_request(frames, question, max_new_tokens=new_tokens))
             walls[name].append(time.perf_counter() - w0)
             cpus[name].append(time.process_time() - c0)
             ids[name] = a.token_ids

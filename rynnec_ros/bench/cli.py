@@ -1,4 +1,4 @@
-"""``rynnec-ros bench {engine,reuse,backends,ingest,service,all}`` and (registered here too) ``export``.
+"""``rynnec-ros bench {engine,reuse,live,decode,backends,ingest,service,all}`` and ``export``.
 
 Every subcommand writes one JSON report (``--out``) with the environment, the configuration and one
 section per measurement, and prints a one-line summary per section.
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SECTIONS = ("engine", "reuse", "backends", "ingest", "service")
+SECTIONS = ("engine", "reuse", "live", "decode", "backends", "ingest", "service")
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -38,6 +38,10 @@ def _add_common(p: argparse.ArgumentParser) -> None:
         type=float,
         help="memory bandwidth for the decode bound (default: measured on CUDA; none on CPU)",
     )
+    p.add_argument("--live-frames", type=int, default=30, help="live: frames in the live window (default 30)")
+    p.add_argument(
+        "--slide-frames", type=int, default=2, help="live: frames ingested after the window is full"
+    )
     p.add_argument("--out", required=True, help="JSON report path")
 
 
@@ -50,6 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     helps = {
         "engine": "engine stages: vision per frame, prefill, TTFT, decode tok/s, SAM2 per frame",
         "reuse": "work reuse: 5 questions on one window with vs without caches",
+        "live": "live window: TTFT on a precomputed window vs a cold one, ingest CPU per frame",
+        "decode": "static-KV decode step vs transformers' DynamicCache loop: identical ids, tok/s",
         "backends": "ONNX Runtime vs torch on the same checkpoint",
         "ingest": "node ingest CPU per 1080p frame vs a bare rclpy subscriber (needs ROS)",
         "service": "service overhead: end-to-end latency minus engine time (needs ROS)",
@@ -109,6 +115,18 @@ def summary(name: str, section: dict[str, Any]) -> str:
         return (
             f"with/without reuse wall ratio {section['ratio_wall']:.3f} (identical answers: "
             f"{section['answers_identical']})"
+        )
+    if name == "live":
+        return (
+            f"TTFT live/cold {section['ratio_ttft_live_vs_cold']:.3f} (target <= 0.5; identical answers: "
+            f"{section['answers_identical']}), ingest CPU "
+            f"{section['ingest_growing_window']['cpu_per_frame'].median * 1e3:.0f} ms/frame growing"
+        )
+    if name == "decode":
+        return (
+            f"static/dynamic decode time {section['ratio_static_vs_dynamic']:.3f}, "
+            f"{section['static_tok_s']:.1f} vs {section['dynamic_tok_s']:.1f} tok/s (identical ids: "
+            f"{section['greedy_ids_identical']})"
         )
     if name == "backends":
         parts = [f"{k}: {v['ratio_wall_vs_reference']:.3f}x" for k, v in section["backends"].items()]

@@ -16,6 +16,7 @@ import numpy as np
 
 from rynnec_ros.bench.measure import Stats, time_call
 from rynnec_ros.bench.roofline import decode_bound
+from rynnec_ros.bench.workload import window_request
 
 METHOD = (
     "wall-clock (time.perf_counter) and process CPU time around each stage, CUDA synchronised before "
@@ -59,7 +60,8 @@ def engine_stages(
     fi = preprocess_frame(frames[0], len(frames), engine.processor, merge)
     vision = time_call(lambda: engine.encode_frame(fi), repeat=repeat, warmup=1, sync=sync)
 
-    prep = engine.prepare(frames, question)
+    request = window_request(frames, question)
+    prep = engine.prepare(request)
     prefill_s: list[float] = []
     ttft_s: list[float] = []
     decode_s: list[float] = []
@@ -67,7 +69,7 @@ def engine_stages(
     engine.generate(prep, 1)  # warm-up
     for _ in range(repeat):
         t0 = time.perf_counter()
-        p = engine.prepare(frames, question)
+        p = engine.prepare(request)
         gen = engine.generate(p, 1)
         ttft_s.append(time.perf_counter() - t0)
         prefill_s.append(gen.timings["prefill"])

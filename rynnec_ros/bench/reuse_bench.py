@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from rynnec_ros.bench.measure import Stats, ratio
+from rynnec_ros.bench.workload import window_request
 
 DEFAULT_QUESTIONS = (
     "<video>\nWhat is the red object?",
@@ -30,7 +31,7 @@ def _ask_all(
     w0, c0 = time.perf_counter(), time.process_time()
     ids, timings = [], []
     for q in questions:
-        a = engine.answer(frames, q, max_new_tokens=new_tokens, frame_keys=keys)
+        a = engine.answer(window_request(frames, q, keys, max_new_tokens=new_tokens))
         ids.append(a.token_ids)
         timings.append(a.timings)
     return time.perf_counter() - w0, time.process_time() - c0, ids, timings
@@ -49,7 +50,7 @@ def work_reuse(
     keys = list(range(len(frames)))
     warm = [f[: f.shape[0] // 2, : f.shape[1] // 2].copy() for f in frames[:1]]
     for e in (with_reuse, without_reuse):  # warm up kernels and thread pools on another window
-        e.answer(warm, questions[0], max_new_tokens=2)
+        e.answer(window_request(warm, questions[0], max_new_tokens=2))
     walls: dict[str, list[float]] = {"with": [], "without": []}
     cpus: dict[str, list[float]] = {"with": [], "without": []}
     answers: dict[str, list[list[int]]] = {}

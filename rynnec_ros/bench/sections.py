@@ -66,6 +66,21 @@ def run_section(
             new_tokens=args.new_tokens,
             repeat=args.repeat,
         )
+    if name == "live":
+        from rynnec_ros.bench.live_bench import live_window
+
+        stream = synthetic_window(args.live_frames + args.slide_frames, width, height)
+        engine = build_engine(_spec(args, checkpoint, args.backend, workdir), reuse=True)
+        return live_window(
+            engine, stream, args.live_frames, args.question, new_tokens=args.new_tokens, repeat=args.repeat
+        )
+    if name == "decode":
+        from rynnec_ros.bench.decode_bench import compare_decoders
+
+        if args.backend != "torch":
+            return not_available("the decode comparison runs the torch decoder against transformers'")
+        engine = build_engine(_spec(args, checkpoint, args.backend, workdir), reuse=False)
+        return compare_decoders(engine, frames, args.question, new_tokens=args.new_tokens, repeat=args.repeat)
     if name == "backends":
         from rynnec_ros.bench.backends_bench import compare_backends
 

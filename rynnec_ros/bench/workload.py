@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from rynnec_ros.types import Frame, Request
+
+if TYPE_CHECKING:
+    from rynnec_ros.model.engine import RynnEC
 
 RANDOM_SIZES = ("tiny", "small")
 
@@ -54,7 +60,7 @@ def ensure_onnx(checkpoint: Path, onnx_dir: str | None, workdir: Path) -> Path:
     return out
 
 
-def build_engine(spec: EngineSpec, reuse: bool) -> Any:
+def build_engine(spec: EngineSpec, reuse: bool) -> RynnEC:
     import torch
 
     from rynnec_ros.model.backends import load_engine
@@ -94,6 +100,19 @@ def synthetic_window(n: int, width: int, height: int, seed: int = 0) -> list[np.
         f[blob] = (220, 30, 30)
         frames.append(f)
     return frames
+
+
+def window_request(
+    frames: Sequence[np.ndarray],
+    question: str,
+    keys: Sequence[Hashable] | None = None,
+    max_new_tokens: int = 16,
+) -> Request:
+    """A request on raw frames; ``keys`` become ``Frame.key`` (as the node's buffer sets them)."""
+    ks = list(keys) if keys is not None else [None] * len(frames)
+    return Request(
+        question, [Frame(f, key=k) for f, k in zip(frames, ks, strict=True)], max_new_tokens=max_new_tokens
+    )
 
 
 def scratch_dir() -> tempfile.TemporaryDirectory:

@@ -19,7 +19,7 @@ from rynnec_ros.eval import metrics, robobench
 from rynnec_ros.eval.datasets import EmbSpatialItem, RoboBenchItem, RynnECItem
 from rynnec_ros.eval.judges import BINARY, GRADED, Judge
 from rynnec_ros.parsing import parse_option
-from rynnec_ros.types import Answer
+from rynnec_ros.types import Answer, Frame, Region, Request
 
 
 class Predictor(Protocol):
@@ -209,12 +209,15 @@ def run_rynnec_item(
     masks, frame_idx, obj_ids = _regions(item) if item.masks else ([], [], [])
     ans, error = _safe_call(
         lambda: model.answer(
-            frames,
-            item.question,
-            masks=masks or None,
-            mask_frame_indices=frame_idx or None,
-            max_new_tokens=max_new_tokens,
-            mask_object_ids=obj_ids or None,
+            Request(
+                item.question,
+                [Frame(f) for f in frames],
+                regions=[
+                    Region(o, {fi: m for m, fi, oo in zip(masks, frame_idx, obj_ids, strict=True) if oo == o})
+                    for o in dict.fromkeys(obj_ids)
+                ],
+                max_new_tokens=max_new_tokens,
+            )
         )
     )
     kind = score_kind(item.type)
@@ -254,7 +257,9 @@ def _score_segmentation(item: RynnECItem, frames: list[np.ndarray], model: Predi
     for i, f in enumerate(frames):
         if gt[i] is None:
             gt[i] = np.zeros(f.shape[:2], dtype=bool)
-    ans, error = _safe_call(lambda: model.segment(frames, item.question))
+    ans, error = _safe_call(
+        lambda: model.segment(Request(item.question, [Frame(f) for f in frames], max_new_tokens=64))
+    )
     pred: list[np.ndarray | None] = list(ans.masks) if ans.masks else [None] * len(frames)
     if len(pred) != len(frames):
         raise ValueError(f"{item.key}: {len(pred)} predicted masks for {len(frames)} frames")
@@ -324,7 +329,9 @@ def run_embspatial_item(item: EmbSpatialItem, model: Predictor, strategies: Sequ
     }
     if "generation" in strategies:
         ans, error = _safe_call(
-            lambda: model.answer(frames, mc_prompt(item.question, item.options), max_new_tokens=16)
+            lambda: model.answer(
+                Request(mc_prompt(item.question, item.options), [Frame(f) for f in frames], max_new_tokens=16)
+            )
         )
         choice = parse_option(ans.text, item.options)
         rec.update(
@@ -334,7 +341,9 @@ def run_embspatial_item(item: EmbSpatialItem, model: Predictor, strategies: Sequ
             error=error,
         )
     if "likelihood" in strategies:
-        scores = model.score_options(frames, item.question, item.options)
+        scores = model.score_options(
+            Request(item.question, [Frame(f) for f in frames], options=list(item.options))
+        )
         choice = int(np.argmax(scores))
         rec.update(
             option_loglik=[float(s) for s in scores],
@@ -369,7 +378,11 @@ def run_embspatial(
 
 def run_robobench_item(item: RoboBenchItem, model: Predictor, judge: Judge, max_new_tokens: int) -> dict:
     frames = item.load_frames()
-    ans, error = _safe_call(lambda: model.answer(frames, item.question, max_new_tokens=max_new_tokens))
+    ans, error = _safe_call(
+        lambda: model.answer(
+            Request(item.question, [Frame(f) for f in frames], max_new_tokens=max_new_tokens)
+        )
+    )
     rec: dict[str, Any] = {
         "key": item.key,
         "kind": item.kind,

@@ -62,6 +62,7 @@ def _infer(args: argparse.Namespace) -> int:
     import numpy as np
     from PIL import Image
 
+    from ..types import Frame, Region, Request
     from .engine import RynnEC
     from .video import read_image, read_mask, read_video
 
@@ -71,22 +72,24 @@ def _infer(args: argparse.Namespace) -> int:
         else:
             frames = [read_image(p) for p in args.frames]
         specs = [_parse_mask_arg(s) for s in args.mask]
-        masks = [read_mask(p) for _, p in specs]
+        for k, (idx, _) in enumerate(specs):
+            if not 0 <= idx < len(frames):
+                raise ValueError(f"--mask {k}: frame index {idx} out of range for {len(frames)} frames")
+        request = Request(
+            question=args.question,
+            frames=[Frame(f) for f in frames],
+            regions=[Region(k, {idx: read_mask(p)}) for k, (idx, p) in enumerate(specs)],
+            max_new_tokens=args.max_new_tokens,
+        )
         engine = RynnEC.from_pretrained(
             args.checkpoint, device=args.device, dtype=args.dtype, max_visual_tokens=args.max_visual_tokens
         )
         if args.segment:
             if specs:
                 raise ValueError("--mask cannot be combined with --segment")
-            ans = engine.segment(frames, args.question, max_new_tokens=args.max_new_tokens)
+            ans = engine.segment(request)
         else:
-            ans = engine.answer(
-                frames,
-                args.question,
-                masks=masks or None,
-                mask_frame_indices=[i for i, _ in specs] or None,
-                max_new_tokens=args.max_new_tokens,
-            )
+            ans = engine.answer(request)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

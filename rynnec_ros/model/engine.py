@@ -1,21 +1,25 @@
 """``RynnEC``: the inference engine used by the node, the CLI, the benchmarks and the evaluation harness.
 
-It reproduces upstream ``mm_infer`` / ``mm_infer_segmentation`` and avoids recomputation across questions
-on the same window of frames:
+It reproduces upstream ``mm_infer`` / ``mm_infer_segmentation`` on a ``Request`` and avoids
+recomputation across questions on the same window of frames:
 
-* vision features per frame (keyed by ``frame_keys`` or a hash of the frame bytes, and by the patch
-  grid, which the shared token budget fixes) in a bounded LRU;
-* the LLM KV cache of the prompt prefix (everything before the question text) for the last windows — each
-  question works on a copy, so the stored cache is never mutated;
+* vision features per frame (keyed by ``Frame.key`` or a hash of the pixels, and by the patch grid,
+  which the shared token budget fixes) in a bounded LRU;
+* the LLM KV cache of the prompt prefix (everything up to the last frame's tokens) for the last
+  windows, stored chunk by chunk so that a window which only gained frames, or whose precompute was
+  interrupted, reuses what it shares with a stored one;
 * SAM2 image features per frame.
 
-The prefill is always run as two chunks (prefix, then the rest), with or without reuse, so results with
-reuse are bit-identical to results without it.
+``precompute(frames)`` fills the first two for a live window in idle time, so a question about it pays
+only the question's prefill and the decode.
+
+The prefill runs in a fixed chunk plan that depends only on the prompt's layout (the text before the
+frames, then each frame with its separator, then the question, each cut at ``PREFILL_CHUNK`` tokens),
+with or without reuse, so results with reuse are bit-identical to results without it.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import hashlib
@@ -25,14 +29,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import torch
 
 from ..parsing import parse_option, parse_quantity
-from ..types import Answer
+from ..types import Answer, Cancelled, Frame, Region, Request, StopFn, TokenFn
 from .config import RynnECConfig
+from .decoding import CudaGraphDecoder, Decoder, KVCache, StaticQwen2, check_stop, greedy_pick
 from .heads import mask_to_grid, scrambled_grid
 from .loader import load_model, parse_dtype
 from .modeling import RynnecQwen2ForCausalLM
@@ -47,8 +52,14 @@ from .processing import (
 )
 from .tokenizer import RynnECTokenizer
 
+PREFILL_CHUNK = 2048
+"""Longest prefill chunk: bounds activation memory on 16K-token windows and the cancellation delay."""
 
-def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
+_F = TypeVar("_F", bound=Callable[..., Any])
+StepFn = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+
+
+def _locked(method: _F) -> _F:
     """Serialise public calls: the caches and the KV state are not safe to share between threads."""
 
     @functools.wraps(method)
@@ -56,7 +67,7 @@ def _locked(method: Callable[..., Any]) -> Callable[..., Any]:
         with self._lock:
             return method(self, *args, **kwargs)
 
-    return wrapper
+    return cast(_F, wrapper)
 
 
 class _TextStream:
@@ -68,7 +79,7 @@ class _TextStream:
     only break at character boundaries, so they concatenate to the full decode.
     """
 
-    def __init__(self, tokenizer: RynnECTokenizer, on_text: Callable[[str], None]) -> None:
+    def __init__(self, tokenizer: RynnECTokenizer, on_text: TokenFn) -> None:
         self.tokenizer = tokenizer
         self.on_text = on_text
         self.pending: list[int] = []
@@ -121,23 +132,53 @@ class FrameFeatures:
     grid_w: int
 
 
+@dataclass(frozen=True)
+class Chunk:
+    """Prompt positions [start, end) prefilled in one call; ``signature`` identifies their content.
+
+    Prefix chunks (text before the frames, each frame with its separator) have a signature made of
+    their text ids and frame keys, so equal signatures mean equal K/V; the question's chunks have
+    ``None`` and are never reused.
+    """
+
+    start: int
+    end: int
+    signature: Hashable | None
+
+
+@dataclass
+class PrefixEntry:
+    """Stored K/V of the first ``tokens`` positions, which are the chunks with these signatures."""
+
+    signatures: tuple[Hashable, ...]
+    tokens: int
+    k: torch.Tensor
+    v: torch.Tensor
+
+
 @dataclass
 class Prepared:
     """A fully built prompt: ids, embeddings and everything parity tests look at."""
 
     input_ids: list[int]
     prefix_len: int
-    prefix_key: Hashable
+    chunks: list[Chunk]
     frames: list[FrameFeatures]
     frame_inputs: list[FrameInput | None]
     inputs_embeds: torch.Tensor  # [1, L, H]
     region_grid_masks: list[torch.Tensor] = field(default_factory=list)
     region_pooled: torch.Tensor | None = None
     region_embeddings: torch.Tensor | None = None
+    object_ids: list[int] = field(default_factory=list)
+    mask_frames: list[int] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     # generate() records every step's logits and hidden state for parity checks and analysis;
     # answer()/segment() switch it off: V float32 logits per step reach GBs on long answers
     keep_steps: bool = True
+
+    @property
+    def prefix_chunks(self) -> list[Chunk]:
+        return [c for c in self.chunks if c.signature is not None]
 
 
 @dataclass
@@ -147,6 +188,32 @@ class Generation:
     step_hidden: list[torch.Tensor]  # final-norm hidden state that produced each step's logits; ditto
     seg_hidden: list[torch.Tensor]  # the hidden states that predicted a [SEG] token (always kept)
     timings: dict[str, float]
+
+
+@dataclass
+class WindowStatus:
+    """What ``precompute`` left ready for a window.
+
+    ``complete`` is false when ``should_stop`` interrupted it; the work done is kept and the next
+    call (or the question) continues from it.
+    """
+
+    frames: int
+    frames_encoded: int
+    prefix_tokens: int
+    prefix_tokens_computed: int
+    complete: bool
+    seconds: float
+
+
+@dataclass
+class _Regions:
+    """A request's region masks flattened in ``<REGION>`` order, and what each object contributes."""
+
+    masks: list[np.ndarray]
+    frames: list[int]
+    counts: list[int]
+    object_ids: list[int]
 
 
 class RynnEC:
@@ -163,6 +230,7 @@ class RynnEC:
         reuse: bool = True,
         vision_cache_frames: int = 64,
         prefix_cache_windows: int = 2,
+        cuda_graphs: bool = True,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -170,6 +238,8 @@ class RynnEC:
         self.device = device
         self.dtype = dtype
         self.reuse = reuse
+        # CUDA graphs for the decode step (CUDA only; the same step runs eagerly otherwise)
+        self.cuda_graphs = cuda_graphs and device.type == "cuda"
         if max_visual_tokens < config.processor.min_tokens:
             raise ValueError(
                 f"max_visual_tokens {max_visual_tokens} is below the processor's min_tokens "
@@ -180,11 +250,16 @@ class RynnEC:
         self._vision_cache = LRU(vision_cache_frames if reuse else 0)
         self._prefix_cache = LRU(prefix_cache_windows if reuse else 0)
         self._sam2_cache = LRU(vision_cache_frames if reuse else 0)
-        # how often each cache saved work (read by tests and benchmarks)
+        self._decoder: Decoder | None = None
+        self._kv: KVCache | None = None
+        self._graph: CudaGraphDecoder | None = None
+        # how often each cache saved work (read by tests and benchmarks); a prefix "hit" reused the
+        # whole prefix, a "partial" some of its chunks (frames appended, interrupted precompute)
         self.stats = {
             "vision_hits": 0,
             "vision_misses": 0,
             "prefix_hits": 0,
+            "prefix_partial": 0,
             "prefix_misses": 0,
             "sam2_hits": 0,
             "sam2_misses": 0,
@@ -200,6 +275,7 @@ class RynnEC:
         dtype: str = "float32",
         max_visual_tokens: int = 16384,
         reuse: bool = True,
+        cuda_graphs: bool = True,
     ) -> RynnEC:
         """Load a checkpoint directory in the official format (safetensors only, never the network)."""
         root = Path(path)
@@ -213,203 +289,267 @@ class RynnEC:
         tokenizer = RynnECTokenizer(root)
         config.resolve_token_ids(tokenizer)
         model = load_model(root, device=dev, dtype=torch_dtype, rconfig=config)
-        return cls(model, tokenizer, config, dev, torch_dtype, max_visual_tokens, reuse)
+        return cls(
+            model, tokenizer, config, dev, torch_dtype, max_visual_tokens, reuse, cuda_graphs=cuda_graphs
+        )
 
     @_locked
     def clear_cache(self) -> None:
-        """Forget cached vision features, prompt-prefix KV caches and SAM2 features."""
+        """Forget cached vision features, prompt-prefix KV caches and SAM2 features.
+
+        Also drops the decoder, the working KV cache and captured graphs: the graph backends call this
+        after swapping the model's components, and the decoder must be rebuilt over the new ones.
+        """
         self._vision_cache.clear()
         self._prefix_cache.clear()
         self._sam2_cache.clear()
+        self._decoder = None
+        self._kv = None
+        self._graph = None
         for k in self.stats:
             self.stats[k] = 0
+
+    @property
+    def decoder(self) -> Decoder:
+        """The LLM stack: a graph backend's stand-in when one replaced ``forward``, else ``StaticQwen2``."""
+        if self._decoder is None:
+            llm = self.model.model
+            swapped = vars(llm).get("forward")  # set by backends.swap_components
+            self._decoder = swapped if isinstance(swapped, Decoder) else StaticQwen2(llm)
+        return self._decoder
 
     # ------------------------------------------------------------------------------------- public API
 
     @_locked
     def answer(
-        self,
-        frames: Sequence[np.ndarray],
-        question: str,
-        masks: Sequence[np.ndarray] | None = None,
-        mask_frame_indices: Sequence[int] | None = None,
-        max_new_tokens: int = 128,
-        options: Sequence[str] | None = None,
-        mask_object_ids: Sequence[int] | None = None,
-        on_token: Callable[[str], None] | None = None,
-        frame_keys: Sequence[Hashable] | None = None,
+        self, request: Request, *, on_token: TokenFn | None = None, should_stop: StopFn | None = None
     ) -> Answer:
-        """Greedy answer to ``question`` about ``frames`` (and the objects given by ``masks``)."""
+        """Greedy answer to ``request.question`` about its frames (and the objects its regions mark)."""
         t0 = time.perf_counter()
-        prep = self.prepare(frames, question, masks, mask_frame_indices, mask_object_ids, frame_keys)
+        prep = self.prepare(request, should_stop=should_stop)
         prep.keep_steps = False
-        gen = self.generate(prep, max_new_tokens, on_token=on_token)
+        gen = self.generate(prep, request.max_new_tokens, on_token=on_token, should_stop=should_stop)
         text = self.clean_text(self.tokenizer.decode(gen.ids))
-        ans = Answer(text=text, token_ids=list(gen.ids))
-        self._fill_parsed(ans, options)
-        ans.frame_indices = sorted(set(mask_frame_indices or []))
-        if masks:
-            ids = list(mask_object_ids) if mask_object_ids is not None else list(range(len(masks)))
-            ans.object_ids = list(dict.fromkeys(ids))
-        ans.timings = {**prep.timings, **gen.timings, "sam2": 0.0}
+        ans = Answer(text=text, token_ids=list(gen.ids), task=request.task)
+        self._fill_parsed(ans, request.options)
+        ans.frame_indices = sorted(set(prep.mask_frames))
+        ans.object_ids = list(prep.object_ids)
+        ans.timings = self._timings(prep, gen, t0)
+        ans.timings["sam2"] = 0.0
         ans.timings["total"] = time.perf_counter() - t0
         return ans
 
     @_locked
     def segment(
-        self,
-        frames: Sequence[np.ndarray],
-        expression: str,
-        max_new_tokens: int = 64,
-        on_token: Callable[[str], None] | None = None,
-        frame_keys: Sequence[Hashable] | None = None,
+        self, request: Request, *, on_token: TokenFn | None = None, should_stop: StopFn | None = None
     ) -> Answer:
-        """Segment the object ``expression`` describes: one boolean mask per frame at the frame's size."""
+        """Segment the object ``request.question`` describes: one boolean mask per frame at its size."""
         t0 = time.perf_counter()
         if self.model.sam2 is None or self.model.seg_head is None:
             raise ValueError(
                 "this checkpoint has no SAM2 mask decoder / [SEG] head: segmentation unavailable"
             )
-        prep = self.prepare(frames, expression, frame_keys=frame_keys)
+        if request.regions:
+            raise ValueError("segment() takes no regions: the expression names the object")
+        prep = self.prepare(request, should_stop=should_stop)
         prep.keep_steps = False  # seg_embeddings() needs only Generation.seg_hidden
-        gen = self.generate(prep, max_new_tokens, on_token=on_token)
+        gen = self.generate(prep, request.max_new_tokens, on_token=on_token, should_stop=should_stop)
         text = self.clean_text(self.tokenizer.decode(gen.ids))
-        ans = Answer(text=text, token_ids=list(gen.ids))
-        ans.timings = {**prep.timings, **gen.timings}
+        ans = Answer(text=text, token_ids=list(gen.ids), task=request.task)
+        ans.timings = self._timings(prep, gen, t0)
         seg = self.seg_embeddings(prep, gen)
         if seg is None:
             ans.reason = "the model produced no [SEG] token, so there is no mask"
             ans.timings["sam2"] = 0.0
         else:
             t1 = time.perf_counter()
-            ans.masks, ans.mask_scores = self.masks_for(frames, seg[0], frame_keys)
-            ans.frame_indices = list(range(len(frames)))
+            ans.masks, ans.mask_scores = self.masks_for(request.frames, seg[0], should_stop)
+            ans.frame_indices = list(range(len(request.frames)))
             self._sync()
             ans.timings["sam2"] = time.perf_counter() - t1
         ans.timings["total"] = time.perf_counter() - t0
         return ans
 
     @_locked
-    def score_options(
-        self,
-        frames: Sequence[np.ndarray],
-        question: str,
-        options: Sequence[str],
-        masks: Sequence[np.ndarray] | None = None,
-        mask_frame_indices: Sequence[int] | None = None,
-        mask_object_ids: Sequence[int] | None = None,
-        frame_keys: Sequence[Hashable] | None = None,
-    ) -> list[float]:
-        """Summed log-likelihood of each option's tokens as the answer (EmbSpatial likelihood strategy)."""
+    def score_options(self, request: Request, *, should_stop: StopFn | None = None) -> list[float]:
+        """Summed log-likelihood of each of ``request.options`` as the answer (EmbSpatial likelihood)."""
+        options = request.options
         if not options:
             raise ValueError("score_options needs at least one option")
-        prep = self.prepare(frames, question, masks, mask_frame_indices, mask_object_ids, frame_keys)
+        option_ids = [self.tokenizer.encode(str(opt)) for opt in options]
+        for opt, ids in zip(options, option_ids, strict=True):
+            if not ids:
+                raise ValueError(f"option {opt!r} has no tokens")
+        prep = self.prepare(request, should_stop=should_stop)
         with torch.inference_mode():
-            cache, hidden = self._prefill(prep)
+            cache, hidden = self._prefill(prep, max(len(i) for i in option_ids), should_stop)
+            base = cache.length
             first_logp = torch.log_softmax(self.model.lm_head(hidden).float(), dim=-1)
             scores = []
-            for opt in options:
-                ids = self.tokenizer.encode(str(opt))
-                if not ids:
-                    raise ValueError(f"option {opt!r} has no tokens")
+            for ids in option_ids:
                 total = float(first_logp[ids[0]])
                 if len(ids) > 1:
-                    c = copy.deepcopy(cache)
+                    cache.length = base  # every option continues the same prompt
                     emb = self.model.embed(torch.tensor([ids[:-1]], device=self.device))
-                    out = self.model.model(inputs_embeds=emb, past_key_values=c, use_cache=True)
-                    logp = torch.log_softmax(self.model.lm_head(out.last_hidden_state[0]).float(), dim=-1)
+                    out = self.decoder.forward(emb, cache, should_stop)
+                    logp = torch.log_softmax(self.model.lm_head(out[0]).float(), dim=-1)
                     total += float(logp[torch.arange(len(ids) - 1), torch.tensor(ids[1:])].sum())
                 scores.append(total)
         return scores
 
+    @_locked
+    def precompute(self, frames: Sequence[Frame], *, should_stop: StopFn | None = None) -> WindowStatus:
+        """Make ``frames`` (a live window) answer-ready: vision features and the prompt-prefix KV cache.
+
+        Call it in idle time with exactly the frames a question will name (the frame count sets every
+        frame's resolution). Frames already cached (by ``Frame.key``) are not encoded again, and a
+        window that only gained frames extends the stored prefix. ``should_stop`` interrupts it
+        between frames, chunks and layers; the work done so far is kept.
+        """
+        t0 = time.perf_counter()
+        misses = self.stats["vision_misses"]
+        computed = 0
+        prefix = 0
+        complete = True
+        try:
+            prep = self.prepare(Request(question="", frames=list(frames)), should_stop=should_stop)
+            prefix = prep.prefix_len
+            if self.reuse and self._prefix_cache.capacity > 0:
+                with torch.inference_mode():
+                    cache = self._working_cache(prefix + 1)
+                    reused = self._resume_prefix(prep, cache)
+                    computed = prefix - reused
+                    self._run_prefix(prep, cache, should_stop)
+        except Cancelled:
+            complete = False
+        self._sync()
+        return WindowStatus(
+            frames=len(frames),
+            frames_encoded=self.stats["vision_misses"] - misses,
+            prefix_tokens=prefix,
+            prefix_tokens_computed=computed,
+            complete=complete,
+            seconds=time.perf_counter() - t0,
+        )
+
     # --------------------------------------------------------------------------------------- pipeline
 
-    def prepare(
-        self,
-        frames: Sequence[np.ndarray],
-        question: str,
-        masks: Sequence[np.ndarray] | None = None,
-        mask_frame_indices: Sequence[int] | None = None,
-        mask_object_ids: Sequence[int] | None = None,
-        frame_keys: Sequence[Hashable] | None = None,
-    ) -> Prepared:
-        """Preprocess, encode frames (cached), build the prompt and its input embeddings."""
+    def prepare(self, request: Request, should_stop: StopFn | None = None) -> Prepared:
+        """Preprocess, encode frames (cached), build the prompt, its chunk plan and input embeddings."""
         t0 = time.perf_counter()
+        frames = request.frames
+        question = request.question
         if frames is None or len(frames) == 0:
             raise ValueError("at least one frame is required")
         if not isinstance(question, str):
             raise ValueError(f"question must be a string, got {type(question).__name__}")
         for i, f in enumerate(frames):
-            check_frame(f, i)
-        keys = self._frame_keys(frames, frame_keys)
-        region_masks, region_frames, counts = self._check_regions(
-            frames, masks, mask_frame_indices, mask_object_ids, keep_order="<REGION>" in question
-        )
+            if not isinstance(f, Frame):
+                raise ValueError(f"frame {i} must be a rynnec_ros.types.Frame, got {type(f).__name__}")
+            check_frame(f.rgb, i)
+        keys = self._frame_keys(frames)
+        regions = self._check_regions(frames, request.regions)
 
         merge = self.config.merge_size
         n = len(frames)
         feats: list[FrameFeatures | None] = []
         inputs: list[FrameInput | None] = []
         todo: list[int] = []
+        p = self.processor.patch_size
         for i, f in enumerate(frames):
-            h, w = target_size(f.shape[0], f.shape[1], n, self.processor, merge)
-            p = self.processor.patch_size
-            ck = (keys[i], h // p, w // p)
-            cached = self._vision_cache.get_touch(ck)
+            h, w = target_size(f.rgb.shape[0], f.rgb.shape[1], n, self.processor, merge)
+            cached = self._vision_cache.get_touch((keys[i], h // p, w // p))
             feats.append(cached)
             inputs.append(None)
             if cached is None:
                 todo.append(i)
         self.stats["vision_hits"] += n - len(todo)
-        self.stats["vision_misses"] += len(todo)
+        t_pre = time.perf_counter() - t0
+        t_vision = 0.0
         for i in todo:
-            inputs[i] = preprocess_frame(frames[i], n, self.processor, merge)
-        t1 = time.perf_counter()
-        for i in todo:
-            fi = inputs[i]
-            assert fi is not None
+            check_stop(should_stop)
+            t1 = time.perf_counter()
+            fi = inputs[i] = preprocess_frame(frames[i].rgb, n, self.processor, merge)
+            t2 = time.perf_counter()
             feats[i] = self.encode_frame(fi)
             self._vision_cache.put((keys[i], fi.grid_h, fi.grid_w), feats[i])
-        self._sync()
-        t2 = time.perf_counter()
+            self.stats["vision_misses"] += 1
+            self._sync()
+            t3 = time.perf_counter()
+            t_pre += t2 - t1
+            t_vision += t3 - t2
+        t4 = time.perf_counter()
         ff: list[FrameFeatures] = [f for f in feats if f is not None]
 
-        # prompt
         if "<video>" in question:
             before, after = question.split("<video>", 1)
-            q = before + "<video>" + region_question(after, counts, "<REGION>")
+            q = before + "<video>" + region_question(after, regions.counts, "<REGION>")
         else:
-            q = region_question(question, counts, "<REGION>")
-        prefix_text, prompt = build_prompt(n, q)
+            q = region_question(question, regions.counts, "<REGION>")
+        _, prompt = build_prompt(n, q)
         per_frame = [f.grid_h * f.grid_w // (merge * merge) for f in ff]
         ids = expand_image_tokens(self.tokenizer.encode(prompt), self.config.image_token_id, per_frame)
-        prefix_ids = expand_image_tokens(
-            self.tokenizer.encode(prefix_text), self.config.image_token_id, per_frame
-        )
-        prefix_len = (
-            len(prefix_ids) if ids[: len(prefix_ids)] == prefix_ids and len(prefix_ids) < len(ids) else 0
-        )
-        prefix_key = (tuple(keys), tuple((f.grid_h, f.grid_w) for f in ff), tuple(ids[:prefix_len]))
+        chunks = self._chunk_plan(ids, keys, ff)
 
         with torch.inference_mode():
             id_t = torch.tensor(ids, device=self.device)
             embeds = self.model.embed(id_t).clone()
             img_pos = (id_t == self.config.image_token_id).nonzero().flatten()
             embeds[img_pos] = torch.cat([f.projected for f in ff]).to(embeds.dtype)
-            prep = Prepared(ids, prefix_len, prefix_key, ff, inputs, embeds[None])
-            if region_masks:
+            prefix_len = max((c.end for c in chunks if c.signature is not None), default=0)
+            prep = Prepared(ids, prefix_len, chunks, ff, inputs, embeds[None])
+            prep.object_ids = regions.object_ids
+            prep.mask_frames = regions.frames
+            if regions.masks:
                 reg_pos = (id_t == self.config.region_token_id).nonzero().flatten()
-                if len(reg_pos) != len(region_masks):
+                if len(reg_pos) != len(regions.masks):
                     raise ValueError(
                         f"the prompt has {len(reg_pos)} <REGION> tokens "
-                        f"but {len(region_masks)} masks were given"
+                        f"but {len(regions.masks)} masks were given"
                     )
-                self._encode_regions(prep, region_masks, region_frames)
+                self._encode_regions(prep, regions.masks, regions.frames)
                 assert prep.region_embeddings is not None
                 embeds[reg_pos] = prep.region_embeddings.to(embeds.dtype)
-        t3 = time.perf_counter()
-        prep.timings = {"preprocess": (t1 - t0) + (t3 - t2), "vision": t2 - t1}
+        prep.timings = {"preprocess": t_pre + (time.perf_counter() - t4), "vision": t_vision}
         return prep
+
+    def _chunk_plan(self, ids: list[int], keys: list[Hashable], feats: list[FrameFeatures]) -> list[Chunk]:
+        """Chunks: text before the frames, each frame with the separator before it, then the question.
+
+        A chunk's signature is its text ids plus the key and grid of its frame, which is what its
+        K/V depend on given equal earlier chunks; long chunks are cut at ``PREFILL_CHUNK`` tokens
+        counted from their own start, so the plan of a window that gained a frame repeats the old
+        plan up to the old last frame.
+        """
+        image = self.config.image_token_id
+        runs: list[tuple[int, int]] = []
+        i = 0
+        while i < len(ids):
+            if ids[i] == image:
+                j = i
+                while j < len(ids) and ids[j] == image and j - i < len(feats[len(runs)].projected):
+                    j += 1
+                runs.append((i, j))
+                i = j
+            else:
+                i += 1
+        pieces: list[tuple[int, int, Hashable | None]] = []
+        start = 0
+        if runs and runs[0][0] > 0:
+            pieces.append((0, runs[0][0], ("text", tuple(ids[: runs[0][0]]))))
+            start = runs[0][0]
+        for k, (a, b) in enumerate(runs):
+            f = feats[k]
+            pieces.append((start, b, ("frame", tuple(ids[start:a]), keys[k], f.grid_h, f.grid_w)))
+            start = b
+        if start < len(ids):
+            pieces.append((start, len(ids), None))
+        chunks: list[Chunk] = []
+        for a, b, sig in pieces:
+            for c in range(a, b, PREFILL_CHUNK):
+                sub = None if sig is None else (sig, c - a)
+                chunks.append(Chunk(c, min(c + PREFILL_CHUNK, b), sub))
+        return chunks
 
     def encode_frame(self, fi: FrameInput) -> FrameFeatures:
         """Vision tower + 2×2 merge + projector for one frame."""
@@ -433,38 +573,139 @@ class RynnEC:
         prep.region_pooled = torch.stack(pooled)
         prep.region_embeddings = self.model.model.region_encoder(prep.region_pooled)
 
-    def _prefill(self, prep: Prepared) -> tuple[Any, torch.Tensor]:
-        """KV cache and final hidden state of the last prompt position (prefix from the cache if possible)."""
-        from transformers import DynamicCache
+    # ------------------------------------------------------------------------------ prefill and decode
 
-        p = prep.prefix_len
-        llm = self.model.model
-        cached = self._prefix_cache.get_touch(prep.prefix_key) if p > 0 else None
-        if cached is not None:
-            self.stats["prefix_hits"] += 1
-            cache = copy.deepcopy(cached)
-        else:
-            self.stats["prefix_misses"] += int(p > 0)
-            cache = DynamicCache(config=self.model.config)
-            if p > 0:
-                llm(inputs_embeds=prep.inputs_embeds[:, :p], past_key_values=cache, use_cache=True)
-                if self.reuse:
-                    self._prefix_cache.put(prep.prefix_key, copy.deepcopy(cache))
-        out = llm(inputs_embeds=prep.inputs_embeds[:, p:], past_key_values=cache, use_cache=True)
-        return cache, out.last_hidden_state[0, -1]
+    def _working_cache(self, capacity: int) -> KVCache:
+        """The engine's one K/V buffer, reallocated (in 4096-position steps) when a prompt needs more.
+
+        Reallocating drops the captured decode graphs, which are bound to the buffer.
+        """
+        if self._kv is None or self._kv.capacity < capacity:
+            self._kv = self.decoder.new_cache(-(-capacity // 4096) * 4096)
+            self._graph = None
+        return self._kv
+
+    def _resume_prefix(self, prep: Prepared, cache: KVCache) -> int:
+        """Load the longest stored run of this prompt's prefix chunks into ``cache``; its token count."""
+        sigs = [c.signature for c in prep.prefix_chunks]
+        best: PrefixEntry | None = None
+        best_n = 0
+        for entry in list(self._prefix_cache.values()):
+            n = 0
+            for a, b in zip(entry.signatures, sigs, strict=False):
+                if a != b:
+                    break
+                n += 1
+            if n > best_n:
+                best, best_n = entry, n
+        if best is None:
+            cache.length = 0
+            self.stats["prefix_misses"] += int(bool(sigs))
+            return 0
+        tokens = prep.prefix_chunks[best_n - 1].end
+        self._prefix_cache.get_touch(best.signatures)
+        cache.load(best.k[:, :, :tokens], best.v[:, :, :tokens])
+        self.stats["prefix_hits" if best_n == len(sigs) else "prefix_partial"] += 1
+        return tokens
+
+    def _store_prefix(self, prep: Prepared, cache: KVCache, done: int) -> None:
+        """Keep the first ``done`` prefix chunks' K/V; stored runs this one extends are dropped."""
+        if not self.reuse or done == 0:
+            return
+        sigs = tuple(c.signature for c in prep.prefix_chunks[:done])
+        if sigs in self._prefix_cache:
+            self._prefix_cache.get_touch(sigs)
+            return
+        for key in [k for k in self._prefix_cache if k == sigs[: len(k)]]:
+            del self._prefix_cache[key]
+        tokens = prep.prefix_chunks[done - 1].end
+        k, v = cache.snapshot(tokens)
+        self._prefix_cache.put(sigs, PrefixEntry(sigs, tokens, k, v))
+
+    def _run_prefix(self, prep: Prepared, cache: KVCache, should_stop: StopFn | None) -> torch.Tensor | None:
+        """Prefill the prefix chunks after ``cache.length``; stores the result, even when interrupted."""
+        chunks = prep.prefix_chunks
+        done = sum(1 for c in chunks if c.end <= cache.length)
+        start_done = done
+        hidden = None
+        try:
+            for c in chunks[done:]:
+                hidden = self.decoder.forward(prep.inputs_embeds[:, c.start : c.end], cache, should_stop)
+                done += 1
+        finally:
+            if done > start_done:
+                self._store_prefix(prep, cache, done)
+        return hidden
+
+    def _prefill(
+        self, prep: Prepared, extra: int, should_stop: StopFn | None
+    ) -> tuple[KVCache, torch.Tensor]:
+        """K/V cache and final hidden state of the last prompt position, chunk by chunk.
+
+        The prefix comes from the prefix cache where stored; ``extra`` positions are reserved for
+        decoding.
+        """
+        cache = self._working_cache(len(prep.input_ids) + extra)
+        self._resume_prefix(prep, cache)
+        hidden = self._run_prefix(prep, cache, should_stop)
+        for c in prep.chunks:
+            if c.signature is None:
+                hidden = self.decoder.forward(prep.inputs_embeds[:, c.start : c.end], cache, should_stop)
+        # the template puts "<|im_end|>\n" after the last frame, so a question chunk always runs
+        assert hidden is not None
+        return cache, hidden[0, -1]
+
+    def _step_fn(self, cache: KVCache, vocab: int) -> tuple[StepFn, torch.Tensor]:
+        """One decode step ``token [1] -> (hidden [H], logits [V] float32)`` at ``cache.length``, and
+        the ``seen`` mask [V] of the tokens fed so far (which the step updates, for the penalty).
+
+        On CUDA it replays a captured graph (the step's K/V write, position and ``seen`` update all on
+        device; its outputs are overwritten by the next step); elsewhere it runs the same
+        ``decode_step`` eagerly over exactly the cached positions.
+        """
+        penalty = self.config.repetition_penalty
+        decoder = self.decoder
+        if self.cuda_graphs and isinstance(decoder, StaticQwen2):
+            if self._graph is None or self._graph.cache is not cache:
+                self._graph = CudaGraphDecoder(decoder, self.model.lm_head, cache, vocab, penalty)
+            graph = self._graph
+            graph.seen.zero_()
+
+            def graph_step(token: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+                graph.token.copy_(token)
+                graph.pos.fill_(cache.length)
+                graph.step(cache.length)
+                cache.length += 1
+                return graph.hidden, graph.logits
+
+            return graph_step, graph.seen
+
+        seen = torch.zeros(vocab, dtype=torch.bool, device=self.device)
+
+        def eager_step(token: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            pos = torch.tensor([cache.length], device=self.device)
+            embeds = self.model.embed(token)[None]
+            hidden = decoder.decode_step(embeds, pos, cache, cache.length + 1, masked=False)
+            cache.length += 1
+            seen.index_fill_(0, token, True)
+            return hidden, self.model.lm_head(hidden).float()
+
+        return eager_step, seen
 
     def generate(
         self,
         prep: Prepared,
         max_new_tokens: int,
-        on_token: Callable[[str], None] | None = None,
+        on_token: TokenFn | None = None,
         force_ids: Sequence[int] | None = None,
+        should_stop: StopFn | None = None,
     ) -> Generation:
-        """Greedy decoding with a KV cache until an eos id (included) or ``max_new_tokens``.
+        """Greedy decoding over the static KV cache until an eos id (included) or ``max_new_tokens``.
 
         ``force_ids`` feeds a fixed continuation instead of the argmax (teacher forcing); it is how the
         segmentation references were produced. Each step's raw logits and hidden state are recorded
-        only when ``prep.keep_steps`` is set; the hidden states that predict [SEG] always are.
+        only when ``prep.keep_steps`` is set; the hidden states that predict [SEG] always are. The
+        chosen id is the only value read back from the device per token.
         """
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
@@ -478,40 +719,38 @@ class RynnEC:
         seg_hidden: list[torch.Tensor] = []
         stream = _TextStream(self.tokenizer, on_token) if on_token is not None else None
         steps = max_new_tokens if force_ids is None else len(force_ids)
+        first = 0.0
         with torch.inference_mode():
-            cache, hidden = self._prefill(prep)
+            cache, hidden = self._prefill(prep, steps, should_stop)
+            logits = self.model.lm_head(hidden).float()
+            step, seen = self._step_fn(cache, int(logits.shape[-1]))
             self._sync()
             t1 = time.perf_counter()
-            for step in range(steps):
-                logits = self.model.lm_head(hidden).float()
-                if prep.keep_steps:
-                    step_logits.append(logits)
-                    step_hidden.append(hidden)
+            for i in range(steps):
+                if prep.keep_steps:  # copies: a graph step overwrites its outputs
+                    step_logits.append(logits.clone())
+                    step_hidden.append(hidden.clone())
                 if force_ids is not None:
-                    nxt = int(force_ids[step])
+                    token = torch.tensor([int(force_ids[i])], device=self.device)
                 else:
-                    scores = logits
-                    if penalty != 1.0 and ids:
-                        scores = logits.clone()
-                        prev = torch.tensor(sorted(set(ids)), device=logits.device)
-                        s = scores[prev]
-                        scores[prev] = torch.where(s < 0, s * penalty, s / penalty)
-                    nxt = int(torch.argmax(scores))
+                    token = greedy_pick(logits, seen, penalty)
+                nxt = int(token)
+                if i == 0:
+                    first = time.perf_counter() - t0
                 ids.append(nxt)
                 if nxt == seg_id:
-                    seg_hidden.append(hidden.clone())  # a view would pin the whole prefill output
+                    seg_hidden.append(hidden.clone())  # a view would pin the step's buffers
                 if stream is not None:
                     stream.push(nxt)
-                if nxt in eos or step == steps - 1:
+                if nxt in eos or i == steps - 1:
                     break
-                emb = self.model.embed(torch.tensor([[nxt]], device=self.device))
-                out = self.model.model(inputs_embeds=emb, past_key_values=cache, use_cache=True)
-                hidden = out.last_hidden_state[0, -1]
+                check_stop(should_stop)
+                hidden, logits = step(token)
             self._sync()
             if stream is not None:
                 stream.end()
         t2 = time.perf_counter()
-        timings = {"prefill": t1 - t0, "decode": t2 - t1}
+        timings = {"prefill": t1 - t0, "first_token": first, "decode": t2 - t1}
         return Generation(ids, step_logits, step_hidden, seg_hidden, timings)
 
     def seg_embeddings(self, prep: Prepared, gen: Generation) -> torch.Tensor | None:
@@ -523,15 +762,16 @@ class RynnEC:
             return head(torch.stack(gen.seg_hidden)).float()
 
     def masks_for(
-        self, frames: Sequence[np.ndarray], seg: torch.Tensor, frame_keys: Sequence[Hashable] | None = None
+        self, frames: Sequence[Frame], seg: torch.Tensor, should_stop: StopFn | None = None
     ) -> tuple[list[np.ndarray | None], list[float]]:
         """Per-frame SAM2 masks (bool, at each frame's own size) and IoU predictions for one [SEG] prompt."""
-        keys = self._frame_keys(frames, frame_keys)
+        keys = self._frame_keys(frames)
         masks: list[np.ndarray | None] = []
         scores: list[float] = []
         for frame, key in zip(frames, keys, strict=True):
-            dec = self.sam2_decode(frame, key, seg)
-            masks.append(self._mask_to_frame(dec.mask_1024, frame.shape[0], frame.shape[1]))
+            check_stop(should_stop)
+            dec = self.sam2_decode(frame.rgb, key, seg)
+            masks.append(self._mask_to_frame(dec.mask_1024, frame.rgb.shape[0], frame.rgb.shape[1]))
             scores.append(float(dec.iou[dec.best_index]))
         return masks, scores
 
@@ -570,101 +810,113 @@ class RynnEC:
         if options:
             ans.option_index = parse_option(ans.text, list(options))
 
-    def _frame_keys(
-        self, frames: Sequence[np.ndarray], frame_keys: Sequence[Hashable] | None
-    ) -> list[Hashable]:
-        if frame_keys is not None:
-            if len(frame_keys) != len(frames):
-                raise ValueError(f"{len(frame_keys)} frame_keys for {len(frames)} frames")
-            seen: dict[Hashable, int] = {}
-            for i, k in enumerate(frame_keys):
-                if not isinstance(k, Hashable):
-                    raise ValueError(f"frame_keys[{i}] must be hashable, got {type(k).__name__}")
-                if k in seen:
-                    # the cache would hand frame i the features of frame seen[k]
-                    raise ValueError(
-                        f"frame_keys must be unique within a call: frames {seen[k]} and {i} "
-                        f"share the key {k!r}"
-                    )
-                seen[k] = i
-            return [("key", k) for k in frame_keys]
+    @staticmethod
+    def _timings(prep: Prepared, gen: Generation, t0: float) -> dict[str, float]:
+        """Stage seconds; ``first_token`` counts from the call's start (preprocessing and vision included)."""
+        before_gen = sum(prep.timings.values())
+        return {**prep.timings, **gen.timings, "first_token": before_gen + gen.timings["first_token"]}
+
+    @staticmethod
+    def _frame_keys(frames: Sequence[Frame]) -> list[Hashable]:
+        """Cache keys: ``Frame.key`` where set (unique within a call), else a hash of the pixels."""
         keys: list[Hashable] = []
-        for f in frames:
-            h = hashlib.blake2b(np.ascontiguousarray(f).data, digest_size=16)
-            h.update(repr(f.shape).encode())
-            keys.append(("hash", h.hexdigest()))
+        seen: dict[Hashable, int] = {}
+        for i, f in enumerate(frames):
+            if f.key is None:
+                h = hashlib.blake2b(np.ascontiguousarray(f.rgb).data, digest_size=16)
+                h.update(repr(f.rgb.shape).encode())
+                keys.append(("hash", h.hexdigest()))
+                continue
+            if not isinstance(f.key, Hashable):
+                raise ValueError(f"frame {i}: key must be hashable, got {type(f.key).__name__}")
+            if f.key in seen:
+                # the cache would hand frame i the features of frame seen[key]
+                raise ValueError(
+                    f"frame keys must be unique within a request: frames {seen[f.key]} and {i} "
+                    f"share the key {f.key!r}"
+                )
+            seen[f.key] = i
+            keys.append(("key", f.key))
         return keys
 
-    def _check_regions(
-        self,
-        frames: Sequence[np.ndarray],
-        masks: Sequence[np.ndarray] | None,
-        mask_frame_indices: Sequence[int] | None,
-        mask_object_ids: Sequence[int] | None,
-        keep_order: bool = False,
-    ) -> tuple[list[np.ndarray], list[int], list[int]]:
+    @staticmethod
+    def _region_masks(region: Region, r: int, n_frames: int) -> list[tuple[int, np.ndarray]]:
+        """(frame index, mask) pairs of one region from any of the ``RegionMasks`` forms.
+
+        In the per-frame forms (a sequence or an N×H×W array, N = number of frames) ``None`` or an
+        all-false mask means "no mask on that frame"; in the dict form every entry must select pixels.
+        """
+        masks = region.masks
+        if isinstance(masks, dict):
+            return list(masks.items())
+        if isinstance(masks, np.ndarray) and masks.ndim != 3:
+            raise ValueError(
+                f"region {r} (object {region.object_id}): a mask array must be N×H×W "
+                f"(one per frame), got shape {masks.shape}"
+            )
+        if len(masks) != n_frames:
+            raise ValueError(
+                f"region {r} (object {region.object_id}): {len(masks)} per-frame masks for {n_frames} frames"
+            )
+        pairs = [(i, np.asarray(m)) for i, m in enumerate(masks) if m is not None and np.asarray(m).any()]
+        if not pairs:
+            raise ValueError(f"region {r} (object {region.object_id}) has no mask on any frame")
+        return pairs
+
+    def _check_regions(self, frames: Sequence[Frame], regions: Sequence[Region]) -> _Regions:
         """Masks/frames in ``<REGION>`` order and the mask count per object.
 
-        The engine writes the ``<REGION>`` tokens object by object; a question that already holds them
-        (``keep_order``) takes the masks in the order given.
+        The engine writes the ``<REGION>`` tokens object by object, in the order of the regions (the
+        K-th region is ``<objectK>``), each region's masks in the order given; a question that already
+        holds the tokens consumes the masks in that same order.
 
         A mask with no pixel at frame size is an error (its region token would pool nothing). A
         non-empty mask that covers no patch once reduced to the coarse grid (a tiny object, see
         ``heads.mask_to_grid``) is accepted and pools a zero vector, as upstream inference does:
         rejecting it would break parity with the reference model.
         """
-        if not masks:
-            if mask_frame_indices:
-                raise ValueError("mask_frame_indices given without masks")
-            return [], [], []
-        k = len(masks)
-        idx = (
-            list(mask_frame_indices)
-            if mask_frame_indices is not None
-            else ([0] * k if len(frames) == 1 else None)
-        )
-        if idx is None:
-            raise ValueError("mask_frame_indices is required when there are several frames")
-        if len(idx) != k:
-            raise ValueError(f"{k} masks but {len(idx)} mask_frame_indices")
-        obj = list(mask_object_ids) if mask_object_ids is not None else list(range(k))
-        if len(obj) != k:
-            raise ValueError(f"{k} masks but {len(obj)} mask_object_ids")
-        checked = []
-        for j, (m, fi) in enumerate(zip(masks, idx, strict=True)):
-            # bool is an int subclass: True would silently mean frame 1
-            if isinstance(fi, (bool, np.bool_)) or not isinstance(fi, (int, np.integer)):
-                raise ValueError(f"mask {j}: frame index must be an integer, got {fi!r}")
-            if not 0 <= int(fi) < len(frames):
-                raise ValueError(f"mask {j}: frame index {fi} out of range for {len(frames)} frames")
-            m = np.asarray(m)
-            if m.ndim != 2:
-                raise ValueError(f"mask {j} must be a 2-D H×W array, got shape {m.shape}")
-            fh, fw = frames[int(fi)].shape[:2]
-            if m.shape != (fh, fw):
-                raise ValueError(f"mask {j} is {m.shape[1]}×{m.shape[0]} but frame {fi} is {fw}×{fh}")
-            checked.append(self._bool_mask(m, j))
-        order = list(dict.fromkeys(obj))  # objects in order of first appearance = <objectN> index
-        ordered = list(range(k)) if keep_order else [j for o in order for j in range(k) if obj[j] == o]
-        counts = [sum(1 for x in obj if x == o) for o in order]
-        return [checked[j] for j in ordered], [int(idx[j]) for j in ordered], counts
+        out = _Regions([], [], [], [])
+        for r, region in enumerate(regions):
+            if not isinstance(region, Region):
+                raise ValueError(f"region {r} must be a rynnec_ros.types.Region, got {type(region).__name__}")
+            pairs = self._region_masks(region, r, len(frames))
+            if not pairs:
+                raise ValueError(f"region {r} (object {region.object_id}) has no masks")
+            for fi, m in pairs:
+                what = f"region {r} (object {region.object_id}), frame {fi!r}"
+                # bool is an int subclass: True would silently mean frame 1
+                if isinstance(fi, (bool, np.bool_)) or not isinstance(fi, (int, np.integer)):
+                    raise ValueError(f"{what}: frame index must be an integer")
+                if not 0 <= int(fi) < len(frames):
+                    raise ValueError(f"{what}: frame index out of range for {len(frames)} frames")
+                m = np.asarray(m)
+                if m.ndim != 2:
+                    raise ValueError(f"{what}: mask must be a 2-D H×W array, got shape {m.shape}")
+                fh, fw = frames[int(fi)].rgb.shape[:2]
+                if m.shape != (fh, fw):
+                    raise ValueError(f"{what}: mask is {m.shape[1]}×{m.shape[0]} but the frame is {fw}×{fh}")
+                out.masks.append(self._bool_mask(m, what))
+                out.frames.append(int(fi))
+            out.counts.append(len(pairs))
+            out.object_ids.append(int(region.object_id))
+        return out
 
     @staticmethod
-    def _bool_mask(mask: np.ndarray, j: int) -> np.ndarray:
+    def _bool_mask(mask: np.ndarray, what: str) -> np.ndarray:
         """Boolean mask, refusing what a plain cast would misread (soft masks, 0/255 images, empty masks)."""
         if mask.dtype != np.bool_:
             if mask.dtype.kind not in "iuf":
-                raise ValueError(f"mask {j} must be boolean or numeric 0/1, got dtype {mask.dtype}")
+                raise ValueError(f"{what}: mask must be boolean or numeric 0/1, got dtype {mask.dtype}")
             binary = (mask == 0) | (mask == 1)
             if not binary.all():
                 bad = mask[~binary].flat[0].item()
                 raise ValueError(
-                    f"mask {j} is {mask.dtype} with values other than 0 and 1 (e.g. {bad!r}); "
+                    f"{what}: mask is {mask.dtype} with values other than 0 and 1 (e.g. {bad!r}); "
                     "pass a boolean mask (threshold soft or 0/255 masks first)"
                 )
             mask = mask.astype(bool)
         if not mask.any():
-            raise ValueError(f"mask {j} is empty: it selects no pixel of its frame")
+            raise ValueError(f"{what}: mask is empty, it selects no pixel of its frame")
         return mask
 
     def _sync(self) -> None:

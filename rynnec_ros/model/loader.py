@@ -159,7 +159,8 @@ def _materialise_buffers(model: RynnecQwen2ForCausalLM, device: torch.device) ->
     """Recreate the non-persistent RoPE buffers that the meta-device build left empty."""
     from transformers.models.qwen2.modeling_qwen2 import Qwen2RotaryEmbedding
 
-    model.model.rotary_emb = Qwen2RotaryEmbedding(config=model.config, device=device)
+    with torch.device(device):  # transformers 5 dropped the ``device`` argument
+        model.model.rotary_emb = Qwen2RotaryEmbedding(config=model.config)
     enc = model.vision_tower.encoder
     old = enc.rotary_pos_emb
     new = VisionRotaryEmbedding(old.inv_freq.shape[0] * 2, model.rconfig.vision.rope_theta)

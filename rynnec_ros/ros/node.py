@@ -77,7 +77,9 @@ class CognitionNode(LifecycleNode):
 
         self._buffer = FrameBuffer(self._limits())
         self._ingest = CameraIngest(self._buffer, self._p)
-        self._jobs = JobQueue(lambda: int(self._p["request_queue_size"]), on_internal_error=self._log_error)
+        self._jobs = JobQueue(lambda: int(self._p["request_queue_size"]), idle=self._precompute,
+                              on_internal_error=self._log_error)
+        self._ready_keys: list[Any] = []  # frame keys of the last window precompute finished
         self._router: Router | None = None
         self._pose: PoseSource | None = None
         self._subs: list[Any] = []
@@ -289,6 +291,22 @@ class CognitionNode(LifecycleNode):
         if reason:
             reply.send(failed(response_type(), reason))
         return placeholder
+
+    def _precompute(self, should_stop: Callable[[], bool]) -> None:
+        """Worker idle time: make the live window answer-ready (vision features, prompt prefix), so a
+        question about it pays only its own tokens. Stops as soon as a request arrives."""
+        router = self._router
+        precompute = getattr(router.engine, "precompute", None) if router is not None else None
+        if precompute is None or self._state != "active" or not self._p["precompute_window"]:
+            return
+        try:  # the window a question without stamps gets
+            frames = self._buffer.select(fps=self._p["sample_fps"],
+                                         max_frames=self._p["max_frames_per_query"])
+        except ValueError:
+            return  # nothing buffered yet
+        keys = [f.key for f in frames]
+        if keys != self._ready_keys and precompute(frames, should_stop=should_stop).complete:
+            self._ready_keys = keys
 
     def _can_take_goal(self) -> bool:
         return self._state == "active" and len(self._jobs) < self._p["request_queue_size"]

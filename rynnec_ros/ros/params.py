@@ -153,6 +153,9 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("max_new_tokens", 128, "Default most generated tokens per answer (greedy decoding).",
               _range(1, MAX_NEW_TOKENS)),
     ParamSpec("max_question_chars", 4096, "Longer questions/expressions are rejected.", _range(1, 1 << 20)),
+    ParamSpec("precompute_window", True, "Encode the live window (vision features, prompt prefix) in the "
+              "worker's idle time, so a question about it pays only its own tokens; a request interrupts it.",
+              _any),
     ParamSpec("spatial_source", "auto", "auto: geometry when depth, intrinsics and poses cover the objects, "
               "else the model; geometry: geometry or a failure with the reason; model: always the model.",
               _one_of("auto", "model", "geometry")),

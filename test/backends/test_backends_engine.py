@@ -9,6 +9,7 @@ import pytest
 
 from rynnec_ros.model.backends import load_engine
 
+from ..model.conftest import Case, request
 from .conftest import CHECKPOINT, load_case
 
 
@@ -30,26 +31,24 @@ def test_every_graph_runs_on_the_provider_asked_for(engines) -> None:
 
 def test_greedy_answer_matches_torch_and_upstream(engines) -> None:
     meta, frames, _ = load_case("a1_video_qa_224x168")
-    answers = [e.answer(frames, meta["question"], max_new_tokens=meta["max_new_tokens"]) for e in engines]
+    answers = [
+        e.answer(request(frames, meta["question"], max_new_tokens=meta["max_new_tokens"])) for e in engines
+    ]
     assert answers[1].token_ids == answers[0].token_ids == meta["generated_ids"]
     assert answers[1].text == answers[0].text
 
 
 def test_region_answer_matches_torch(engines) -> None:
-    meta, frames, masks = load_case("b1_region_qa_224x168")
-    kwargs = {
-        "masks": masks,
-        "mask_frame_indices": meta["mask_ids"],
-        "max_new_tokens": meta["max_new_tokens"],
-    }
-    t, o = (e.answer(frames, meta["question"], **kwargs) for e in engines)
+    case = Case("b1_region_qa_224x168")
+    meta = case.meta
+    t, o = (e.answer(case.request(max_new_tokens=meta["max_new_tokens"])) for e in engines)
     assert o.token_ids == t.token_ids == meta["generated_ids"]
 
 
 def test_segmentation_masks_match_torch(engines) -> None:
     """a1's question makes the tiny model emit [SEG] by itself, so segment() runs SAM2 end to end."""
     meta, frames, _ = load_case("a1_video_qa_224x168")
-    t, o = (e.segment(frames, meta["question"], max_new_tokens=12) for e in engines)
+    t, o = (e.segment(request(frames, meta["question"], max_new_tokens=12)) for e in engines)
     assert t.masks is not None and o.masks is not None
     assert o.token_ids == t.token_ids
     for mt, mo in zip(t.masks, o.masks, strict=True):
@@ -63,7 +62,7 @@ def test_teacher_forced_seg_embedding_and_sam2_match_torch(engines) -> None:
     meta, frames, _ = load_case("c1_seg_224x168")
     outs = []
     for e in engines:
-        prep = e.prepare(frames, meta["question"])
+        prep = e.prepare(request(frames, meta["question"]))
         gen = e.generate(prep, len(meta["forced_ids"]), force_ids=meta["forced_ids"])
         seg = e.seg_embeddings(prep, gen)
         dec = e.sam2_decode(frames[0], ("c1", 0), seg[0])
@@ -77,7 +76,7 @@ def test_teacher_forced_seg_embedding_and_sam2_match_torch(engines) -> None:
 def test_option_scores_match_torch(engines) -> None:
     _, frames, _ = load_case("a1_video_qa_224x168")
     options = ["red", "a blue cup", "yes"]
-    t, o = (e.score_options(frames, "<video>\nWhich one?", options) for e in engines)
+    t, o = (e.score_options(request(frames, "<video>\nWhich one?", options=options)) for e in engines)
     np.testing.assert_allclose(o, t, rtol=1e-5, atol=1e-4)
 
 

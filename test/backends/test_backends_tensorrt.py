@@ -105,11 +105,12 @@ def test_trt_engines_match_torch(onnx_dir: Path, tmp_path: Path, precision: str)
 def test_tensorrt_backend_answers_like_torch(engines_dir: Path) -> None:
     from rynnec_ros.model.backends import load_engine
 
+    from ..model.conftest import request
     from .conftest import load_case
 
     meta, frames, _ = load_case("a1_video_qa_224x168")
     t = load_engine(CHECKPOINT, backend="torch", device="cuda")
     r = load_engine(CHECKPOINT, backend="tensorrt", device="cuda", engine_dir=engines_dir)
-    a, b = (e.answer(frames, meta["question"], max_new_tokens=12) for e in (t, r))
+    a, b = (e.answer(request(frames, meta["question"], max_new_tokens=12)) for e in (t, r))
     assert b.token_ids == a.token_ids
     assert set(r.graph_providers.values()) == {"TensorRT"}

@@ -13,7 +13,7 @@ from rynnec_ros.bench.backends_bench import compare_backends
 from rynnec_ros.bench.engine_bench import engine_stages
 from rynnec_ros.bench.reuse_bench import work_reuse
 from rynnec_ros.bench.roofline import decode_bound, kv_bytes_per_token_read, llm_weight_bytes
-from rynnec_ros.bench.workload import EngineSpec, build_engine, synthetic_window
+from rynnec_ros.bench.workload import EngineSpec, build_engine, synthetic_window, window_request
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "checkpoint"
 CHECKPOINT = (
@@ -159,7 +159,7 @@ def test_full_size_writer_makes_a_loadable_checkpoint(tmp_path: Path) -> None:
         assert any(k.startswith("grounding_encoder.sam2_model." + part) for k in keys), part
     engine = load_engine(path, backend="torch")
     assert engine.model.model.embed_tokens.weight.shape == (151936, 64)
-    ans = engine.answer(synthetic_window(1, 56, 56), "What is it?", max_new_tokens=2)
+    ans = engine.answer(window_request(synthetic_window(1, 56, 56), "What is it?", max_new_tokens=2))
     assert len(ans.token_ids) >= 1
     assert FULL_SIZES["2b"]["llm"][:5] == (1536, 28, 12, 2, 8960)
     with pytest.raises(ValueError, match="unknown size"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -10,11 +11,36 @@ import pytest
 import torch
 from PIL import Image
 
+from rynnec_ros.types import Frame, Region, Request
+
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny"
 CHECKPOINT = FIXTURE / "checkpoint"
 CASES = sorted(p.name for p in (FIXTURE / "cases").iterdir() if p.is_dir())
 
 torch.set_num_threads(2)
+
+
+def regions_of(
+    masks: Sequence[np.ndarray], frame_indices: Sequence[int], object_ids: Sequence[int] | None = None
+) -> list[Region]:
+    """Regions from the reference fixture's flat lists (mask k on frame_indices[k] of object_ids[k])."""
+    ids = list(object_ids) if object_ids is not None else list(range(len(masks)))
+    regions: dict[int, Region] = {}
+    for m, fi, oid in zip(masks, frame_indices, ids, strict=True):
+        regions.setdefault(int(oid), Region(int(oid), {})).masks[int(fi)] = m  # type: ignore[index]
+    return list(regions.values())
+
+
+def request(
+    frames: Sequence[np.ndarray],
+    question: str,
+    regions: Sequence[Region] = (),
+    keys: Sequence[Hashable] | None = None,
+    **kw: object,
+) -> Request:
+    """A ``Request`` on raw RGB frames (``keys``: ``Frame.key`` per frame, else the pixels are hashed)."""
+    ks = list(keys) if keys is not None else [None] * len(frames)
+    return Request(question, [Frame(f, key=k) for f, k in zip(frames, ks, strict=True)], list(regions), **kw)
 
 
 class Case:
@@ -28,6 +54,12 @@ class Case:
     @property
     def masks(self) -> list[np.ndarray] | None:
         return list(self.arrays["masks"]) if "masks" in self.arrays else None
+
+    def request(self, **kw: object) -> Request:
+        """The case's question, frames and regions as a ``Request``."""
+        m = self.meta
+        regions = regions_of(self.masks, m["mask_ids"], m.get("mask_object_index")) if self.masks else []
+        return request(self.frames, m["question"], regions, **kw)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,10 @@ from rynnec_ros.model.heads import scrambled_grid
 from rynnec_ros.model.processing import target_size
 from rynnec_ros.model.resize import resize_bicubic
 from rynnec_ros.model.vision import apply_rotary
+from rynnec_ros.types import Region
+
+from .conftest import request
+from .pillow10_resize import resize_bicubic as pillow10_resize
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -42,6 +46,17 @@ def test_resize_matches_pillow10_reference() -> None:
         for i in range(n):
             src, ref = z[f"in{i}"], z[f"out{i}"]
             np.testing.assert_array_equal(resize_bicubic(src, ref.shape[1], ref.shape[0]), ref)
+            np.testing.assert_array_equal(pillow10_resize(src, ref.shape[1], ref.shape[0]), ref)
+
+
+def test_pillow_resize_equals_the_pillow10_reimplementation_on_random_shapes() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        h, w, oh, ow = (int(x) for x in rng.integers(1, 400, 4))
+        src = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        np.testing.assert_array_equal(
+            resize_bicubic(src, ow, oh), pillow10_resize(src, ow, oh), err_msg=f"{(h, w)}->{(oh, ow)}"
+        )
 
 
 @pytest.mark.parametrize("max_tokens", [16384, 640, 100])
@@ -105,7 +120,7 @@ def _vit_blockdiag(
 
 def test_vision_per_frame_equals_block_diagonal(untied: RynnEC, synthetic_frames) -> None:
     frames = synthetic_frames(2, 150, 200, seed=1) + synthetic_frames(1, 97, 61, seed=2)
-    prep = untied.prepare(frames, "What moves?")
+    prep = untied.prepare(request(frames, "What moves?"))
     fis = [fi for fi in prep.frame_inputs if fi is not None]
     with torch.inference_mode():
         ref = _vit_blockdiag(untied, [fi.pixel_values for fi in fis], [(fi.grid_h, fi.grid_w) for fi in fis])
@@ -131,9 +146,8 @@ def test_llm_cached_decoding_equals_full_forward(
     untied: RynnEC, shape: tuple[int, int], n: int, synthetic_frames
 ) -> None:
     frames = synthetic_frames(n, *shape, seed=n)
-    prep = untied.prepare(
-        frames, "Describe <object0>.", [np.zeros(shape, bool) | (np.arange(shape[1]) < 40)], [0]
-    )
+    mask = np.zeros(shape, bool) | (np.arange(shape[1]) < 40)
+    prep = untied.prepare(request(frames, "Describe <object0>.", [Region(0, {0: mask})]))
     gen = untied.generate(prep, 6)
     ref = _one_shot_logits(untied, prep, gen.ids)
     torch.testing.assert_close(torch.stack(gen.step_logits), ref, atol=1e-4, rtol=1e-4)
@@ -144,7 +158,7 @@ def test_region_pooling_on_raster_grid_via_formula(untied: RynnEC, synthetic_fra
     frames = synthetic_frames(2, 130, 170, seed=5)
     mask = np.zeros((130, 170), bool)
     mask[20:90, 30:100] = True
-    prep = untied.prepare(frames, "What is <object0>?", [mask], [1])
+    prep = untied.prepare(request(frames, "What is <object0>?", [Region(0, {1: mask})]))
     f = prep.frames[1]
     gm = prep.region_grid_masks[0]
     raw = f.raw.float()
@@ -197,7 +211,7 @@ def test_tied_untied_and_sharded_loads_agree(tied_ckpt: Path, tmp_path: Path, sy
     results = []
     for path in (tied_ckpt, untied_copy, sharded):
         eng = RynnEC.from_pretrained(path, reuse=False)
-        prep = eng.prepare(frames, "Where is it?")
+        prep = eng.prepare(request(frames, "Where is it?"))
         gen = eng.generate(prep, 5)
         results.append((gen.ids, torch.stack(gen.step_logits)))
         tied = eng.model.lm_head.weight is eng.model.model.embed_tokens.weight
@@ -219,13 +233,13 @@ def test_other_architecture_and_score_options(
     path = tiny.make_checkpoint(tmp_path / "ck", size="odd", seed=21, tie_word_embeddings=False)
     eng = RynnEC.from_pretrained(path)
     frames = synthetic_frames(3, 64, 90, seed=3)
-    prep = eng.prepare(frames, "Which side?")
+    prep = eng.prepare(request(frames, "Which side?"))
     gen = eng.generate(prep, 5)
     ref = _one_shot_logits(eng, prep, gen.ids)
     torch.testing.assert_close(torch.stack(gen.step_logits), ref, atol=1e-4, rtol=1e-4)
 
     options = ["left", "right of it", "3 meters"]
-    scores = eng.score_options(frames, "Which side?", options)
+    scores = eng.score_options(request(frames, "Which side?", options=options))
     for opt, score in zip(options, scores, strict=True):
         ids = eng.tokenizer.encode(opt)
         logits = _one_shot_logits(eng, prep, [*ids, 0])[: len(ids)]

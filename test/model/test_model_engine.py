@@ -12,6 +12,9 @@ import torch
 
 from rynnec_ros.model import RynnEC
 from rynnec_ros.model.processing import build_prompt, region_question
+from rynnec_ros.types import Frame, Region, Request
+
+from .conftest import regions_of, request
 
 FIXTURE_CKPT = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "checkpoint"
 
@@ -33,16 +36,15 @@ def test_reuse_on_off_identical(untied_ckpt: Path, frames: list[np.ndarray]) -> 
     masks = [_mask(120, 160, 10, 20), _mask(120, 160, 50, 60)]
     questions = [
         dict(question="What is happening?"),
-        dict(question="What is <object0> next to <object1>?", masks=masks, mask_frame_indices=[0, 2]),
-        dict(question="How far is <object0> from the camera?", masks=masks[:1], mask_frame_indices=[3]),
+        dict(question="What is <object0> next to <object1>?", regions=regions_of(masks, [0, 2])),
+        dict(question="How far is <object0> from the camera?", regions=regions_of(masks[:1], [3])),
         dict(question="What is happening?"),
     ]
     for q in questions:
-        a_on = on.answer(frames, max_new_tokens=6, **q)
-        a_off = off.answer(frames, max_new_tokens=6, **q)
+        a_on = on.answer(request(frames, max_new_tokens=6, **q))
+        a_off = off.answer(request(frames, max_new_tokens=6, **q))
         assert a_on.token_ids == a_off.token_ids and a_on.text == a_off.text
-        p_on = on.prepare(frames, q["question"], q.get("masks"), q.get("mask_frame_indices"))
-        p_off = off.prepare(frames, q["question"], q.get("masks"), q.get("mask_frame_indices"))
+        p_on, p_off = on.prepare(request(frames, **q)), off.prepare(request(frames, **q))
         g_on, g_off = on.generate(p_on, 4), off.generate(p_off, 4)
         torch.testing.assert_close(
             torch.stack(g_on.step_logits), torch.stack(g_off.step_logits), atol=0, rtol=0
@@ -52,14 +54,15 @@ def test_reuse_on_off_identical(untied_ckpt: Path, frames: list[np.ndarray]) -> 
     assert on.stats["prefix_hits"] >= 2 * len(questions) - 1
     assert off.stats["vision_hits"] == 0 and off.stats["prefix_hits"] == 0
     # score_options also goes through the cached prefix
-    s_on = on.score_options(frames, "Left or right?", ["left", "right"])
-    s_off = off.score_options(frames, "Left or right?", ["left", "right"])
+    s_on = on.score_options(request(frames, "Left or right?", options=["left", "right"]))
+    s_off = off.score_options(request(frames, "Left or right?", options=["left", "right"]))
     assert s_on == s_off
     # SAM2 features: cached vs recomputed decode of the same prompt vector
     seg = torch.randn(on.model.sam2.config.d_model, generator=torch.Generator().manual_seed(0))
-    m1, sc1 = on.masks_for(frames[:1], seg)
-    m2, sc2 = on.masks_for(frames[:1], seg)
-    m3, sc3 = off.masks_for(frames[:1], seg)
+    one = [Frame(frames[0])]
+    m1, sc1 = on.masks_for(one, seg)
+    m2, sc2 = on.masks_for(one, seg)
+    m3, sc3 = off.masks_for(one, seg)
     assert on.stats["sam2_hits"] == 1
     for a, b, c, f in zip(m1, m2, m3, frames, strict=False):
         assert a is not None and a.shape == f.shape[:2] and a.dtype == bool
@@ -72,23 +75,24 @@ def test_reuse_on_off_identical(untied_ckpt: Path, frames: list[np.ndarray]) -> 
 
 def test_frame_keys_drive_the_cache(untied_ckpt: Path, frames: list[np.ndarray]) -> None:
     eng = RynnEC.from_pretrained(untied_ckpt)
-    eng.answer(frames[:2], "Hi?", max_new_tokens=2, frame_keys=[10, 11])
-    eng.answer(frames[:2], "Hi?", max_new_tokens=2, frame_keys=[10, 11])
+    eng.answer(request(frames[:2], "Hi?", keys=[10, 11], max_new_tokens=2))
+    eng.answer(request(frames[:2], "Hi?", keys=[10, 11], max_new_tokens=2))
     assert eng.stats["vision_hits"] == 2 and eng.stats["vision_misses"] == 2
     # a sliding window: the old frame keeps its features (same grid: same frame count)
-    eng.answer([frames[1], frames[2]], "Hi?", max_new_tokens=2, frame_keys=[11, 12])
+    eng.answer(request([frames[1], frames[2]], "Hi?", keys=[11, 12], max_new_tokens=2))
     assert eng.stats["vision_hits"] == 3
-    with pytest.raises(ValueError, match="frame_keys"):
-        eng.answer(frames[:2], "Hi?", frame_keys=[1])
 
 
 def test_answer_fields_and_streaming(untied_ckpt: Path, frames: list[np.ndarray]) -> None:
     eng = RynnEC.from_pretrained(untied_ckpt)
     pieces: list[str] = []
-    ans = eng.answer(frames, "What is it?", max_new_tokens=8, options=["a", "b"], on_token=pieces.append)
+    ans = eng.answer(
+        request(frames, "What is it?", max_new_tokens=8, options=["a", "b"]), on_token=pieces.append
+    )
     assert 1 <= len(ans.token_ids) <= 8
-    assert set(ans.timings) == {"preprocess", "vision", "prefill", "decode", "sam2", "total"}
+    assert set(ans.timings) == {"preprocess", "vision", "prefill", "first_token", "decode", "sam2", "total"}
     assert all(v >= 0 for v in ans.timings.values())
+    assert ans.timings["first_token"] <= ans.timings["total"]
     raw = eng.tokenizer.decode(ans.token_ids)
     assert raw.startswith("".join(pieces)) and eng.clean_text(raw) == ans.text
     assert ans.source == "model"
@@ -105,26 +109,31 @@ def test_quantity_and_option_parsing_of_answers(untied_ckpt: Path) -> None:
 
 def test_bad_inputs_raise_clear_errors(untied_ckpt: Path, frames: list[np.ndarray]) -> None:
     eng = RynnEC.from_pretrained(untied_ckpt)
+    box = np.ones((120, 160), bool)
     with pytest.raises(ValueError, match="at least one frame"):
-        eng.answer([], "q")
+        eng.answer(request([], "q"))
     with pytest.raises(ValueError, match="uint8"):
-        eng.answer([frames[0].astype(np.float32)], "q")
+        eng.answer(request([frames[0].astype(np.float32)], "q"))
     with pytest.raises(ValueError, match="H×W×3"):
-        eng.answer([frames[0][..., 0]], "q")
-    with pytest.raises(ValueError, match="mask 0 is"):
-        eng.answer(frames, "q <object0>", masks=[np.ones((10, 10), bool)], mask_frame_indices=[0])
+        eng.answer(request([frames[0][..., 0]], "q"))
+    with pytest.raises(ValueError, match=r"must be a rynnec_ros\.types\.Frame"):
+        eng.answer(Request("q", list(frames)))  # type: ignore[arg-type]  # raw arrays, not Frames
+    with pytest.raises(ValueError, match="mask is 10×10 but the frame is 160×120"):
+        eng.answer(request(frames, "q <object0>", [Region(0, {0: np.ones((10, 10), bool)})]))
     with pytest.raises(ValueError, match="out of range"):
-        eng.answer(frames, "q <object0>", masks=[np.ones((120, 160), bool)], mask_frame_indices=[9])
-    with pytest.raises(ValueError, match="mask_frame_indices is required"):
-        eng.answer(frames, "q <object0>", masks=[np.ones((120, 160), bool)])
+        eng.answer(request(frames, "q <object0>", [Region(0, {9: box})]))
+    with pytest.raises(ValueError, match="3 per-frame masks for 4 frames"):
+        eng.answer(request(frames, "q <object0>", [Region(0, [box, None, None])]))
+    with pytest.raises(ValueError, match="has no mask on any frame"):
+        eng.answer(request(frames, "q <object0>", [Region(0, np.zeros((4, 120, 160), bool))]))
     with pytest.raises(ValueError, match="<REGION> tokens but 2 masks"):
-        eng.answer(
-            frames, "What is [<REGION>]?", masks=[np.ones((120, 160), bool)] * 2, mask_frame_indices=[0, 1]
-        )
+        eng.answer(request(frames, "What is [<REGION>]?", regions_of([box] * 2, [0, 1])))
     with pytest.raises(ValueError, match="max_new_tokens"):
-        eng.answer(frames, "q", max_new_tokens=0)
+        eng.answer(request(frames, "q", max_new_tokens=0))
     with pytest.raises(ValueError, match="at least one option"):
-        eng.score_options(frames, "q", [])
+        eng.score_options(request(frames, "q", options=[]))
+    with pytest.raises(ValueError, match="takes no regions"):
+        eng.segment(request(frames, "q", [Region(0, {0: box})]))
     with pytest.raises(ValueError, match="does not exist"):
         RynnEC.from_pretrained("/nonexistent/ckpt")
     with pytest.raises(ValueError, match="dtype"):
@@ -146,13 +155,34 @@ def test_region_idioms() -> None:
     assert prefix == "<|im_start|>user\n<image>,<image>\n" and prompt == prefix + "What?<|im_end|>\n"
 
 
-def test_masks_grouped_by_object_follow_object_order(untied_ckpt: Path, frames: list[np.ndarray]) -> None:
+def test_region_mask_forms_are_equivalent(untied_ckpt: Path, frames: list[np.ndarray]) -> None:
+    """{frame: mask}, a per-frame sequence with None gaps and an N×H×W array give the same prompt."""
+    eng = RynnEC.from_pretrained(untied_ckpt, reuse=False)
+    m0, m2 = _mask(120, 160, 0, 0), _mask(120, 160, 60, 90)
+    dense = np.zeros((4, 120, 160), bool)
+    dense[0], dense[2] = m0, m2
+    forms = [{0: m0, 2: m2}, [m0, None, m2, None], dense, list(dense)]
+    preps = [eng.prepare(request(frames, "What is <object0>?", [Region(7, f)])) for f in forms]
+    for p in preps[1:]:
+        assert p.input_ids == preps[0].input_ids and p.mask_frames == [0, 2] and p.object_ids == [7]
+        torch.testing.assert_close(p.region_embeddings, preps[0].region_embeddings, atol=0, rtol=0)
+    ans = eng.answer(request(frames, "What is <object0>?", [Region(7, dense)], max_new_tokens=2))
+    assert ans.object_ids == [7] and ans.frame_indices == [0, 2]
+
+
+def test_regions_follow_region_order(untied_ckpt: Path, frames: list[np.ndarray]) -> None:
     eng = RynnEC.from_pretrained(untied_ckpt, reuse=False)
     m = [_mask(120, 160, 0, 0), _mask(120, 160, 60, 90), _mask(120, 160, 30, 30)]
     # masks interleaved across objects: object 5 (first seen) gets two masks, object 2 one
-    prep = eng.prepare(frames, "Compare <object0> and <object1>.", m, [0, 1, 2], mask_object_ids=[5, 2, 5])
-    ref = eng.prepare(frames, "Compare <object0> and <object1>.", [m[0], m[2], m[1]], [0, 2, 1], [0, 0, 1])
-    assert prep.input_ids == ref.input_ids
+    prep = eng.prepare(
+        request(frames, "Compare <object0> and <object1>.", regions_of(m, [0, 1, 2], [5, 2, 5]))
+    )
+    ref = eng.prepare(
+        request(
+            frames, "Compare <object0> and <object1>.", regions_of([m[0], m[2], m[1]], [0, 2, 1], [0, 0, 1])
+        )
+    )
+    assert prep.input_ids == ref.input_ids and prep.object_ids == [5, 2]
     torch.testing.assert_close(prep.region_embeddings, ref.region_embeddings, atol=0, rtol=0)
 
 
@@ -161,17 +191,13 @@ def test_low_precision_smoke(untied_ckpt: Path, frames: list[np.ndarray], dtype:
     eng = RynnEC.from_pretrained(untied_ckpt, dtype=dtype)
     assert eng.model.model.embed_tokens.weight.dtype == getattr(torch, dtype)
     ans = eng.answer(
-        frames[:2],
-        "What is <object0>?",
-        masks=[_mask(120, 160, 5, 5)],
-        mask_frame_indices=[1],
-        max_new_tokens=4,
+        request(frames[:2], "What is <object0>?", [Region(0, {1: _mask(120, 160, 5, 5)})], max_new_tokens=4)
     )
     assert 1 <= len(ans.token_ids) <= 4
-    prep = eng.prepare(frames[:2], "What?")
+    prep = eng.prepare(request(frames[:2], "What?"))
     gen = eng.generate(prep, 2)
     assert all(torch.isfinite(x).all() for x in gen.step_logits)
-    masks, scores = eng.masks_for(frames[:1], torch.ones(eng.model.sam2.config.d_model))
+    masks, scores = eng.masks_for([Frame(frames[0])], torch.ones(eng.model.sam2.config.d_model))
     assert masks[0] is not None and masks[0].shape == (120, 160) and np.isfinite(scores[0])
 
 

@@ -12,6 +12,9 @@ import torch
 from rynnec_ros.model import RynnEC
 from rynnec_ros.model.engine import Generation, _TextStream
 from rynnec_ros.model.heads import mask_to_grid
+from rynnec_ros.types import Frame, Region
+
+from .conftest import request
 
 H, W = 120, 160
 MULTIBYTE = "héllo 中文 🙂 ok"  # 2-, 3- and 4-byte characters, split over byte tokens by the tiny vocab
@@ -50,8 +53,8 @@ def _capture_generations(eng: RynnEC, monkeypatch: pytest.MonkeyPatch, force: li
     seen: list[Generation] = []
     real = eng.generate
 
-    def spy(prep, n, on_token=None):
-        gen = real(prep, n, on_token, force)
+    def spy(prep, n, on_token=None, should_stop=None):
+        gen = real(prep, n, on_token, force, should_stop)
         seen.append(gen)
         return gen
 
@@ -64,10 +67,11 @@ def _capture_generations(eng: RynnEC, monkeypatch: pytest.MonkeyPatch, force: li
 
 def test_empty_mask_is_rejected(eng: RynnEC, frames: list[np.ndarray]) -> None:
     empty = np.zeros((H, W), bool)
-    with pytest.raises(ValueError, match="mask 0 is empty"):
-        eng.answer(frames[:1], "What is <object0>?", masks=[empty], max_new_tokens=2)
-    with pytest.raises(ValueError, match="mask 1 is empty"):
-        eng.score_options(frames, "Which?", ["a", "b"], masks=[_box(), empty], mask_frame_indices=[0, 1])
+    with pytest.raises(ValueError, match=r"region 0 \(object 0\), frame 0: mask is empty"):
+        eng.answer(request(frames[:1], "What is <object0>?", [Region(0, {0: empty})], max_new_tokens=2))
+    with pytest.raises(ValueError, match=r"region 1 \(object 4\), frame 1: mask is empty"):
+        regions = [Region(3, {0: _box()}), Region(4, {1: empty})]
+        eng.score_options(request(frames, "Which?", regions, options=["a", "b"]))
 
 
 @pytest.mark.parametrize(
@@ -83,13 +87,13 @@ def test_non_binary_masks_are_rejected(
     eng: RynnEC, frames: list[np.ndarray], mask: np.ndarray, match: str
 ) -> None:
     with pytest.raises(ValueError, match=match):
-        eng.answer(frames[:1], "What is <object0>?", masks=[mask], max_new_tokens=2)
+        eng.answer(request(frames[:1], "What is <object0>?", [Region(0, {0: mask})], max_new_tokens=2))
 
 
 def test_numeric_zero_one_masks_equal_boolean_masks(eng: RynnEC, frames: list[np.ndarray]) -> None:
-    ref = eng.prepare(frames, "What is <object0>?", [_box()], [1])
+    ref = eng.prepare(request(frames, "What is <object0>?", [Region(0, {1: _box()})]))
     for m in (_box().astype(np.uint8), _box().astype(np.float32), _box().astype(np.int64)):
-        prep = eng.prepare(frames, "What is <object0>?", [m], [1])
+        prep = eng.prepare(request(frames, "What is <object0>?", [Region(0, {1: m})]))
         assert prep.input_ids == ref.input_ids
         torch.testing.assert_close(prep.region_embeddings, ref.region_embeddings, atol=0, rtol=0)
 
@@ -97,28 +101,30 @@ def test_numeric_zero_one_masks_equal_boolean_masks(eng: RynnEC, frames: list[np
 @pytest.mark.parametrize("index", [True, np.bool_(False), 1.0, "1", None])
 def test_non_integer_frame_index_is_rejected(eng: RynnEC, frames: list[np.ndarray], index) -> None:
     with pytest.raises(ValueError, match="frame index must be an integer"):
-        eng.answer(frames, "What is <object0>?", masks=[_box()], mask_frame_indices=[index], max_new_tokens=2)
+        eng.answer(request(frames, "What is <object0>?", [Region(0, {index: _box()})], max_new_tokens=2))
 
 
 def test_numpy_integer_frame_index_is_accepted(eng: RynnEC, frames: list[np.ndarray]) -> None:
-    a = eng.prepare(frames, "What is <object0>?", [_box()], [np.int64(1)])
-    b = eng.prepare(frames, "What is <object0>?", [_box()], [1])
+    a = eng.prepare(request(frames, "What is <object0>?", [Region(0, {np.int64(1): _box()})]))  # type: ignore[dict-item]
+    b = eng.prepare(request(frames, "What is <object0>?", [Region(0, {1: _box()})]))
     torch.testing.assert_close(a.region_embeddings, b.region_embeddings, atol=0, rtol=0)
 
 
 def test_duplicate_frame_keys_are_rejected(eng: RynnEC, frames: list[np.ndarray]) -> None:
     other = frames[0][::-1].copy()
     with pytest.raises(ValueError, match="frames 0 and 1 share the key 7"):
-        eng.answer([frames[0], other], "q", frame_keys=[7, 7], max_new_tokens=2)
+        eng.answer(request([frames[0], other], "q", keys=[7, 7], max_new_tokens=2))
     with pytest.raises(ValueError, match="unique"):
-        eng.score_options([frames[0], other], "q", ["a"], frame_keys=["k", "k"])
-    with pytest.raises(ValueError, match=r"frame_keys\[1\] must be hashable"):
-        eng.answer([frames[0], other], "q", frame_keys=[1, [2]], max_new_tokens=2)
+        eng.score_options(request([frames[0], other], "q", keys=["k", "k"], options=["a"]))
+    with pytest.raises(ValueError, match=r"frame 1: key must be hashable"):
+        eng.answer(request([frames[0], other], "q", keys=[1, [2]], max_new_tokens=2))
     with pytest.raises(ValueError, match="unique"):
-        eng.masks_for([frames[0], other], torch.ones(eng.model.sam2.config.d_model), frame_keys=[3, 3])
+        eng.masks_for(
+            [Frame(frames[0], key=3), Frame(other, key=3)], torch.ones(eng.model.sam2.config.d_model)
+        )
     # without keys, identical content hashes alike and legitimately shares features
     before = eng.stats["vision_misses"]
-    eng.prepare([frames[1], frames[1].copy()], "q")
+    eng.prepare(request([frames[1], frames[1].copy()], "q"))
     assert eng.stats["vision_misses"] - before <= 1
 
 
@@ -126,7 +132,7 @@ def test_mask_vanishing_on_the_patch_grid_keeps_upstream_pooling(
     eng: RynnEC, frames: list[np.ndarray]
 ) -> None:
     """A one-pixel object can fall between the bilinear sample points: accepted, pooled as zeros."""
-    probe = eng.prepare(frames, "q")
+    probe = eng.prepare(request(frames, "q"))
     gh, gw = probe.frames[0].grid_h, probe.frames[0].grid_w
     vanishing = None
     for y in range(H):
@@ -139,15 +145,13 @@ def test_mask_vanishing_on_the_patch_grid_keeps_upstream_pooling(
         if vanishing is not None:
             break
     assert vanishing is not None, "the fixture grid should be coarse enough for a pixel to vanish"
-    prep = eng.prepare(frames, "What is <object0>?", [vanishing], [0])
+    prep = eng.prepare(request(frames, "What is <object0>?", [Region(0, {0: vanishing})]))
     assert not prep.region_grid_masks[0].any()
     assert prep.region_pooled is not None and torch.count_nonzero(prep.region_pooled) == 0
     with torch.inference_mode():
         expected = eng.model.model.region_encoder(torch.zeros_like(prep.region_pooled))
     torch.testing.assert_close(prep.region_embeddings, expected, atol=0, rtol=0)
-    ans = eng.answer(
-        frames, "What is <object0>?", masks=[vanishing], mask_frame_indices=[0], max_new_tokens=2
-    )
+    ans = eng.answer(request(frames, "What is <object0>?", [Region(0, {0: vanishing})], max_new_tokens=2))
     assert 1 <= len(ans.token_ids) <= 2
 
 
@@ -161,7 +165,7 @@ def test_answer_and_segment_keep_no_per_step_tensors(
     force = [*eng.tokenizer.encode("It is"), seg_id, *eng.tokenizer.encode(" here"), seg_id]
     one = frames[:1]  # SAM2 runs per frame: one keeps the test quick
     # the recording run: every step's logits and hidden state, as parity checks use them
-    prep = eng.prepare(one, "Please segment the red square.")
+    prep = eng.prepare(request(one, "Please segment the red square."))
     full = eng.generate(prep, len(force), force_ids=force)
     assert len(full.step_logits) == len(full.step_hidden) == len(force)
     assert full.step_logits[0].shape == (eng.model.lm_head.out_features,)
@@ -170,13 +174,13 @@ def test_answer_and_segment_keep_no_per_step_tensors(
         torch.testing.assert_close(row, full.step_hidden[k], atol=0, rtol=0)
 
     seen = _capture_generations(eng, monkeypatch, force)
-    ans = eng.segment(one, "Please segment the red square.")
+    ans = eng.segment(request(one, "Please segment the red square.", max_new_tokens=64))
     (gen,) = seen
     assert gen.step_logits == [] and gen.step_hidden == []
     assert gen.ids == full.ids == ans.token_ids
     assert len(gen.seg_hidden) == 2
     torch.testing.assert_close(eng.seg_embeddings(prep, gen), eng.seg_embeddings(prep, full), atol=0, rtol=0)
-    masks, scores = eng.masks_for(one, eng.seg_embeddings(prep, full)[0])
+    masks, scores = eng.masks_for([Frame(one[0])], eng.seg_embeddings(prep, full)[0])
     assert ans.masks is not None
     for a, b in zip(ans.masks, masks, strict=True):
         np.testing.assert_array_equal(a, b)
@@ -184,10 +188,10 @@ def test_answer_and_segment_keep_no_per_step_tensors(
 
     monkeypatch.undo()
     seen = _capture_generations(eng, monkeypatch)
-    greedy = eng.answer(frames, "What is it?", max_new_tokens=6)
+    greedy = eng.answer(request(frames, "What is it?", max_new_tokens=6))
     (gen,) = seen
     assert gen.step_logits == [] and gen.step_hidden == []
-    reference = eng.generate(eng.prepare(frames, "What is it?"), 6)
+    reference = eng.generate(eng.prepare(request(frames, "What is it?")), 6)
     assert greedy.token_ids == reference.ids
 
 
@@ -227,7 +231,7 @@ def test_streaming_decodes_each_token_once(
     spy = DecodeSpy(eng.tokenizer.decode)
     monkeypatch.setattr(eng.tokenizer, "decode", spy)
     pieces: list[str] = []
-    prep = eng.prepare(frames, "Describe.")
+    prep = eng.prepare(request(frames, "Describe."))
     prep.keep_steps = False
     gen = eng.generate(prep, len(force), on_token=pieces.append, force_ids=force)
     assert spy.ids_decoded == len(force)
@@ -236,7 +240,7 @@ def test_streaming_decodes_each_token_once(
 
 def test_streamed_answer_matches_its_text(eng: RynnEC, frames: list[np.ndarray]) -> None:
     pieces: list[str] = []
-    ans = eng.answer(frames, "What do you see?", max_new_tokens=12, on_token=pieces.append)
+    ans = eng.answer(request(frames, "What do you see?", max_new_tokens=12), on_token=pieces.append)
     assert "".join(pieces) == eng.tokenizer.decode(ans.token_ids)
     assert eng.clean_text("".join(pieces)) == ans.text
 

@@ -11,6 +11,8 @@ import torch
 
 from rynnec_ros.model.engine import Generation, Prepared, RynnEC
 
+from .conftest import request
+
 CASES = sorted(
     p.name
     for p in (Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "cases").iterdir()
@@ -26,9 +28,7 @@ LOWRES = {"atol": 1e-3, "rtol": 1e-3}
 
 def run_case(engine: RynnEC, case: Case) -> tuple[Prepared, Generation]:
     m = case.meta
-    prep = engine.prepare(
-        case.frames, m["question"], case.masks, m.get("mask_ids"), m.get("mask_object_index")
-    )
+    prep = engine.prepare(case.request())
     n_steps = len(case.arrays["generated_ids"])
     gen = engine.generate(prep, n_steps, force_ids=m.get("forced_ids"))
     return prep, gen
@@ -171,9 +171,11 @@ def test_segment_api_end_to_end(name: str, cases: dict[str, Case], monkeypatch: 
     monkeypatch.setattr(
         engine,
         "generate",
-        lambda prep, n, on_token=None: real_generate(prep, n, on_token, case.meta["forced_ids"]),
+        lambda prep, n, on_token=None, should_stop=None: real_generate(
+            prep, n, on_token, case.meta["forced_ids"], should_stop
+        ),
     )
-    ans = engine.segment(case.frames, case.meta["question"])
+    ans = engine.segment(case.request(max_new_tokens=64))
     assert ans.text == case.meta["returned_text"].removeprefix("assistant\n")
     assert ans.masks is not None and ans.mask_scores is not None
     a = case.arrays
@@ -188,18 +190,18 @@ def test_segment_api_end_to_end(name: str, cases: dict[str, Case], monkeypatch: 
 
 def test_segment_with_a_naturally_generated_seg_token(engine_noreuse: RynnEC, cases: dict[str, Case]) -> None:
     case = cases["a1_video_qa_224x168"]  # greedy decoding of this case emits [SEG] at step 9
-    ans = engine_noreuse.segment(case.frames, case.meta["question"], max_new_tokens=12)
+    ans = engine_noreuse.segment(case.request(max_new_tokens=12))
     assert ans.token_ids == case.arrays["generated_ids"].tolist()
-    prep = engine_noreuse.prepare(case.frames, case.meta["question"])
+    prep = engine_noreuse.prepare(case.request())
     gen = engine_noreuse.generate(prep, 12)
     seg = engine_noreuse.seg_embeddings(prep, gen)
     assert seg is not None and seg.shape[0] == 3  # three [SEG] tokens; the first one drives the masks
-    masks, scores = engine_noreuse.masks_for(case.frames, seg[0])
+    masks, scores = engine_noreuse.masks_for(case.request().frames, seg[0])
     assert ans.masks is not None
     for m, ref in zip(ans.masks, masks, strict=True):
         np.testing.assert_array_equal(m, ref)
     assert ans.mask_scores == scores
 
-    none = engine_noreuse.segment(case.frames, "Please segment the red ellipse.", max_new_tokens=1)
+    none = engine_noreuse.segment(request(case.frames, "Please segment the red ellipse.", max_new_tokens=1))
     assert engine_noreuse.config.seg_token_id not in none.token_ids
     assert none.masks is None and "no [SEG]" in none.reason

@@ -96,10 +96,11 @@ def test_ignored_tensors_are_drawn_like_the_rest(generated: Path) -> None:
 
 def test_generated_checkpoint_loads_and_answers(generated: Path, make_frames) -> None:
     from rynnec_ros.model import RynnEC
+    from rynnec_ros.types import Frame, Request
 
     eng = RynnEC.from_pretrained(generated)
     frames = make_frames(2, 56, 84, seed=4)
-    ans = eng.answer(frames, "What is shown?", max_new_tokens=4)
+    ans = eng.answer(Request("What is shown?", [Frame(f) for f in frames], max_new_tokens=4))
     assert 1 <= len(ans.token_ids) <= 4 and isinstance(ans.text, str)
     state = load_file(str(generated / "model.safetensors"))
     loaded = eng.model.sam2.state_dict()
@@ -111,7 +112,7 @@ def test_generated_checkpoint_loads_and_answers(generated: Path, make_frames) ->
     for k, v in loaded.items():
         torch.testing.assert_close(v, state[CHECKPOINT_PREFIX + k], rtol=0, atol=0)
     seg = torch.randn(32, generator=torch.Generator().manual_seed(0))
-    masks, scores = eng.masks_for(frames[:1], seg)
+    masks, scores = eng.masks_for([Frame(frames[0])], seg)
     assert masks[0] is not None and masks[0].shape == (56, 84) and masks[0].dtype == np.bool_
     assert np.isfinite(scores).all()
 

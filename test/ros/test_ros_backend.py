@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rynnec_ros.types import Frame, Request
+
 from ..model.conftest import CHECKPOINT, Case
 
 pytestmark = pytest.mark.ros
@@ -106,8 +108,9 @@ def test_region_answer_over_ros_equals_torch_in_process(ort_client, stamps, torc
     got = ort_client.ask(meta["question"], [regions[k] for k in sorted(regions)], frame_stamps_ns=stamps,
                          max_new_tokens=NEW_TOKENS)
     assert [stamp_to_ns(s) for s in ort_client.last_response.frame_stamps] == stamps
-    want = torch_engine.answer(frames, meta["question"], masks=masks, mask_frame_indices=meta["mask_ids"],
-                               mask_object_ids=meta["mask_object_index"], max_new_tokens=NEW_TOKENS)
+    window = [Frame(rgb=f) for f in frames]
+    want = torch_engine.answer(Request(meta["question"], window, [regions[k] for k in sorted(regions)],
+                                       max_new_tokens=NEW_TOKENS))
     assert want.token_ids == meta["generated_ids"]  # the torch reference is upstream's answer
     assert got.source == "model"
     assert got.text == want.text and got.text.strip()
@@ -119,7 +122,8 @@ def test_segmentation_over_ros_equals_torch_in_process(ort_client, stamps, torch
     meta, frames, _ = _case("a1_video_qa_224x168")
     got = ort_client.segment(meta["question"], frame_stamps_ns=stamps, object_id=3)
     res = ort_client.last_response
-    want = torch_engine.segment(frames, meta["question"], max_new_tokens=NEW_TOKENS)
+    want = torch_engine.segment(Request(meta["question"], [Frame(rgb=f) for f in frames],
+                                        max_new_tokens=NEW_TOKENS))
     assert want.masks is not None and len(want.masks) == len(frames)
     assert got.text == want.text
     assert len(res.masks) == len(frames)
@@ -141,7 +145,8 @@ def test_new_image_at_a_seen_stamp_is_not_answered_from_cached_features(
     def ask_at_t() -> str:
         return ort_client.ask(question, frame_stamps_ns=[t], max_new_tokens=NEW_TOKENS).text
 
-    fresh = [torch_engine.answer([f], question, max_new_tokens=NEW_TOKENS).text for f in frames]
+    fresh = [torch_engine.answer(Request(question, [Frame(rgb=f)], max_new_tokens=NEW_TOKENS)).text
+             for f in frames]
     assert len(set(fresh)) == len(frames)  # the answers tell the three images apart
     assert ask_at_t() == fresh[2]  # frame 2's features are now cached for stamp t
     # Clock reset: stamps far behind (three, so the node believes the jump rather than dropping one

@@ -13,6 +13,9 @@ from typing import Any
 import torch
 from torch import nn
 
+from rynnec_ros.model.decoding import KVCache, check_stop
+from rynnec_ros.types import StopFn
+
 Graph = Callable[..., dict[str, torch.Tensor]]
 
 
@@ -54,49 +57,60 @@ class GraphRegionEncoder(nn.Module):
 
 
 class GraphDecoderStack:
-    """A replacement for ``Qwen2Model.forward`` that runs the prefill/decode graphs.
+    """The engine's ``Decoder`` (``model.decoding``) over the prefill/decode graphs.
 
-    The engine keeps passing its transformers ``DynamicCache``; the stacked explicit cache travels as
-    an attribute of that object, so the engine's cache copies (prefix reuse, option scoring) copy it
-    too and the engine code stays backend-agnostic.
+    ``swap_components`` installs it as ``Qwen2Model.forward``, where the engine looks for it. It
+    keeps the engine's ``KVCache`` layout: the graphs take the cached positions stacked as
+    ``past [layers, 2, kv_heads, P, head_dim]`` and return ``present`` with the new ones, which are
+    written back into the cache buffers. A graph runs the whole stack in one call, so ``should_stop``
+    is checked per chunk, not per layer.
     """
-
-    ATTR = "explicit_kv"
 
     def __init__(self, prefill: Graph, decode: Graph, dtype: torch.dtype) -> None:
         self.prefill = prefill
         self.decode = decode
         self.dtype = dtype
 
-    def __call__(
-        self,
-        inputs_embeds: torch.Tensor | None = None,
-        past_key_values: Any = None,
-        use_cache: bool = True,
-        **unused: Any,
-    ) -> Any:
-        from transformers.modeling_outputs import BaseModelOutputWithPast
+    def new_cache(self, capacity: int) -> KVCache:
+        """An empty cache of ``capacity`` positions; its buffers take their shape from the first present."""
+        empty = torch.empty((0, 0, int(capacity), 0), dtype=self.dtype)
+        return KVCache(empty, empty.clone())
 
-        if inputs_embeds is None:
-            raise ValueError("the graph backends take inputs_embeds (the engine embeds tokens itself)")
-        if unused.get("attention_mask") is not None:
-            raise ValueError(
-                "the graph backends run batch 1 without padding; attention_mask is not supported"
-            )
-        past = getattr(past_key_values, self.ATTR, None) if past_key_values is not None else None
-        start = 0 if past is None else int(past.shape[3])
-        s = inputs_embeds.shape[1]
-        positions = torch.arange(start, start + s, device=inputs_embeds.device, dtype=torch.int64)[None]
-        like = torch.empty(0, dtype=self.dtype, device=inputs_embeds.device)
-        if past is None:
-            outs = _run(self.prefill, {"inputs_embeds": inputs_embeds, "position_ids": positions}, like)
+    def forward(
+        self, embeds: torch.Tensor, cache: KVCache, should_stop: StopFn | None = None
+    ) -> torch.Tensor:
+        check_stop(should_stop)
+        start, s = cache.length, embeds.shape[1]
+        if start + s > cache.capacity:
+            raise ValueError(f"{start + s} positions exceed the KV cache capacity {cache.capacity}")
+        positions = torch.arange(start, start + s, device=embeds.device, dtype=torch.int64)[None]
+        like = torch.empty(0, dtype=self.dtype, device=embeds.device)
+        if start == 0:
+            outs = _run(self.prefill, {"inputs_embeds": embeds, "position_ids": positions}, like)
         else:
-            outs = _run(
-                self.decode, {"inputs_embeds": inputs_embeds, "position_ids": positions, "past": past}, like
-            )
-        if past_key_values is not None:
-            setattr(past_key_values, self.ATTR, outs["present"])
-        return BaseModelOutputWithPast(last_hidden_state=outs["hidden"], past_key_values=past_key_values)
+            past = torch.stack((cache.k[:, :, :start], cache.v[:, :, :start]), dim=1)
+            feeds = {"inputs_embeds": embeds, "position_ids": positions, "past": past}
+            outs = _run(self.decode, feeds, like)
+        present = outs["present"]
+        if cache.k.numel() == 0:
+            layers, _, kv, _, head_dim = present.shape
+            shape = (layers, kv, cache.capacity, head_dim)
+            cache.k = torch.zeros(shape, dtype=present.dtype, device=present.device)
+            cache.v = torch.zeros_like(cache.k)
+        cache.k[:, :, start : start + s] = present[:, 0, :, start:]
+        cache.v[:, :, start : start + s] = present[:, 1, :, start:]
+        cache.length = start + s
+        return outs["hidden"]
+
+    def decode_step(
+        self, embeds: torch.Tensor, pos: torch.Tensor, cache: KVCache, span: int, masked: bool
+    ) -> torch.Tensor:
+        """One position through the decode graph (graphs have dynamic shapes: ``span`` is not needed)."""
+        if int(pos) != cache.length:
+            raise ValueError(f"decode_step at position {int(pos)} but the cache holds {cache.length}")
+        hidden = self.forward(embeds, cache)[0, -1]
+        cache.length -= 1  # the caller advances the length, as with StaticQwen2.decode_step
+        return hidden
 
 
 class GraphVisionTower(nn.Module):

@@ -1,0 +1,97 @@
+"""Router decisions and the request-text sanitiser (ROS-free).
+
+The router is tested with doubles for the engine and the geometry (it is the unit: which one is asked
+and what comes back); the expected routing is the ``spatial_source`` contract in docs/ros.md. The
+sanitiser's refused ranges are Unicode's C0, DEL and C1 control blocks (Unicode 15, chapter 23.1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rynnec_ros.router import Router
+from rynnec_ros.text import check_text
+from rynnec_ros.types import Answer, Cancelled, Frame, Request
+
+
+class Engine:
+    backend = "double"
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def answer(self, request: Request, on_token=None, should_stop=lambda: False, **_: object) -> Answer:
+        self.asked.append(request.question)
+        return Answer(text="model says", source="?")
+
+
+class Geometry:
+    """Recognises questions with 'how far'; can answer when the frame has depth."""
+
+    def recognise(self, request: Request) -> str | None:
+        return "distance" if "how far" in request.question else None
+
+    def can_answer(self, request: Request) -> tuple[bool, str]:
+        ok = request.frames[0].depth is not None
+        return ok, "" if ok else "no depth on the frames"
+
+    def answer(self, request: Request) -> Answer:
+        return Answer(text="1.2 m", value=1.2, unit="m", source="geometry", task=request.task)
+
+
+def _request(question: str, depth: bool) -> Request:
+    frame = Frame(rgb=np.zeros((4, 4, 3), np.uint8), depth=np.ones((4, 4), np.float32) if depth else None)
+    return Request(question, [frame])
+
+
+@pytest.mark.parametrize(
+    ("source", "question", "depth", "expect"),
+    [
+        ("auto", "how far is it?", True, "geometry"),
+        ("auto", "how far is it?", False, "model"),  # geometry cannot: the model answers
+        ("auto", "what colour is it?", True, "model"),
+        ("model", "how far is it?", True, "model"),
+        ("geometry", "how far is it?", True, "geometry"),
+    ],
+)
+def test_routing_follows_spatial_source(source: str, question: str, depth: bool, expect: str) -> None:
+    engine = Engine()
+    ans = Router(engine, Geometry(), source).answer(_request(question, depth))
+    assert ans.source == expect
+    assert engine.asked == ([question] if expect == "model" else [])
+
+
+def test_geometry_only_mode_fails_with_the_reason_never_with_a_made_up_number() -> None:
+    router = Router(Engine(), Geometry(), "geometry")
+    with pytest.raises(ValueError, match="no depth on the frames"):
+        router.answer(_request("how far is it?", depth=False))
+    with pytest.raises(ValueError, match="not a spatial question I can measure"):
+        router.answer(_request("what colour is it?", depth=True))
+    with pytest.raises(ValueError, match="geometry module is unavailable"):
+        Router(Engine(), None, "geometry").answer(_request("how far is it?", depth=True))
+    with pytest.raises(ValueError, match="spatial_source must be one of"):
+        Router(Engine(), None, "sometimes")
+
+
+def test_a_stopped_request_never_reaches_the_engine() -> None:
+    engine = Engine()
+    with pytest.raises(Cancelled):
+        Router(engine, None, "auto").answer(_request("what?", depth=False), should_stop=lambda: True)
+    assert engine.asked == []
+
+
+@pytest.mark.parametrize("bad", ["\x07", "\x1b[2J", "\x7f", "\x80", "\x9b31m", "\x9f"])
+def test_c0_del_and_c1_controls_are_refused(bad: str) -> None:
+    with pytest.raises(ValueError, match=f"control characters \\(U\\+{ord(bad[0]):04X}"):
+        check_text(f"where is the cup{bad}?", "question", 100)
+
+
+def test_text_limits_and_allowed_whitespace() -> None:
+    assert check_text("  line one\n\tline two  ", "question", 100) == "line one\n\tline two"
+    assert check_text("   ", "task", 100, optional=True) == ""
+    assert check_text("żółw ¿dónde? 杯子", "question", 100) == "żółw ¿dónde? 杯子"  # U+00A0.. is text
+    with pytest.raises(ValueError, match="question is empty"):
+        check_text(" ", "question", 100)
+    with pytest.raises(ValueError, match="more than max_question_chars=3"):
+        check_text("abcd", "question", 3, limit_name="max_question_chars")
