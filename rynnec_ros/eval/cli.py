@@ -25,9 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(rb)
     rb.add_argument(
         "--protocol",
-        choices=["paper", "upstream"],
-        default="paper",
-        help="numeric scoring: the paper's equations or the released scorer's variant",
+        choices=["upstream", "paper"],
+        default="upstream",
+        help="numeric scoring: the released numerical_score (default, comparable with the published "
+        "tables) or the paper's Eq. 1/2",
     )
     rb.set_defaults(func=_clear_errors(_run_rynnec), max_new_tokens_default=128)
 
@@ -145,7 +146,7 @@ def _meta(args: argparse.Namespace, judge_name: str | None, extra: dict[str, obj
         "limit per subset": args.limit if args.limit is not None else "none",
     }
     if judge_name:
-        meta["judge"] = judge_name
+        meta["judge (--judge)"] = judge_name
     meta.update(extra)
     return meta
 
@@ -181,7 +182,11 @@ def _run_rynnec(args: argparse.Namespace) -> int:
     path = write_report(
         args.out,
         "RynnEC-Bench",
-        _meta(args, judge.name, {"numeric protocol": args.protocol, "items": len(records)}),
+        _meta(
+            args,
+            judge.describe("rynnec-bench"),
+            {"numeric protocol (--protocol)": args.protocol, "items": len(records)},
+        ),
         summary,
         OFFLINE_JUDGE_NOTE if judge.approximate else "",
     )
@@ -229,9 +234,13 @@ def _run_robobench(args: argparse.Namespace) -> int:
         not args.no_progress,
     )
     summary = robobench_summary(records, _name(args))
+    with_prompts = sum(bool(r.get("system_prompt")) for r in records)
     extra = {
         "items": len(records),
-        "Q1 world simulation": "deterministic symbolic simulator (rynnec_ros.eval.robobench)",
+        "not scored (errors)": sum(r.get("score") is None for r in records),
+        "system prompts": f"{with_prompts} of {len(records)} questions sent with system_prompt.json's prompts"
+        + ("" if with_prompts else " (none found under --data: Q1/Q2 answers will rarely use the skills)"),
+        "Q1 world simulation": "deterministic port of the released judge rules (rynnec_ros.eval.robobench)",
         "initial scene": "judge"
         if not judge.approximate
         else "reference-plan preconditions (+ item initial_state)",
@@ -239,7 +248,7 @@ def _run_robobench(args: argparse.Namespace) -> int:
     path = write_report(
         args.out,
         "RoboBench",
-        _meta(args, judge.name, extra),
+        _meta(args, judge.describe("robobench"), extra),
         summary,
         OFFLINE_SCENE_NOTE if judge.approximate else "",
     )
