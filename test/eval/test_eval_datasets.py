@@ -102,10 +102,38 @@ def test_robobench_items() -> None:
     assert items[3].dag == "1 -> 3, 2 -> 3, 3 -> 4" and items[4].dag is None
 
 
+def test_robobench_released_format() -> None:
+    """Released ``questions.json`` fields and prompt building (``data/dataset.py`` of yulin-luo/RoboBench:
+    system prompt + "You are a <robot> robot." + question; MC: prompt + question + "A. …" lines +
+    ``MCQ_post_prompt``; images under ``<task>/images/<sample>/``)."""
+    items = load_robobench(DATA.parent / "eval_robobench")
+    by = {i.key.split("/images/")[1]: i for i in items}
+    assert by["ex_a_Q1"].kind == "q1" and by["standard_Q2"].kind == "q2" and by["ex_c_Q3"].kind == "q3"
+    assert by["is_sealed/is_sealed_0000"].kind == "mc"
+    skills = "[Q1 skills: move_to grasp pick_up place pull push pour scoop unfold no_ops]\n"
+    assert by["ex_b_Q1"].prompt == skills + "You are a dual-arm robot.Example B: unfold the towel."
+    assert by["standard_Q2"].prompt.startswith("[Q2 skills]\nYou are a single-arm robot.Next:")
+    assert by["is_sealed/is_sealed_0001"].prompt == (
+        "[is it sealed?]\nIs the box sealed?\nA. No\nB. Yes\n[answer with the letter]"
+    )
+    img = by["is_sealed/is_sealed_0001"].image_paths[0]
+    assert img.parts[-4:] == ("images", "is_sealed", "is_sealed_0001", "frame_00.png") and img.is_file()
+    assert by["standard_Q1"].dag == "1 -> 2, 2 -> 3, 3 -> 4, 4 -> 5" and by["ex_a_Q1"].dag is None
+    assert all(i.system_prompt for i in items)
+    old = load_robobench(DATA / "robobench")  # no system_prompt.json: the question alone
+    assert old[0].prompt == old[0].question and not old[0].system_prompt
+
+
 def test_robobench_errors(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"no RoboBench questions\.json"):
         load_robobench(tmp_path)
     (tmp_path / "dim" / "task").mkdir(parents=True)
     (tmp_path / "dim" / "task" / "questions.json").write_text(json.dumps([{"id": "x"}]))
     with pytest.raises(ValueError, match="item 0: missing or malformed"):
+        load_robobench(tmp_path)
+    (tmp_path / "dim" / "task" / "questions.json").write_text(
+        json.dumps([{"id": "x_Q1", "question": "q", "gt_answer": "1-grasp(a)"}])
+    )
+    (tmp_path / "system_prompt.json").write_text(json.dumps({"skill_list_Q2": "S"}))
+    with pytest.raises(ValueError, match="has no prompt 'skill_list_Q1'"):
         load_robobench(tmp_path)

@@ -95,8 +95,10 @@ def test_direct_robobench(direct: Path) -> None:
     recs = _records(direct / "ro")
     assert [r["kind"] for r in recs] == ["mc", "q1"]
     q1 = recs[1]
-    assert q1["milestones"] == ["open(drawer)", "holding(apple)", "at(apple, drawer)", "closed(drawer)"]
-    assert q1["score"] == pytest.approx(50 * (q1["node_correctness"] + q1["task_completion"]))
+    assert q1["critical_states"] == ["at(apple, drawer)", "closed(drawer)"]
+    assert q1["score"] == pytest.approx((q1["node_correctness"] + q1["task_completion"]) / 20 * 100)
+    report = (direct / "ro" / "report.md").read_text()
+    assert "- **judge (--judge)**: offline(" in report and "APPROXIMATE" in report
 
 
 def test_resumed_run_keeps_results(direct: Path, tmp_path: Path) -> None:
