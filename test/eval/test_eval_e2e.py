@@ -101,6 +101,28 @@ def test_direct_robobench(direct: Path) -> None:
     assert "- **judge (--judge)**: offline(" in report and "APPROXIMATE" in report
 
 
+def test_direct_robobench_released_format(tmp_path: Path) -> None:
+    """The CLI on released-format data (system prompts, dual-arm judge examples) runs to completion."""
+    out = tmp_path / "ro"
+    _run(
+        "robobench",
+        "--data",
+        str(DATA.parent / "eval_robobench"),
+        "--checkpoint",
+        str(CKPT),
+        "--out",
+        str(out),
+        "--limit",
+        "1",
+    )
+    recs = _records(out)
+    assert [r["kind"] for r in recs] == ["mc", "q1", "q1"]
+    assert all(r["system_prompt"] for r in recs)
+    assert all(r["score"] is None or 0.0 <= r["score"] <= 100.0 for r in recs)
+    report = (out / "report.md").read_text()
+    assert "released planning aggregation" in report and "system_prompt.json" in report
+
+
 def test_resumed_run_keeps_results(direct: Path, tmp_path: Path) -> None:
     before = (direct / "ro" / "results.jsonl").read_text()
     # every item is already scored: the run only re-renders the report and never loads the model,
@@ -144,7 +166,7 @@ def test_http_judge_through_the_cli(judge_stub: Any, tmp_path: Path, monkeypatch
     recs = _records(out)
     assert recs[0]["judge"] == "http:stub-model" and recs[0]["score"] == pytest.approx(0.8)
     assert len(judge_stub.requests) == 1 and judge_stub.requests[0]["auth"] == "Bearer secret"
-    assert recs[2]["judge"] == "numeric:paper"  # numeric items never reach the judge
+    assert recs[2]["judge"] == "numeric:upstream"  # numeric items never reach the judge
     assert "APPROXIMATE" not in (out / "report.md").read_text()
 
 
