@@ -68,7 +68,7 @@ def _clear_errors(fn: Any) -> Any:
 
         try:
             return int(fn(args) or 0)
-        except ValueError as exc:
+        except (ValueError, ModelLoadError) as exc:
             print(f"rynnec-ros eval: error: {exc}", file=sys.stderr)
             return 2
         except (JudgeError, TimeoutError) as exc:
@@ -104,6 +104,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default=None, help="model name shown in the report tables")
 
 
+class ModelLoadError(RuntimeError):
+    """The model (or node client) could not be built: the run stops instead of scoring every item as an
+    inference failure (per-item ``ValueError``s are caught and recorded)."""
+
+
 class _Lazy:
     """Builds the model (or node client) on first use, so re-reporting a finished run loads nothing."""
 
@@ -115,7 +120,10 @@ class _Lazy:
 
     def __getattr__(self, name: str) -> Any:
         if self._model is None:
-            self._model = _load_model(self._args)
+            try:
+                self._model = _load_model(self._args)
+            except ValueError as exc:
+                raise ModelLoadError(str(exc)) from exc
         return getattr(self._model, name)
 
 

@@ -215,6 +215,12 @@ def test_cli_reports_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "no RoboBench questions.json" in capsys.readouterr().err
     assert main(["eval", "embspatial", "--data", str(DATA / "embspatial"), "--out", str(tmp_path / "o")]) == 2
     assert "--checkpoint is required" in capsys.readouterr().err
+    # a checkpoint that cannot be loaded stops the run; it is not recorded as every item failing
+    out = tmp_path / "bad"
+    argv = ["eval", "robobench", "--data", str(DATA / "robobench"), "--checkpoint", str(tmp_path), "--out"]
+    assert main([*argv, str(out), "--no-progress"]) == 2
+    assert "not a RynnEC checkpoint" in capsys.readouterr().err
+    assert not (out / "results.jsonl").exists()
 
 
 def _ros_ready() -> bool:
