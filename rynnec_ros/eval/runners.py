@@ -335,15 +335,19 @@ def run_rynnec_bench(
     max_new_tokens: int = 128,
     progress: bool = True,
 ) -> list[dict]:
-    """Run and score every item; items scored before under another protocol are re-scored from their
-    stored prediction (numerical items need no judge), so one report never mixes protocols."""
+    """Run and score every item; numerical items scored before under another protocol are re-scored
+    from their stored prediction (no model, no judge), so one report never mixes protocols."""
     items = _first_n(subsets, limit)
     for item in _progress(items, "RynnEC-Bench", progress):
         old = results.records.get(item.key)
         if old is None:
             results.add(run_rynnec_item(item, model, judge, protocol, max_new_tokens))
         elif item.subset != "object_segmentation" and old.get("protocol") != protocol:
-            results.add({**old, **score_rynnec_answer(old, judge, protocol)})
+            kind = score_kind(old["type"], protocol)
+            if kind in (BINARY, GRADED) and old.get("score_kind") == kind:
+                results.add({**old, "protocol": protocol})  # a judge's verdict does not depend on it
+            else:
+                results.add({**old, **score_rynnec_answer(old, judge, protocol)})
     return results.in_order(i.key for i in items)
 
 

@@ -155,6 +155,9 @@ def test_rynnec_bench_upstream_protocol_and_limit(tmp_path: Path) -> None:
     )
     hp = rynnec_summary(paper, "m").headline
     assert hp["Spatial Mean"] == pytest.approx(100 * (2 / 3 + 0.5 + 1 / 3 + 1 + 0) / 5)
+    assert {r["protocol"] for r in paper if r.get("score_kind") != "J&F"} == {"paper"}
+    judged = [(r["key"], r["detail"]) for r in records if r.get("score_kind") in ("binary", "graded")]
+    assert [(r["key"], r["detail"]) for r in paper if r.get("score_kind") in ("binary", "graded")] == judged
     limited = run_rynnec_bench(
         load_rynnec_bench(DATA / "rynnec_bench"),
         Scripted(RYNNEC_ANSWERS),
