@@ -9,7 +9,7 @@ code so a run needs no paid judge and gives the same number twice:
   (arm, skill, arguments); ``grasp`` (contact) and ``pick_up`` (lift) are different skills.
 * **Critical states** ``S*``: object-level state changes only (location, open/closed, on/off, folded,
   orientation, pressed, wiped …); robot motions (``move_to``, ``grasp``, ``pick_up``, ``hold``,
-  ``release``, ``observation``, ``no_ops`` …) are never milestones. For each object attribute the
+  ``release``, ``observation``, ``no_ops`` …) are never critical states. For each object attribute the
   reference changes, its final value in the reference rollout is one critical state (the sauce a spoon
   scoops and then pours counts once, in the bowl). TaskCompletion = ``floor(|Ŝ| / |S*| · 10)``, 10 when
   ``S*`` is empty.
@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from rynnec_ros.parsing import parse_yes_no
 
@@ -76,14 +77,15 @@ def strip_think(text: str) -> str:
 def parse_steps(text: str) -> list[list[Action]]:
     """Nodes grouped by numbered step (``1-left:grasp(l), right:grasp(r), 2-…``).
 
-    Without step numbers every node is its own step. The DAG's step numbers refer to these groups.
+    Without step numbers every node is its own step. The DAG's step numbers refer to these groups;
+    text before the first number (a preamble) forms a step only if it holds nodes.
     """
     text = strip_think(text)
     starts = [m.start() for m in _STEP_RE.finditer(text)]
-    chunks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)] if starts else []
     if not starts:
         return [[a] for a in _nodes(text)]
-    steps = [_nodes(c) for c in chunks]
+    bounds = [0, *starts, len(text)]
+    steps = [_nodes(text[a:b]) for a, b in pairwise(bounds)]
     return [s for s in steps if s]
 
 
