@@ -1,9 +1,11 @@
 """Judges for textual answers: an LLM over an OpenAI-compatible HTTP endpoint, or an offline approximation.
 
 RynnEC-Bench scores close-ended textual answers 0/1 and open-ended ones 0–5 (reported /5) with a GPT
-judge; RoboBench asks an MLLM to read the initial scene of a plan. Both go through :class:`Judge`, so a
-run can swap the paid endpoint for :class:`OfflineJudge` (exact match, numbers, synonyms, sentence
-embeddings), whose scores are only an approximation and are labelled as such in every report.
+judge, here with the released prompts and reply reading; RoboBench asks a judge for the final letter
+of an ambiguous multiple-choice answer, the yes/no word of a Q3 answer, and (here) the initial scene of
+a plan. All go through :class:`Judge`, so a run can swap the paid endpoint for :class:`OfflineJudge`
+(rules, numbers, synonyms, sentence embeddings), whose scores are only an approximation and are
+labelled as such in every report.
 """
 
 from __future__ import annotations
