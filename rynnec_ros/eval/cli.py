@@ -246,6 +246,7 @@ def _run_robobench(args: argparse.Namespace) -> int:
     extra = {
         "items": len(records),
         "not scored (errors)": sum(r.get("score") is None for r in records),
+        "MC answers no rule or judge could read (scored 0)": sum(bool(r.get("unreadable")) for r in records),
         "system prompts": f"{with_prompts} of {len(records)} questions sent with system_prompt.json's prompts"
         + ("" if with_prompts else " (none found under --data: Q1/Q2 answers will rarely use the skills)"),
         "Q1 world simulation": "deterministic port of the released judge rules (rynnec_ros.eval.robobench)",

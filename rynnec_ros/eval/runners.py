@@ -420,7 +420,9 @@ def run_embspatial(
 def run_robobench_item(item: RoboBenchItem, model: Predictor, judge: Judge, max_new_tokens: int) -> dict:
     """One scored record; an item that cannot be scored keeps ``score: None`` and says why in ``error``.
 
-    The released scorer leaves unparsed items out of its means and counts them; so do the reports.
+    The released scorer leaves unparsed items out of its means and counts them; so do the reports. A
+    multiple-choice answer neither the letter rule nor the judge can read is wrong (``unreadable``),
+    where the released scorer would stop the whole run.
     """
     rec: dict[str, Any] = {
         "key": item.key,
@@ -452,8 +454,8 @@ def _score_robobench(item: RoboBenchItem, text: str, frames: list[np.ndarray], j
         how = "letter rule"
         if letters is None:  # the released scorer asks its judge for the final letter
             letters, how = judge.choose_letter(text), judge.name
-            if letters is None:
-                raise ValueError(f"{judge.name} found no final A-D answer in an ambiguous response")
+            if letters is None:  # the model's fault, not the item's: wrong, and said so
+                return {"score": 0.0, "chosen": "", "chosen_by": how, "unreadable": True}
         return {"score": 100.0 * (letters == gt), "chosen": letters, "chosen_by": how}
     if item.kind == "q3":
         extracted = judge.extract_yes_no(text)

@@ -280,6 +280,7 @@ ROBOBENCH_JUDGE_ANSWERS = {
     "Is the jar sealed": "(B) Yes",
     "Is the box sealed": "b",
     "Is the bag sealed": "I considered B, but the final answer is A.",
+    "Is the cap sealed": "It might be sealed, hard to say.",
 }
 
 
@@ -313,9 +314,10 @@ def test_robobench_released_examples_run_to_completion(tmp_path: Path) -> None:
     assert by["standard_Q2"]["score"] == 100.0  # "4-move_to(apple, bowl)".split("-")[-1]
     assert by["standard_Q3"]["score"] == 100.0 and by["ex_c_Q3"]["score"] == 100.0  # "left" == "left"
     # MC: "(B) Yes" is not a bare letter → normalised to B (correct); "b" → B ≠ A; the announced A
-    mc = [by[f"is_sealed/is_sealed_000{i}"] for i in range(3)]
-    assert [r["score"] for r in mc] == [100.0, 0.0, 100.0]
-    assert [r["chosen_by"] for r in mc] == ["offline(token-f1)", "letter rule", "offline(token-f1)"]
+    mc = [by[f"is_sealed/is_sealed_000{i}"] for i in range(4)]
+    assert [r["score"] for r in mc] == [100.0, 0.0, 100.0, 0.0]
+    assert [r["chosen_by"] for r in mc] == ["offline(token-f1)", "letter rule", *["offline(token-f1)"] * 2]
+    assert mc[3]["unreadable"] and "unreadable" not in mc[0]  # no letter anywhere: wrong, not dropped
     # the benchmark's system prompts travel with every question
     prompts = [q for q, _ in model.calls]
     skills = "[Q1 skills: move_to grasp pick_up place pull push pour scoop unfold no_ops]\n"
