@@ -6,7 +6,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rynnec_ros.eval.datasets import decode_rle, load_embspatial, load_robobench, load_rynnec_bench
+from rynnec_ros.eval.datasets import (
+    decode_rle,
+    load_embspatial,
+    load_robobench,
+    load_rynnec_bench,
+    robobench_kind,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "eval"
 
@@ -137,3 +143,26 @@ def test_robobench_errors(tmp_path: Path) -> None:
     (tmp_path / "system_prompt.json").write_text(json.dumps({"skill_list_Q2": "S"}))
     with pytest.raises(ValueError, match="has no prompt 'skill_list_Q1'"):
         load_robobench(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("rid", "gt", "dimension", "kind"),
+    [
+        # released PlanningEvaluator._classify_records: "_Q1/_Q2/_Q3" in the id, else yes/no/equal/
+        # left/right → Q3, no leading "N-"/"N."/"N)" and one line → Q2, else Q1
+        ("3_generalized_planning/x/images/e_Q2", "1-grasp(a), 2-place(a, b)", "3_generalized_planning", "q2"),
+        ("1_instruction_comprehension/x/images/e", "Equal", "1_instruction_comprehension", "q3"),
+        ("1_instruction_comprehension/x/images/e", "grasp(a)", "1_instruction_comprehension", "q2"),
+        ("1_instruction_comprehension/x/images/e", "1-grasp(a)", "1_instruction_comprehension", "q1"),
+        (
+            "1_instruction_comprehension/x/images/e",
+            "grasp(a)\nplace(a, b)",
+            "1_instruction_comprehension",
+            "q1",
+        ),
+        # the other dimensions are multiple choice (multi_choice evaluator)
+        ("2_perception_reasoning/x/images/e", "yes", "2_perception_reasoning", "mc"),
+    ],
+)
+def test_robobench_kind(rid: str, gt: str, dimension: str, kind: str) -> None:
+    assert robobench_kind(rid, gt, dimension) == kind
