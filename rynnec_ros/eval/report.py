@@ -66,7 +66,9 @@ def _score_table(
 
 
 def _protocol_note(records: Iterable[Mapping]) -> str:
-    used = sorted({str(r["protocol"]) for r in records if r.get("score_kind") == "numerical"})
+    used = sorted(
+        {str(r.get("protocol", "unrecorded")) for r in records if r.get("score_kind") == "numerical"}
+    )
     if not used:
         return "No numerical items."
     names = {"upstream": "upstream (the released numerical_score)", "paper": "paper (Eq. 1/2)"}
