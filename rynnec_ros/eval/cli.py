@@ -25,9 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(rb)
     rb.add_argument(
         "--protocol",
-        choices=["paper", "upstream"],
-        default="paper",
-        help="numeric scoring: the paper's equations or the released scorer's variant",
+        choices=["upstream", "paper"],
+        default="upstream",
+        help="numeric scoring: the released numerical_score (default, comparable with the published "
+        "tables) or the paper's Eq. 1/2",
     )
     rb.set_defaults(func=_clear_errors(_run_rynnec), max_new_tokens_default=128)
 
@@ -67,7 +68,7 @@ def _clear_errors(fn: Any) -> Any:
 
         try:
             return int(fn(args) or 0)
-        except ValueError as exc:
+        except (ValueError, ModelLoadError) as exc:
             print(f"rynnec-ros eval: error: {exc}", file=sys.stderr)
             return 2
         except (JudgeError, TimeoutError) as exc:
@@ -103,6 +104,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default=None, help="model name shown in the report tables")
 
 
+class ModelLoadError(RuntimeError):
+    """The model (or node client) could not be built: the run stops instead of scoring every item as an
+    inference failure (per-item ``ValueError``s are caught and recorded)."""
+
+
 class _Lazy:
     """Builds the model (or node client) on first use, so re-reporting a finished run loads nothing."""
 
@@ -114,7 +120,10 @@ class _Lazy:
 
     def __getattr__(self, name: str) -> Any:
         if self._model is None:
-            self._model = _load_model(self._args)
+            try:
+                self._model = _load_model(self._args)
+            except ValueError as exc:
+                raise ModelLoadError(str(exc)) from exc
         return getattr(self._model, name)
 
 
@@ -145,7 +154,7 @@ def _meta(args: argparse.Namespace, judge_name: str | None, extra: dict[str, obj
         "limit per subset": args.limit if args.limit is not None else "none",
     }
     if judge_name:
-        meta["judge"] = judge_name
+        meta["judge (--judge)"] = judge_name
     meta.update(extra)
     return meta
 
@@ -181,7 +190,11 @@ def _run_rynnec(args: argparse.Namespace) -> int:
     path = write_report(
         args.out,
         "RynnEC-Bench",
-        _meta(args, judge.name, {"numeric protocol": args.protocol, "items": len(records)}),
+        _meta(
+            args,
+            judge.describe("rynnec-bench"),
+            {"numeric protocol (--protocol)": args.protocol, "items": len(records)},
+        ),
         summary,
         OFFLINE_JUDGE_NOTE if judge.approximate else "",
     )
@@ -229,9 +242,14 @@ def _run_robobench(args: argparse.Namespace) -> int:
         not args.no_progress,
     )
     summary = robobench_summary(records, _name(args))
+    with_prompts = sum(bool(r.get("system_prompt")) for r in records)
     extra = {
         "items": len(records),
-        "Q1 world simulation": "deterministic symbolic simulator (rynnec_ros.eval.robobench)",
+        "not scored (errors)": sum(r.get("score") is None for r in records),
+        "MC answers no rule or judge could read (scored 0)": sum(bool(r.get("unreadable")) for r in records),
+        "system prompts": f"{with_prompts} of {len(records)} questions sent with system_prompt.json's prompts"
+        + ("" if with_prompts else " (none found under --data: Q1/Q2 answers will rarely use the skills)"),
+        "Q1 world simulation": "deterministic port of the released judge rules (rynnec_ros.eval.robobench)",
         "initial scene": "judge"
         if not judge.approximate
         else "reference-plan preconditions (+ item initial_state)",
@@ -239,7 +257,7 @@ def _run_robobench(args: argparse.Namespace) -> int:
     path = write_report(
         args.out,
         "RoboBench",
-        _meta(args, judge.name, extra),
+        _meta(args, judge.describe("robobench"), extra),
         summary,
         OFFLINE_SCENE_NOTE if judge.approximate else "",
     )

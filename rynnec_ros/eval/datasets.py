@@ -273,6 +273,8 @@ def load_embspatial(path: Path) -> list[EmbSpatialItem]:
 
 @dataclass
 class RoboBenchItem:
+    """One released question; ``prompt`` is the text sent to the model (system prompt included)."""
+
     key: str
     kind: str  # "mc" | "q1" | "q2" | "q3"
     dimension: str
@@ -280,33 +282,109 @@ class RoboBenchItem:
     question: str
     gt_answer: str
     image_paths: list[Path]
+    prompt: str = ""
     dag: object = None
     initial_state: list[str] = field(default_factory=list)
+    system_prompt: bool = False
 
     def load_frames(self) -> list[np.ndarray]:
         return [load_image(p) for p in self.image_paths]
 
 
-_KIND_RE = re.compile(r"_(Q[123])$")
+# Released dimensions answered with plans (Q1/Q2/Q3); every other dimension is multiple choice.
+PLANNING_DIMENSIONS = ("1_instruction_comprehension", "3_generalized_planning")
+# Released ``system_prompt.json`` keys of the multiple-choice subtasks and static attributes.
+_MC_SUBTASK_PROMPTS = {
+    "robot_type": "robot_type",
+    "robot_view": "robot_view",
+    "spatial_relation": "spatial_relation",
+    "spatial_temporal_causality": "spatial_temporal_causality",
+    "static_affordance": "afforadance_point",
+    "dynamic_affordance": "afforadance_point",
+    "navigation_visual_prompt": "afforadance_point",
+    "high_level_planning_error": "high_level_planning_error",
+    "low_level_execution_error": "low_level_execution_error",
+}
+_ATTRIBUTE_PROMPTS = {
+    "is_sealed": "Sealed",
+    "material": "Material",
+    "contents": "Content",
+    "can_contain_liquid": "Liquid",
+    "transparency": "Transparency",
+    "deformability": "Deformability",
+    "fragility": "Fragility",
+    "mass": "Mass",
+}
 
 
-def _robobench_kind(record_id: str, gt: str) -> str:
-    m = _KIND_RE.search(record_id)
-    if m:
-        return m.group(1).lower()
-    if re.fullmatch(r"\s*\(?[A-F]\)?(\s*,\s*\(?[A-F]\)?)*\s*", gt):
+def robobench_kind(record_id: str, gt: str, dimension: str) -> str:
+    """The released split: planning dimensions by id suffix, else by the reference; others are MC."""
+    if not dimension.startswith(PLANNING_DIMENSIONS) and not re.search(r"_Q[123]", record_id):
         return "mc"
-    if gt.strip().lower() in ("yes", "no", "true", "false"):
+    for kind in ("Q1", "Q2", "Q3"):
+        if f"_{kind}" in record_id:
+            return kind.lower()
+    if gt.lower().strip() in ("yes", "no", "equal", "left", "right"):
         return "q3"
-    return "q1" if len(re.findall(r"\w+\([^)]*\)", gt)) > 1 else "q2"
+    return "q2" if not re.search(r"^\d+[-.)]", gt.strip()) and "\n" not in gt else "q1"
+
+
+def robobench_prompt(d: dict, dimension: str, subtask: str, kind: str, prompts: dict[str, str]) -> str:
+    """The model's prompt as the released loader builds it from ``system_prompt.json``.
+
+    Planning: the skill list for the question type (``skill_list_Q1`` …, navigation's own list), the
+    attribute addendum of the color/number/shape/size subtasks, "You are a <robot> robot." and the
+    question. Multiple choice: the subtask's (or static attribute's) prompt, the question, ``A. …``
+    option lines and ``MCQ_post_prompt``. A key the file lacks raises (the data is incomplete).
+    """
+    question = str(d["question"])
+    if kind != "mc":
+        key = "navigation_skill_list" if subtask == "navigation" else f"skill_list_{kind.upper()}"
+        system = prompts[key]
+        if subtask in ("color", "number", "shape", "size"):
+            system += prompts[subtask]
+        robot = d.get("robotic_type")
+        context = ""
+        if robot:
+            context = f"You are a {'single-arm' if robot == 'human' else robot} robot."
+        if subtask == "multi_view":
+            views = [Path(str(p)).stem for p in d.get("image_urls") or []]
+            context += (
+                "The multiple images you have received now represent camera images from different views "
+                f"at the same time. The names of these views are {views} in order."
+            )
+        return system + context + question
+    system = ""
+    rid = str(d.get("unique_id") or d.get("id") or "")
+    if subtask == "static_attribute" and "/images/" in rid:
+        attr = rid.split("/images/", 1)[1].split("/", 1)[0]
+        if attr not in _ATTRIBUTE_PROMPTS:
+            raise KeyError(f"static attribute {attr!r}")
+        system = prompts[_ATTRIBUTE_PROMPTS[attr]]
+    if subtask in _MC_SUBTASK_PROMPTS:
+        system = prompts[_MC_SUBTASK_PROMPTS[subtask]]
+    options = d.get("options") or []
+    lines = "".join(f"\n{chr(ord('A') + i)}. {o}" for i, o in enumerate(options))
+    return system + question + lines + prompts["MCQ_post_prompt"]
 
 
 def load_robobench(data_dir: Path) -> list[RoboBenchItem]:
-    """Every ``questions.json`` below ``data_dir`` (released layout ``<dimension>/<group>/<task>/``)."""
+    """Every ``questions.json`` below ``data_dir`` (released layout ``<dimension>/<group>/<task>/``).
+
+    Items use the released fields (``unique_id``, ``task_type``, ``options``, ``robotic_type``) or the
+    older ``id`` form; prompts come from ``system_prompt.json`` at the root when it is there.
+    """
     data_dir = Path(data_dir)
     files = sorted(data_dir.rglob("questions.json"))
     if not files:
         raise ValueError(f"no RoboBench questions.json below {data_dir}")
+    sp_path = data_dir / "system_prompt.json"
+    prompts: dict[str, str] | None = None
+    if sp_path.is_file():
+        raw = json.loads(sp_path.read_text(encoding="utf-8"))
+        if not isinstance(raw, dict):
+            raise ValueError(f"{sp_path} must hold a JSON object of prompts")
+        prompts = {str(k): str(v) for k, v in raw.items()}
     items: list[RoboBenchItem] = []
     for qfile in files:
         rel = qfile.parent.relative_to(data_dir).parts
@@ -317,31 +395,63 @@ def load_robobench(data_dir: Path) -> list[RoboBenchItem]:
             dags = {str(r.get("id")): r.get("gt_dag") for r in _read_json_list(qfile.parent / "dag.json")}
         for i, d in enumerate(_read_json_list(qfile)):
             try:
-                rid = str(d["id"])
-                gt = str(d["gt_answer"])
-                clean = _KIND_RE.sub("", rid)
-                images = [_resolve(data_dir, qfile.parent, p) for p in d.get("image_urls") or []]
-                if not images:
-                    images = [data_dir / clean / "frame_00.png"]
-                items.append(
-                    RoboBenchItem(
-                        key=rid,
-                        kind=_robobench_kind(rid, gt),
-                        dimension=dimension,
-                        task=task,
-                        question=str(d["question"]),
-                        gt_answer=gt,
-                        image_paths=images,
-                        dag=dags.get(clean, dags.get(rid)),
-                        initial_state=[str(s) for s in d.get("initial_state") or []],
-                    )
-                )
+                items.append(_robobench_item(d, data_dir, qfile.parent, dimension, task, dags, prompts))
             except (KeyError, TypeError) as exc:
                 raise ValueError(f"{qfile} item {i}: missing or malformed field ({exc!r})") from exc
+            except ValueError as exc:
+                raise ValueError(f"{qfile} item {i}: {exc}") from exc
     return items
 
 
-def _resolve(data_dir: Path, folder: Path, p: str) -> Path:
+def _robobench_item(
+    d: dict,
+    data_dir: Path,
+    folder: Path,
+    dimension: str,
+    task: str,
+    dags: dict[str, object],
+    prompts: dict[str, str] | None,
+) -> RoboBenchItem:
+    rid = str(d["unique_id"] if "unique_id" in d else d["id"])
+    gt = str(d["gt_answer"])
+    task_type = d.get("task_type")
+    if isinstance(task_type, list) and task_type:
+        dimension = str(task_type[0])
+    subtask = str(task_type[-1]) if isinstance(task_type, list) and task_type else Path(task).name
+    kind = robobench_kind(rid, gt, dimension)
+    clean = re.sub(r"_Q[123]$", "", rid)
+    images = [_resolve(data_dir, folder, rid, str(p)) for p in d.get("image_urls") or []]
+    if not images:
+        images = [data_dir / clean / "frame_00.png"]
+    prompt = str(d["question"])
+    if prompts is not None:
+        try:
+            prompt = robobench_prompt(d, dimension, subtask, kind, prompts)
+        except KeyError as exc:
+            raise ValueError(f"system_prompt.json has no prompt {exc} for {rid}") from exc
+    return RoboBenchItem(
+        key=rid,
+        kind=kind,
+        dimension=dimension,
+        task=task,
+        question=str(d["question"]),
+        gt_answer=gt,
+        image_paths=images,
+        prompt=prompt,
+        dag=dags.get(clean, dags.get(rid)),
+        initial_state=[str(s) for s in d.get("initial_state") or []],
+        system_prompt=prompts is not None,
+    )
+
+
+def _resolve(data_dir: Path, folder: Path, rid: str, p: str) -> Path:
+    """The released image layout (``<task>/images/<sample>/<name>``, or ``images/<name>`` when the name
+    is the sample's), else a path relative to the data root or the task folder."""
+    if "/images/" in rid:
+        sample = re.sub(r"_Q[123]$", "", rid).split("/images/", 1)[1]
+        released = folder / "images" / (p if Path(p).stem == Path(sample).name else f"{sample}/{p}")
+        if released.is_file():
+            return released
     for base in (data_dir, folder):
         if (base / p).is_file():
             return base / p

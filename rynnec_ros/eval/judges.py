@@ -1,9 +1,11 @@
 """Judges for textual answers: an LLM over an OpenAI-compatible HTTP endpoint, or an offline approximation.
 
 RynnEC-Bench scores close-ended textual answers 0/1 and open-ended ones 0–5 (reported /5) with a GPT
-judge; RoboBench asks an MLLM to read the initial scene of a plan. Both go through :class:`Judge`, so a
-run can swap the paid endpoint for :class:`OfflineJudge` (exact match, numbers, synonyms, sentence
-embeddings), whose scores are only an approximation and are labelled as such in every report.
+judge, here with the released prompts and reply reading; RoboBench asks a judge for the final letter
+of an ambiguous multiple-choice answer, the yes/no word of a Q3 answer, and (here) the initial scene of
+a plan. All go through :class:`Judge`, so a run can swap the paid endpoint for :class:`OfflineJudge`
+(rules, numbers, synonyms, sentence embeddings), whose scores are only an approximation and are
+labelled as such in every report.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from typing import Protocol
 
 import numpy as np
 
-from rynnec_ros.parsing import parse_quantity, parse_yes_no, to_metres
+from rynnec_ros.eval.metrics import read_quantity
+from rynnec_ros.eval.robobench import offline_choice, offline_yes_no
+from rynnec_ros.parsing import parse_yes_no, to_metres
 
 BINARY = "binary"
 GRADED = "graded"
@@ -45,6 +49,10 @@ class Judge(Protocol):
     name: str
     approximate: bool
 
+    def describe(self, benchmark: str) -> str:
+        """Which judge and prompt set score ``benchmark``'s judged items (shown in every report)."""
+        ...
+
     def judge(self, question: str, reference: str, prediction: str, mode: str) -> Verdict: ...
 
     def read_initial_state(
@@ -53,52 +61,155 @@ class Judge(Protocol):
         """Which ``candidates`` (facts like ``closed(drawer)``) hold in the scene; None = cannot tell."""
         ...
 
+    def choose_letter(self, response: str) -> str | None:
+        """RoboBench's final A–D answer of a response its letter rule cannot read; None = unreadable."""
+        ...
+
+    def extract_yes_no(self, response: str) -> str:
+        """RoboBench Q3: the answer word of a response, lower case ("" when there is none)."""
+        ...
+
 
 def clean_question(text: str) -> str:
-    """Question text as a judge should read it: without the video/region placeholders."""
-    text = text.replace("<video>", "").replace("<REGION>", "").replace("<region>", "object")
+    """The released ``clean_text``: question without ``<video>``, ``<REGION>`` and square brackets."""
+    text = text.replace("<video>", "").replace("<REGION>", "")
     return re.sub(r"[\[\]]", "", text).strip()
 
 
 # ----------------------------------------------------------------------------------------------------
-# HTTP judge
+# HTTP judge: the released prompts
+#
+# RynnEC-Bench's judge messages (``benchmark/metrics.py``: ``make_prompt`` for close-ended answers,
+# ``make_prompt_multi_granularity`` for open ones), reproduced character for character, typos
+# included, because a judge's score depends on them. Each few-shot turn is (user, assistant).
 
-_BINARY_SYSTEM = (
-    "You grade answers to questions about a video. Compare the predicted answer with the labelled "
-    "answer for accuracy and completeness. Reply with exactly '###Judge: True' when the prediction is "
-    "accurate and complete, otherwise '###Judge: False'."
+_RYNNEC_BINARY_SYSTEM = (
+    "You are a helpful assistant. Please judge whether the predicted answer is correct or not according "
+    "to the given question and labeled answer. You need to consider the answer from two perspectives: "
+    "accuracy and completeness. Output ###Judge: True only when the predicted answer is accurate and "
+    "complete; otherwise, output ###Judge: False"
 )
-_GRADED_SYSTEM = (
-    "You grade answers to questions about a video against a reference answer that deserves 5 points. "
-    "Give an integer from 0 (completely wrong) to 5 (completely correct); 3 means partially correct. "
-    "Consider accuracy and completeness. Reply with exactly '###Judge: <score>'."
+_RYNNEC_BINARY_SHOTS = [
+    (
+        "###Question: I need you to clean the dust on the red-marked line in this area. How many tables "
+        "and chairs should you move before cleaning? ###Label Answer: 0 tables and 1 chair. "
+        "###Predicted Answer: One chair",
+        "###Judge: False",
+    ),
+    (
+        "###Question: If you are now standing outside the restroom stall door away from the sink. Which "
+        "edge will the door rotate around if you move forward? ###Label Answer: Using the left side edge "
+        "as the axis. ###Predicted Answer: The door will rotate around the left edge",
+        "###Judge: True",
+    ),
+    (
+        "###Question: If you start from the position of the backpack next to the sofa and keep moving "
+        "towards the direction of the bicycle. What would happen if you stop immediately after hitting "
+        "the bicycle? What if you don't stop immediately but continue moving forward? ###Label Answer: If "
+        "you stop immediately after hitting the bicycle, the bicycle will sway slightly but won't fall "
+        "over. If you continue moving forward, the bicycle will tilt towards the window until it leans "
+        "against it. ###Predicted Answer: If you stop immediately after hitting the bicycle, you would "
+        "likely stabilize the bicycle and yourself. If you don't stop immediately but continue moving "
+        "forward, you might knock over the bicycle and potentially cause damage or injury",
+        "###Judge: False",
+    ),
+    (
+        "###Question: I took some documents from the drawer in this room earlier, please help me check if "
+        "there are any drawers that haven't been pushed in completely. ###Label Answer: No. "
+        "###Predicted Answer: All drawers appear to be closed properly",
+        "###Judge: True",
+    ),
+]
+_RYNNEC_GRADED_SYSTEM = (
+    "You are a helpful assistant. Please score the predicted answer according to the given question and "
+    "huamn labeled the 5-score answer, and the 3-score answer. 0 score represents completely wrong, 5 "
+    "scores represents completely correct, and 3 scores represents partially correct. Please refer to "
+    "them to score the predicted answer: [0, 1, 2, 3, 4, 5]. You need to consider the answer from two "
+    "perspectives: accuracy and completeness. Output ###Judge:"
+)
+_FOOTSTOOL = (
+    "If you pick up the footstool between the sofa and the TV and flip it 180° upside down, which "
+    "objects in the scene will be affected and how?"
+)
+_FOOTSTOOL_ANSWER = "Three handles and one remote control will fall onto the carpet."
+_STUDY = "Which area in this room is better for studying? Why?"
+_STUDY_ANSWER = "The U-shaped table area, which has matching chairs and good lighting"
+# (question, 5-score answer, predicted answer, score); the released shots add "." after the answer
+_RYNNEC_GRADED_SHOTS = [
+    (_FOOTSTOOL, _FOOTSTOOL_ANSWER, "remote control will fall onto the carpet", "3"),
+    (_FOOTSTOOL, _FOOTSTOOL_ANSWER, "handles", "2"),
+    (_FOOTSTOOL, _FOOTSTOOL_ANSWER, "handles and control will fall ", "4"),
+    (_STUDY, _STUDY_ANSWER, "may be table area", "1"),
+    (_STUDY, _STUDY_ANSWER, "Over there by the sofa.", "0"),
+    (_STUDY, _STUDY_ANSWER, "may be table area and chairs", "4"),
+]
+RYNNEC_PROMPTS = (
+    "RynnEC-Bench released judge prompts (benchmark/metrics.py: close-ended True/False with 4 few-shot "
+    "turns, open-ended 0-5 with 6 few-shot turns; reply read after '###Judge:')"
+)
+
+# RoboBench (``evaluation/multi_choice.py`` and ``evaluation/planning.py``).
+_ROBOBENCH_CHOICE_PROMPT = (
+    "Extract only the final multiple-choice answer from this response.\n"
+    "Return only A, B, C, or D.\n"
+    "Response: {response}"
+)
+_ROBOBENCH_YES_NO_PROMPT = (
+    "\nExtract ONLY the yes/no answer from this response.\n"
+    'Return ONLY "yes" or "no" with no other text or explanation.\n'
+    "\nResponse: {response}\n"
+)
+ROBOBENCH_PROMPTS = (
+    "RoboBench released MC-normalisation and Q3 yes/no extraction prompts; Q1/Q2 by the deterministic "
+    "port of the released judge rules (not the released MLLM world-simulator judge); scene facts read "
+    "with our own prompt"
 )
 _STATE_SYSTEM = (
     "You read the initial state of a robot's workspace from an image. You get a task instruction and a "
     "list of candidate facts such as closed(drawer) or at(apple, table). Reply with a JSON list holding "
     "exactly the candidate facts that are true in the image, copied verbatim, and nothing else."
 )
-_JUDGE_RE = re.compile(r"###\s*Judge\s*:\s*(\S+)", re.IGNORECASE)
 
 
-def parse_judge_reply(text: str, mode: str) -> float | None:
-    """Score from a ``###Judge: …`` reply: True/False → 1/0, an integer 0–5 → n/5; None if unreadable."""
+def rynnec_messages(question: str, reference: str, prediction: str, mode: str) -> list[dict]:
+    """The released judge conversation for one item (question cleaned as the released scorer does)."""
     if mode not in MODES:
         raise ValueError(f"unknown judge mode {mode!r}; expected one of {MODES}")
-    m = _JUDGE_RE.search(text)
-    token = (m.group(1) if m else text.strip().split()[0] if text.strip() else "").strip(".,;:*'\"")
+    q = clean_question(question)
+    turns: list[tuple[str, str]]
     if mode == BINARY:
-        low = token.lower()
-        if low in ("true", "yes", "1"):
-            return 1.0
-        if low in ("false", "no", "0"):
-            return 0.0
+        system, turns = _RYNNEC_BINARY_SYSTEM, _RYNNEC_BINARY_SHOTS
+        final = f"###Question: {q} ###Label Answer: {reference} ###Predicted Answer: {prediction}"
+    else:
+        system = _RYNNEC_GRADED_SYSTEM
+        turns = [
+            (f"###Question: {sq} ###5 Score Answer: {sa}. ###Predicted Answer: {sp}", f"###Judge: {score}")
+            for sq, sa, sp, score in _RYNNEC_GRADED_SHOTS
+        ]
+        final = f"###Question: {q} ###5 Score Answer: {reference} ###Predicted Answer: {prediction}"
+    messages = [{"role": "system", "content": system}]
+    for user, assistant in turns:
+        messages += [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}]
+    messages.append({"role": "user", "content": final})
+    return messages
+
+
+def parse_judge_reply(text: str, mode: str) -> tuple[float, bool] | None:
+    """``(score, parsed)`` from a reply as the released scorer reads it; None means "ask again".
+
+    The text after the first ``###Judge:`` (stripped): close-ended scores 1 only for exactly ``True``;
+    open-ended takes its leading digits / 5 (unclamped, as released) and scores 0 unparsed when there
+    are none. A reply without ``###Judge:`` is asked again (the released scorer retries without limit).
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown judge mode {mode!r}; expected one of {MODES}")
+    if "###Judge:" not in text:
         return None
-    digits = re.match(r"\d+", token)
-    if digits is None:
-        return None
-    value = int(digits.group(0))
-    return value / 5.0 if 0 <= value <= 5 else None
+    response = text.split("###Judge:")[1].strip()
+    if mode == BINARY:
+        return (1.0 if response == "True" else 0.0), True
+    m = re.match(r"(\d+)", response)
+    return (int(m.group(1)) / 5.0, True) if m else (0.0, False)
 
 
 def _image_data_url(frame: np.ndarray) -> str:
@@ -163,22 +274,29 @@ class HttpJudge:
                 time.sleep(self.backoff_s * (2**attempt))
         raise JudgeError(f"judge endpoint {self.url} failed after {self.retries} attempts: {last}")
 
+    def describe(self, benchmark: str) -> str:
+        prompts = RYNNEC_PROMPTS if benchmark == "rynnec-bench" else ROBOBENCH_PROMPTS
+        return f"{self.name} (temperature 0, at most {self.retries} tries per item); {prompts}"
+
     def judge(self, question: str, reference: str, prediction: str, mode: str) -> Verdict:
-        system = _BINARY_SYSTEM if mode == BINARY else _GRADED_SYSTEM
-        if mode not in MODES:
-            raise ValueError(f"unknown judge mode {mode!r}; expected one of {MODES}")
-        label = "Label Answer" if mode == BINARY else "5 Score Answer"
-        user = (
-            f"###Question: {clean_question(question)} ###{label}: {reference} "
-            f"###Predicted Answer: {prediction}"
-        )
+        messages = rynnec_messages(question, reference, prediction, mode)
         raw = ""
-        for _ in range(self.retries):  # an unreadable reply is asked again, a bounded number of times
-            raw = self._complete([{"role": "system", "content": system}, {"role": "user", "content": user}])
-            score = parse_judge_reply(raw, mode)
-            if score is not None:
-                return Verdict(score, raw)
+        for _ in range(self.retries):  # a reply without "###Judge:" is asked again, a bounded number of times
+            raw = self._complete(messages)
+            read = parse_judge_reply(raw, mode)
+            if read is not None:
+                return Verdict(read[0], raw, parsed=read[1])
         return Verdict(0.0, raw, parsed=False)
+
+    def choose_letter(self, response: str) -> str | None:
+        answer = self._complete(
+            [{"role": "user", "content": _ROBOBENCH_CHOICE_PROMPT.format(response=response)}]
+        ).strip()
+        return answer.upper() if re.fullmatch(r"[A-D]", answer, re.IGNORECASE) else None
+
+    def extract_yes_no(self, response: str) -> str:
+        prompt = _ROBOBENCH_YES_NO_PROMPT.format(response=response)
+        return self._complete([{"role": "user", "content": prompt}]).strip().lower()
 
     def read_initial_state(
         self, frames: Sequence[np.ndarray], instruction: str, candidates: Sequence[str]
@@ -256,10 +374,10 @@ def normalise(text: str) -> str:
 
 def _same_quantity(pred: str, ref: str) -> bool | None:
     """Whether both answers state the same number; None when the reference holds no number."""
-    r = parse_quantity(ref)
+    r = read_quantity(ref)
     if r is None:
         return None
-    p = parse_quantity(pred)
+    p = read_quantity(pred)
     if p is None:
         return False
     (rv, ru), (pv, pu) = r, p
@@ -361,10 +479,26 @@ class OfflineJudge:
         points = round(5 * min(max((sim - self.floor) / (self.ceil - self.floor), 0.0), 1.0))
         return Verdict(points / 5.0, f"{self.backend}:{sim:.3f}->{points}")
 
+    def describe(self, benchmark: str) -> str:
+        if benchmark == "rynnec-bench":
+            return (
+                f"{self.name}: APPROXIMATE (rules and similarity instead of the released GPT judge prompts)"
+            )
+        return (
+            f"{self.name}: APPROXIMATE (deterministic rules for MC normalisation, Q3 extraction, Q1/Q2 "
+            "scoring; no scene reading)"
+        )
+
     def read_initial_state(
         self, frames: Sequence[np.ndarray], instruction: str, candidates: Sequence[str]
     ) -> set[str] | None:
         return None  # cannot look at images: the simulator falls back to the reference plan's preconditions
+
+    def choose_letter(self, response: str) -> str | None:
+        return offline_choice(response)
+
+    def extract_yes_no(self, response: str) -> str:
+        return offline_yes_no(response)
 
 
 def make_judge(

@@ -1,15 +1,20 @@
 """Benchmark metrics, written from the definitions in the RynnEC, EmbSpatial-Bench and RoboBench papers.
 
 Two numeric protocols exist for RynnEC-Bench because the paper and the released scorer disagree:
-``"paper"`` follows Eq. 1/2 of the paper (continuous RoA with full wrap-around, unit conversion between
-degrees and o'clock, a unit-less prediction read in the ground truth's unit); ``"upstream"`` reproduces
-the released ``benchmark/metrics.py`` (RoA thresholded like MRA, o'clock wrapped one way only, no
-degree wrap, a prediction without a unit scores 0). Reports name the protocol they used.
+``"upstream"`` (the default) is the released ``benchmark/metrics.py`` ``numerical_score`` as it
+behaves, reader included: the first ``<digits>[.<digits>] <unit>`` with the unit one of
+``centimeters|meters|feet|inches|degrees|o'clock`` (matched in any case, then looked up
+case-sensitively), MRA after conversion to metres, RoA as MRA thresholds on ``|Δ| / 90°`` (``/ 3 h``
+for o'clock, which alone wraps, one way), and every case where the released code raises scored 0 as its
+``evaluate`` loop does. ``"paper"`` follows Eq. 1/2 of the paper with our own reader (any common unit
+spelling, continuous RoA with full wrap-around, degrees and o'clock interconvertible, a bare number
+read in the reference's unit). Reports name the protocol they used.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,8 +23,8 @@ import numpy as np
 
 from rynnec_ros.parsing import parse_quantity, to_metres
 
-THRESHOLDS: tuple[float, ...] = tuple(round(0.50 + 0.05 * i, 2) for i in range(10))
-PROTOCOLS = ("paper", "upstream")
+THRESHOLDS: tuple[float, ...] = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+PROTOCOLS = ("upstream", "paper")
 _LENGTH_UNITS = {"mm", "cm", "m", "km", "ft", "in", "yd"}
 _DEGREES_PER_HOUR = 30.0
 
@@ -42,12 +47,6 @@ def rotational_accuracy(pred: float, gt: float, period: float = 360.0, ref: floa
     return 1.0 - min(diff / ref, 1.0)
 
 
-def thresholded_rotational_accuracy(pred: float, gt: float, ref: float) -> float:
-    """The released scorer's RoA: MRA thresholds applied to |pred−gt|/ref, without wrap-around."""
-    rel = abs(pred - gt) / ref
-    return sum(rel < 1.0 - t for t in THRESHOLDS) / len(THRESHOLDS)
-
-
 @dataclass
 class NumericScore:
     """One numeric item's score and how it was read, kept in the results for auditing."""
@@ -61,21 +60,37 @@ class NumericScore:
     reason: str = ""
 
 
-def numeric_score(prediction: str, reference: str, protocol: str = "paper") -> NumericScore:
+def numeric_score(prediction: str, reference: str, protocol: str = "upstream") -> NumericScore:
     """Score a numeric answer: MRA for lengths and plain numbers, RoA for degrees and o'clock."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown numeric protocol {protocol!r}; expected one of {PROTOCOLS}")
-    gt = parse_quantity(reference)
+    if protocol == "upstream":
+        return upstream_numerical_score(prediction, reference)
+    gt = read_quantity(reference)
     if gt is None:
         raise ValueError(f"reference answer {reference!r} holds no number")
     gt_value, gt_unit = gt
-    pred = parse_quantity(prediction)
+    pred = read_quantity(prediction)
     if pred is None:
         return NumericScore(0.0, "none", gt_value, gt_unit, None, None, "no number in the prediction")
-    pred_value, pred_unit = pred
-    if protocol == "upstream":
-        return _numeric_upstream(gt_value, gt_unit, pred_value, pred_unit)
-    return _numeric_paper(gt_value, gt_unit, pred_value, pred_unit)
+    return _numeric_paper(gt_value, gt_unit, *pred)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Paper protocol
+
+# "2 in the image": "in" followed by a word is the preposition, unless the word continues a measurement
+# ("12 in long", "3 in wide").
+_PREPOSITION_IN_RE = re.compile(
+    r"(?<=\d)(\s*)in(?=\s+(?!(?:tall|long|wide|high|deep|thick|across|away|apart)\b)[A-Za-z])",
+    re.IGNORECASE,
+)
+
+
+def read_quantity(text: str) -> tuple[float, str | None] | None:
+    """The paper protocol's reader: :func:`rynnec_ros.parsing.parse_quantity` with "N in <word>" read
+    as a number followed by the preposition, not as N inches."""
+    return parse_quantity(_PREPOSITION_IN_RE.sub(r"\1_in", text))
 
 
 def _numeric_paper(gv: float, gu: str | None, pv: float, pu: str | None) -> NumericScore:
@@ -95,23 +110,55 @@ def _numeric_paper(gv: float, gu: str | None, pv: float, pu: str | None) -> Nume
     return NumericScore(mean_relative_accuracy(pv, gv), "MRA", gv, gu, pv, pu)
 
 
-def _numeric_upstream(gv: float, gu: str | None, pv: float, pu: str | None) -> NumericScore:
-    if pu is None:
-        return NumericScore(0.0, "none", gv, gu, pv, pu, "upstream needs a unit in the prediction")
-    if gu in _LENGTH_UNITS:
-        if pu not in _LENGTH_UNITS:
-            return NumericScore(0.0, "MRA", gv, gu, pv, pu, f"length expected, got unit {pu!r}")
-        return NumericScore(
-            mean_relative_accuracy(to_metres(pv, pu), to_metres(gv, gu)), "MRA", gv, gu, pv, pu
-        )
-    if gu == "oclock":
-        score = max(
-            thresholded_rotational_accuracy(pv, gv, 3.0), thresholded_rotational_accuracy(pv - 12, gv, 3.0)
-        )
-        return NumericScore(score, "RoA", gv, gu, pv, pu)
-    if gu == "deg":
-        return NumericScore(thresholded_rotational_accuracy(pv, gv, 90.0), "RoA", gv, gu, pv, pu)
-    return NumericScore(mean_relative_accuracy(pv, gv), "MRA", gv, gu, pv, pu)
+# ----------------------------------------------------------------------------------------------------
+# Released protocol
+
+UPSTREAM_UNITS = ("centimeters", "meters", "feet", "inches", "degrees", "o'clock")
+# metres → unit, the released conversion factors
+UPSTREAM_LENGTH = {"centimeters": 100.0, "meters": 1.0, "inches": 39.3701, "feet": 3.28084}
+_UPSTREAM_RE = re.compile(r"(\d+(\.\d+)?)\s*(" + "|".join(UPSTREAM_UNITS) + ")", re.IGNORECASE)
+
+
+def upstream_quantity(text: str) -> tuple[float | None, str | None]:
+    """The released ``extract_number_and_unit``: first number directly followed by a listed unit.
+
+    The unit comes back as written ("Meters"); "1,5 meters" reads as 5, "150 cm" as nothing.
+    """
+    m = _UPSTREAM_RE.search(text)
+    return (float(m.group(1)), m.group(3)) if m else (None, None)
+
+
+def _upstream_mra(pred: float, gt: float, ref: float | None = None) -> float:
+    """The released ``calculate_MRA`` (``ref=None``) / ``calculate_MRA_degree``: 0.1 added per threshold
+    passed, in the same order, so the float matches (ten passes give 0.9999999999999999)."""
+    denom = gt if ref is None else ref
+    score = 0.0
+    for t in THRESHOLDS:
+        if abs(pred - gt) / denom < 1 - t:
+            score += 0.1
+    return score
+
+
+def upstream_numerical_score(prediction: str, reference: str) -> NumericScore:
+    """The released ``numerical_score``, with its exceptions scored 0 as the released loop does."""
+    gv, gu = upstream_quantity(reference)
+    pv, pu = upstream_quantity(prediction)
+    if pv is None:
+        return NumericScore(0.0, "none", gv, gu, None, None, "no number+unit the released reader knows")
+    try:
+        if gu in UPSTREAM_LENGTH:
+            if pu not in UPSTREAM_LENGTH:
+                return NumericScore(0.0, "MRA", gv, gu, pv, pu, f"length expected, got unit {pu!r}")
+            g, p = gv / UPSTREAM_LENGTH[gu], pv / UPSTREAM_LENGTH[pu]  # type: ignore[operator]
+            return NumericScore(_upstream_mra(p, g), "MRA", gv, gu, pv, pu)
+        if "o'clock" in gu:  # type: ignore[operator]  # None raises TypeError, as released
+            score = max(_upstream_mra(pv, gv, 3), _upstream_mra(pv - 12, gv, 3))  # type: ignore[arg-type]
+            return NumericScore(score, "RoA", gv, gu, pv, pu)
+        if "degree" in gu:  # type: ignore[operator]
+            return NumericScore(_upstream_mra(pv, gv, 90), "RoA", gv, gu, pv, pu)  # type: ignore[arg-type]
+        return NumericScore(_upstream_mra(pv, gv), "MRA", gv, gu, pv, pu)  # type: ignore[arg-type]
+    except (TypeError, ZeroDivisionError) as exc:
+        return NumericScore(0.0, "error", gv, gu, pv, pu, f"released scorer raises {type(exc).__name__}: 0")
 
 
 # ----------------------------------------------------------------------------------------------------

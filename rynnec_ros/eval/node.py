@@ -15,34 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from rynnec_ros.types import Answer, Region
+from rynnec_ros.types import Answer, Request, StopFn, TokenFn
 
 _STAMP_STEP_NS = 1_000_000_000
 _RESET_STAMP_NS = 1_000_000_000
 _FRAME_RETRIES = 3
 _MISSING_FRAME_MESSAGES = ("is not in the buffer", "the frame buffer is empty")
-
-
-def regions_from_masks(
-    masks: Sequence[np.ndarray] | None,
-    mask_frame_indices: Sequence[int] | None,
-    mask_object_ids: Sequence[int] | None,
-) -> list[Region]:
-    """Engine-style mask lists → one :class:`Region` per object (masks keyed by frame index)."""
-    if not masks:
-        return []
-    if mask_frame_indices is None or len(mask_frame_indices) != len(masks):
-        raise ValueError("each mask needs a frame index")
-    ids = list(mask_object_ids) if mask_object_ids is not None else list(range(len(masks)))
-    if len(ids) != len(masks):
-        raise ValueError(f"{len(ids)} object ids for {len(masks)} masks")
-    regions: dict[int, Region] = {}
-    for mask, fi, oid in zip(masks, mask_frame_indices, ids, strict=True):
-        region = regions.setdefault(int(oid), Region(object_id=int(oid), masks={}))
-        if int(fi) in region.masks:
-            raise ValueError(f"object {oid} has two masks on frame {fi}; the node takes one per frame")
-        region.masks[int(fi)] = mask
-    return [regions[k] for k in sorted(regions)]
 
 
 class NodePredictor:
@@ -86,41 +64,36 @@ class NodePredictor:
         self.client.wait_for_frames(stamps, self.timeout_s / 4)
         return stamps
 
-    def answer(
-        self,
-        frames: Sequence[np.ndarray],
-        question: str,
-        masks: Sequence[np.ndarray] | None = None,
-        mask_frame_indices: Sequence[int] | None = None,
-        max_new_tokens: int = 128,
-        options: Sequence[str] | None = None,
-        mask_object_ids: Sequence[int] | None = None,
-    ) -> Answer:
-        regions = regions_from_masks(masks, mask_frame_indices, mask_object_ids)
+    def answer(self, request: Request, *, on_token: TokenFn | None = None,
+               should_stop: StopFn | None = None) -> Answer:
+        """The node's ~/ask on the request's frames (published first) and regions, as they are."""
         return self._request(
-            frames,
+            request,
             lambda stamps: self.client.ask(
-                question,
-                regions or None,
-                options=list(options) if options else None,
+                request.question,
+                request.regions or None,
+                options=list(request.options) if request.options else None,
                 frame_stamps_ns=stamps,
                 timeout_s=self.timeout_s,
-                max_new_tokens=max_new_tokens,
+                max_new_tokens=request.max_new_tokens,
             ),
         )
 
-    def segment(self, frames: Sequence[np.ndarray], expression: str, max_new_tokens: int = 64) -> Answer:
-        del max_new_tokens  # the Segment service has no token limit; the node's parameter applies
+    def segment(self, request: Request, *, on_token: TokenFn | None = None,
+                should_stop: StopFn | None = None) -> Answer:
+        # The Segment service has no token limit; the node's max_new_tokens parameter applies.
         return self._request(
-            frames,
-            lambda stamps: self.client.segment(expression, frame_stamps_ns=stamps, timeout_s=self.timeout_s),
+            request,
+            lambda stamps: self.client.segment(request.question, frame_stamps_ns=stamps,
+                                               timeout_s=self.timeout_s),
         )
 
-    def _request(self, frames: Sequence[np.ndarray], call: Callable[[list[int]], Answer]) -> Answer:
+    def _request(self, request: Request, call: Callable[[list[int]], Answer]) -> Answer:
         """Publish, then ask; a request that overtook its frames (images and services travel on separate
         DDS channels, and the camera QoS is best effort) is asked again after a pause, then with the
         frames re-sent. Any other refusal (``success=false``) is an item-level failure, scored like an
         engine error."""
+        frames = [f.rgb for f in request.frames]
         stamps = self._publish(frames)
         attempt = 0
         while True:
@@ -135,9 +108,7 @@ class NodePredictor:
             if attempt > 1:
                 self.client.publish_frames(list(frames), stamps)
 
-    def score_options(
-        self, frames: Sequence[np.ndarray], question: str, options: Sequence[str]
-    ) -> list[float]:
+    def score_options(self, request: Request, *, should_stop: StopFn | None = None) -> list[float]:
         raise ValueError(
             "the node's services expose no option likelihoods: run EmbSpatial with --strategy generation "
             "when using --via-node"

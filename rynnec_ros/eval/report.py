@@ -65,57 +65,98 @@ def _score_table(
     return Section(title, [label, "Items", "Score"], rows)
 
 
-def rynnec_summary(records: list[dict], model_name: str) -> Summary:
-    cols = group_scores(records, "column", scale=100.0)
-    obj = [100.0 * r["score"] for r in records if r["subset"] in ("object_cognition", "object_segmentation")]
-    spa = [100.0 * r["score"] for r in records if r["subset"] == "spatial_cognition"]
-    overall = mean_or_none(obj + spa)
-    head = {c: mean_or_none(cols.get(c, [])) for c in MAIN_COLUMNS}
-    head.update(
-        {"Overall Mean": overall, "Object Mean": mean_or_none(obj), "Spatial Mean": mean_or_none(spa)}
+def _protocol_note(records: Iterable[Mapping]) -> str:
+    used = sorted(
+        {str(r.get("protocol", "unrecorded")) for r in records if r.get("score_kind") == "numerical"}
     )
+    if not used:
+        return "No numerical items."
+    names = {"upstream": "upstream (the released numerical_score)", "paper": "paper (Eq. 1/2)"}
+    return "Numerical items scored with the " + " + ".join(names.get(p, p) for p in used) + " protocol."
+
+
+def rynnec_summary(records: list[dict], model_name: str) -> Summary:
+    """Table 2 of the paper and its breakdowns.
+
+    Segmentation items whose inference failed (``score`` None) are left out of the segmentation
+    columns, as the released ``eval_seg.py`` drops them, and count 0 in Object Mean, which is how the
+    paper's Table 2 treats a model without segmentation (GPT-4o: 41.1 properties → 33.9 Object Mean).
+    Without any segmentation items in the run, Object Mean and Overall Mean cannot be formed ("—").
+    """
+    scored = [r for r in records if r.get("score") is not None]
+    cols = group_scores(scored, "column", scale=100.0)
+    props = [100.0 * r["score"] for r in scored if r["subset"] == "object_cognition"]
+    seg_recs = [r for r in records if r["subset"] == "object_segmentation"]
+    seg = [100.0 * r["score"] if r.get("score") is not None else 0.0 for r in seg_recs]
+    spa = [100.0 * r["score"] for r in scored if r["subset"] == "spatial_cognition"]
+    obj = mean_or_none(props + seg) if seg_recs or not props else None
+    overall = None if obj is None and props else mean_or_none(props + seg + spa)
+    head = {c: mean_or_none(cols.get(c, [])) for c in MAIN_COLUMNS}
+    head.update({"Overall Mean": overall, "Object Mean": obj, "Spatial Mean": mean_or_none(spa)})
     order = ["Overall Mean", *OBJECT_COLUMNS, "Object Mean", *SPATIAL_COLUMNS, "Spatial Mean"]
+    failed = sum(r.get("score") is None for r in seg_recs)
+    protocol = _protocol_note(records)
+    main_note = "Object/Spatial/Overall means are sample-weighted, as in the paper."
+    if failed:
+        main_note += (
+            f" {failed} segmentation item(s) failed: left out of Seg. columns (released eval_seg.py), "
+            "0 in Object Mean (paper Table 2)."
+        )
+    if props and not seg_recs:
+        main_note += " No segmentation items: Object/Overall Mean need them (the paper counts them as 0)."
     sections = [
         Section(
             "Main results (paper Table 2 layout)",
             ["Model", *order],
             [[model_name, *(pct(head[c]) for c in order)]],
-            "Object/Spatial/Overall means are sample-weighted, as in the paper.",
+            f"{main_note} {protocol}",
         ),
-        Section("Items per column", ["Column", "Items"], [[c, len(cols.get(c, []))] for c in MAIN_COLUMNS]),
+        Section(
+            "Items per column",
+            ["Column", "Items"],
+            [[c, len(cols.get(c, []))] for c in MAIN_COLUMNS],
+            protocol,
+        ),
     ]
-    props = group_scores([r for r in records if r["subset"] == "object_cognition"], "type", scale=100.0)
-    if props:
-        sections.append(_score_table("Object properties by type (Fig. 5a)", "Type", props, PROPERTY_TYPES))
+    by_type = group_scores([r for r in scored if r["subset"] == "object_cognition"], "type", scale=100.0)
+    if by_type:
+        table = _score_table("Object properties by type (Fig. 5a)", "Type", by_type, PROPERTY_TYPES)
+        table.note = protocol
+        sections.append(table)
         classes = group_scores(
-            [r for r in records if r["subset"] == "object_cognition"], "class_name", scale=100.0
+            [r for r in scored if r["subset"] == "object_cognition"], "class_name", scale=100.0
         )
         if classes:
-            sections.append(_score_table("Object properties by object class", "Class", classes))
-    seg = [r for r in records if r["subset"] == "object_segmentation"]
-    if seg:
+            table = _score_table("Object properties by object class", "Class", classes)
+            table.note = protocol
+            sections.append(table)
+    seg_ok = [r for r in seg_recs if r.get("score") is not None]
+    if seg_recs:
         rows = []
-        for name, group in [*sorted(_group(seg, "type").items()), ("total", seg)]:
-            j = mean_or_none(100 * r["j"] for r in group)
-            f = mean_or_none(100 * r["f"] for r in group)
-            rows.append(
-                [name, len(group), pct(j), pct(f), pct(mean_or_none(100 * r["score"] for r in group))]
-            )
+        for name, group in [*sorted(_group(seg_recs, "type").items()), ("total", seg_recs)]:
+            ok = [r for r in group if r.get("score") is not None]
+            j = mean_or_none(100 * r["j"] for r in ok)
+            f = mean_or_none(100 * r["f"] for r in ok)
+            jf = mean_or_none(100 * r["score"] for r in ok)
+            rows.append([name, len(ok), len(group) - len(ok), pct(j), pct(f), pct(jf)])
         sections.append(
             Section(
                 "Referring segmentation",
-                ["Type", "Items", "J", "F", "J&F"],
+                ["Type", "Items", "Failed", "J", "F", "J&F"],
                 rows,
-                "J: global IoU over all frames; F: DAVIS boundary F on annotated frames.",
+                "J: global IoU over all frames; F: DAVIS boundary F on annotated frames; failed "
+                "inferences are left out, as in the released eval_seg.py.",
             )
         )
-    abil = group_scores([r for r in records if r["subset"] == "spatial_cognition"], "ability", scale=100.0)
+    abil = group_scores([r for r in scored if r["subset"] == "spatial_cognition"], "ability", scale=100.0)
     if abil:
         title = "Spatial cognition by ability (Fig. 5b)"
-        sections.append(_score_table(title, "Ability", abil, SPATIAL_ABILITY))
-    bars = {f"prop: {t}": mean_or_none(v) for t, v in props.items()}
+        table = _score_table(title, "Ability", abil, SPATIAL_ABILITY)
+        table.note = protocol
+        sections.append(table)
+    bars = {f"prop: {t}": mean_or_none(v) for t, v in by_type.items()}
     bars.update(
-        {f"seg: {t}": mean_or_none(100 * r["score"] for r in g) for t, g in _group(seg, "type").items()}
+        {f"seg: {t}": mean_or_none(100 * r["score"] for r in g) for t, g in _group(seg_ok, "type").items()}
     )
     bars.update({f"spatial: {a}": mean_or_none(v) for a, v in abil.items()})
     radar = {c: head[c] for c in MAIN_COLUMNS if head[c] is not None}
@@ -192,7 +233,13 @@ KIND_NAMES = {
 }
 
 
+def _mean_scored(recs: Iterable[Mapping]) -> float | None:
+    return mean_or_none(float(r["score"]) for r in recs if r.get("score") is not None)
+
+
 def robobench_summary(records: list[dict], model_name: str) -> Summary:
+    """Per-dimension tables (tasks as columns, unweighted Avg as in the paper) plus the released
+    planning aggregation; items that could not be scored are left out of every mean and counted."""
     sections: list[Section] = []
     head: dict[str, float | None] = {}
     bars: dict[str, float] = {}
@@ -203,36 +250,42 @@ def robobench_summary(records: list[dict], model_name: str) -> Summary:
             sub = [r for r in recs if r["kind"] == kind]
             if not sub:
                 continue
-            per_task = {t: mean_or_none(r["score"] for r in sub if r["task"] == t) for t in tasks}
+            per_task = {t: _mean_scored(r for r in sub if r["task"] == t) for t in tasks}
             avg = mean_or_none(v for v in per_task.values() if v is not None)
             head[f"{dim}/{kind}"] = avg
-            rows.append([KIND_NAMES[kind], *(pct(per_task[t]) for t in tasks), pct(avg)])
+            errors = sum(r.get("score") is None for r in sub)
+            rows.append([KIND_NAMES[kind], *(pct(per_task[t]) for t in tasks), pct(avg), errors])
             bars.update({f"{t} ({kind})": v for t, v in per_task.items() if v is not None})
         sections.append(
             Section(
                 f"{dim} — {model_name}",
-                ["Question type", *tasks, "Avg"],
+                ["Question type", *tasks, "Avg", "Not scored"],
                 rows,
-                "Avg is the unweighted mean over tasks, as in the paper's tables.",
+                "Avg is the unweighted mean over tasks, as in the paper's tables; items that could not "
+                "be scored (see their `error`) are left out of the means.",
             )
         )
-        q1 = [r for r in recs if r["kind"] == "q1"]
+        planning = [r for r in recs if r["kind"] in ("q1", "q2", "q3")]
+        if planning:
+            sections.append(_released_planning(dim, planning))
+        q1 = [r for r in recs if r["kind"] == "q1" and r.get("score") is not None]
         if q1:
             sections.append(
                 Section(
                     f"{dim} — Q1 components",
-                    ["Task", "Items", "NodeCorrectness", "TaskCompletion", "Q1"],
+                    ["Task", "Items", "NodeCorrectness (0-10)", "TaskCompletion (0-10)", "Q1"],
                     [
                         [
                             t,
                             len(g),
-                            pct(mean_or_none(100 * r["node_correctness"] for r in g)),
-                            pct(mean_or_none(100 * r["task_completion"] for r in g)),
-                            pct(mean_or_none(r["score"] for r in g)),
+                            _num(mean_or_none(r["node_correctness"] for r in g)),
+                            _num(mean_or_none(r["task_completion"] for r in g)),
+                            pct(_mean_scored(g)),
                         ]
                         for t, g in sorted(_group(q1, "task").items())
                     ],
-                    "Q1 = (NodeCorrectness + TaskCompletion)/2 on a 0-100 scale.",
+                    "Both components floored to whole tenths (0-10) per item; "
+                    "Q1 = (Node + Completion)/20·100.",
                 )
             )
     radar = {}
@@ -241,6 +294,31 @@ def robobench_summary(records: list[dict], model_name: str) -> Summary:
         if vals:
             radar[dim] = sum(vals) / len(vals)
     return Summary(sections, bars, radar, head)
+
+
+def _num(v: float | None) -> str:
+    return "—" if v is None else f"{v:.2f}"
+
+
+def _released_planning(dim: str, recs: Sequence[Mapping]) -> Section:
+    """The released ``PlanningEvaluator`` statistics: per question type the mean over scored items
+    (rounded to 2 decimals) and an overall mean weighted by item counts that include unscored items."""
+    rows = []
+    total = weighted = 0.0
+    for kind in ("q1", "q2", "q3"):
+        sub = [r for r in recs if r["kind"] == kind]
+        mean = round(_mean_scored(sub) or 0.0, 2)
+        total += len(sub)
+        weighted += mean * len(sub)
+        rows.append([kind.upper(), len(sub), sum(r.get("score") is not None for r in sub), f"{mean:.2f}"])
+    overall = round(weighted / total, 2) if total else 0.0
+    rows.append(["overall", int(total), "", f"{overall:.2f}"])
+    return Section(
+        f"{dim} — released planning aggregation",
+        ["Type", "Count", "Scored", "Mean"],
+        rows,
+        "As the released scorer reports it: a type without items shows 0.00.",
+    )
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -293,8 +371,9 @@ OFFLINE_JUDGE_NOTE = (
     "similarity), not by the GPT judge the paper uses. Do not compare these numbers with published ones."
 )
 OFFLINE_SCENE_NOTE = (
-    "no MLLM read the initial scenes: Q1 simulations start from the reference plan's preconditions, and Q2 "
-    "object/parameter credit uses name overlap instead of a judge's visual reasonableness."
+    "no MLLM read the initial scenes: Q1 simulations start from the reference plan's preconditions; Q2 "
+    "object/parameter credit uses name overlap instead of a judge's semantic similarity; ambiguous MC "
+    "answers and Q3 answers are read by rules instead of the released judge prompts."
 )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -19,29 +19,7 @@ from rynnec_ros.eval import metrics, robobench
 from rynnec_ros.eval.datasets import EmbSpatialItem, RoboBenchItem, RynnECItem
 from rynnec_ros.eval.judges import BINARY, GRADED, Judge
 from rynnec_ros.parsing import parse_option
-from rynnec_ros.types import Answer, Frame, Region, Request
-
-
-class Predictor(Protocol):
-    """What a runner needs from a model: the engine itself, or :class:`NodePredictor`."""
-
-    def answer(
-        self,
-        frames: Sequence[np.ndarray],
-        question: str,
-        masks: Sequence[np.ndarray] | None = None,
-        mask_frame_indices: Sequence[int] | None = None,
-        max_new_tokens: int = 128,
-        options: Sequence[str] | None = None,
-        mask_object_ids: Sequence[int] | None = None,
-    ) -> Answer: ...
-
-    def segment(self, frames: Sequence[np.ndarray], expression: str, max_new_tokens: int = 64) -> Answer: ...
-
-    def score_options(
-        self, frames: Sequence[np.ndarray], question: str, options: Sequence[str]
-    ) -> list[float]: ...
-
+from rynnec_ros.types import Answer, Frame, Predictor, Region, Request
 
 # ----------------------------------------------------------------------------------------------------
 # Results file
@@ -186,7 +164,20 @@ def spatial_ability(type_: str) -> str:
     return _ABILITY_OF.get(type_, "Other")
 
 
-def score_kind(type_: str) -> str:
+# Every type the released ``SCORE_TYPE`` table routes; the released scorer gives any other type 0.
+RELEASED_TYPES = (
+    {t for types in SPATIAL_ABILITY.values() for t in types} | set(PROPERTY_TYPES) | {"universal"}
+)
+
+
+def score_kind(type_: str, protocol: str = "upstream") -> str | None:
+    """How an item is scored (the released ``evaluate`` routing): numerical, binary or graded judge.
+
+    Under the upstream protocol a type outside the released table has no route (None: scored 0, as
+    the released ``calculate_score`` raises a KeyError that its loop turns into 0).
+    """
+    if protocol == "upstream" and type_ not in RELEASED_TYPES:
+        return None
     if type_ in NUMERICAL_TYPES:
         return "numerical"
     return GRADED if type_ in GRADED_TYPES else BINARY
@@ -220,14 +211,12 @@ def run_rynnec_item(
             )
         )
     )
-    kind = score_kind(item.type)
     rec: dict[str, Any] = {
         **base,
         "class_name": item.class_name,
         "question": item.question,
         "answer": item.answer,
         "prediction": ans.text,
-        "score_kind": kind,
         "error": error,
     }
     if item.subset == "spatial_cognition":
@@ -235,16 +224,41 @@ def run_rynnec_item(
         rec["column"] = TABLE_COLUMN.get(rec["ability"], "Other")
     else:
         rec["column"] = "Object Properties"
+    return {**rec, **score_rynnec_answer(rec, judge, protocol)}
+
+
+def score_rynnec_answer(rec: dict, judge: Judge, protocol: str) -> dict:
+    """Score fields of a textual/numerical record under ``protocol`` (also used to re-score on resume)."""
+    kind = score_kind(rec["type"], protocol)
+    out: dict[str, Any] = {"score_kind": kind, "protocol": protocol}
+    if kind is None:
+        return {**out, "score": 0.0, "judge": "none", "detail": "type not in the released SCORE_TYPE: 0"}
     if kind == "numerical":
-        ns = metrics.numeric_score(ans.text, item.answer, protocol)
-        rec.update(score=ns.score, metric=ns.metric, detail=ns.reason, judge="numeric:" + protocol)
-    else:
-        verdict = judge.judge(item.question, item.answer, ans.text, kind)
-        rec.update(score=verdict.score, detail=verdict.raw, judge=judge.name, judge_parsed=verdict.parsed)
-    return rec
+        ns = metrics.numeric_score(rec["prediction"], rec["answer"], protocol)
+        return {
+            **out,
+            "score": ns.score,
+            "metric": ns.metric,
+            "detail": ns.reason,
+            "judge": "numeric:" + protocol,
+        }
+    verdict = judge.judge(rec["question"], rec["answer"], rec["prediction"], kind)
+    return {
+        **out,
+        "score": verdict.score,
+        "detail": verdict.raw,
+        "judge": judge.name,
+        "judge_parsed": verdict.parsed,
+    }
 
 
 def _score_segmentation(item: RynnECItem, frames: list[np.ndarray], model: Predictor) -> dict:
+    """J, F and J&F of one referring expression; a failed inference has ``score: None``.
+
+    The released ``eval_seg.py`` drops an item whose inference raises from its J&F means; the reports
+    do the same for the segmentation columns and count it as 0 in Object Mean, as the paper's Table 2
+    does for a model without segmentation.
+    """
     gt: list[np.ndarray | None] = [None] * len(frames)
     for m, mask in zip(item.masks, item.decode_masks(), strict=True):
         h, w = frames[m.frame_index].shape[:2]
@@ -257,9 +271,16 @@ def _score_segmentation(item: RynnECItem, frames: list[np.ndarray], model: Predi
     for i, f in enumerate(frames):
         if gt[i] is None:
             gt[i] = np.zeros(f.shape[:2], dtype=bool)
+    rec: dict[str, Any] = {
+        "question": item.question,
+        "column": SEG_COLUMN.get(item.type.lower(), "Seg. " + item.type),
+        "score_kind": "J&F",
+    }
     ans, error = _safe_call(
         lambda: model.segment(Request(item.question, [Frame(f) for f in frames], max_new_tokens=64))
     )
+    if error:
+        return {**rec, "prediction": "", "j": None, "f": None, "score": None, "error": error}
     pred: list[np.ndarray | None] = list(ans.masks) if ans.masks else [None] * len(frames)
     if len(pred) != len(frames):
         raise ValueError(f"{item.key}: {len(pred)} predicted masks for {len(frames)} frames")
@@ -267,14 +288,12 @@ def _score_segmentation(item: RynnECItem, frames: list[np.ndarray], model: Predi
     j = metrics.global_iou(pred, gt)
     f = metrics.mean_boundary_f(pred, gt, item.mask_frame_indices)
     return {
-        "question": item.question,
+        **rec,
         "prediction": ans.text,
         "j": j,
         "f": f,
         "score": metrics.j_and_f(j, f),
-        "column": SEG_COLUMN.get(item.type.lower(), "Seg. " + item.type),
-        "error": error or ans.reason,
-        "score_kind": "J&F",
+        "error": ans.reason,
     }
 
 
@@ -295,14 +314,23 @@ def run_rynnec_bench(
     judge: Judge,
     results: ResultsFile,
     limit: int | None = None,
-    protocol: str = "paper",
+    protocol: str = "upstream",
     max_new_tokens: int = 128,
     progress: bool = True,
 ) -> list[dict]:
+    """Run and score every item; numerical items scored before under another protocol are re-scored
+    from their stored prediction (no model, no judge), so one report never mixes protocols."""
     items = _first_n(subsets, limit)
     for item in _progress(items, "RynnEC-Bench", progress):
-        if not results.done(item.key):
+        old = results.records.get(item.key)
+        if old is None:
             results.add(run_rynnec_item(item, model, judge, protocol, max_new_tokens))
+        elif item.subset != "object_segmentation" and old.get("protocol") != protocol:
+            kind = score_kind(old["type"], protocol)
+            if kind in (BINARY, GRADED) and old.get("score_kind") == kind:
+                results.add({**old, "protocol": protocol})  # a judge's verdict does not depend on it
+            else:
+                results.add({**old, **score_rynnec_answer(old, judge, protocol)})
     return results.in_order(i.key for i in items)
 
 
@@ -377,46 +405,71 @@ def run_embspatial(
 
 
 def run_robobench_item(item: RoboBenchItem, model: Predictor, judge: Judge, max_new_tokens: int) -> dict:
-    frames = item.load_frames()
-    ans, error = _safe_call(
-        lambda: model.answer(
-            Request(item.question, [Frame(f) for f in frames], max_new_tokens=max_new_tokens)
-        )
-    )
+    """One scored record; an item that cannot be scored keeps ``score: None`` and says why in ``error``.
+
+    The released scorer leaves unparsed items out of its means and counts them; so do the reports. A
+    multiple-choice answer neither the letter rule nor the judge can read is wrong (``unreadable``),
+    where the released scorer would stop the whole run.
+    """
     rec: dict[str, Any] = {
         "key": item.key,
         "kind": item.kind,
         "dimension": item.dimension,
         "task": item.task,
         "answer": item.gt_answer,
-        "prediction": ans.text,
-        "error": error,
+        "system_prompt": item.system_prompt,
     }
-    if item.kind == "mc":
-        rec["score"] = 100.0 * robobench.choice_correct(ans.text, item.gt_answer)
-    elif item.kind == "q3":
-        rec["score"] = 100.0 * robobench.yes_no_correct(ans.text, item.gt_answer)
-    elif item.kind == "q2":
-        rec["score"], rec["parts"] = robobench.next_step_score(ans.text, item.gt_answer)
-    else:
-        reference = robobench.parse_plan(item.gt_answer)
-        if not reference:
-            raise ValueError(f"{item.key}: reference plan {item.gt_answer!r} holds no skill call")
-        given = {robobench.parse_fact(s) for s in item.initial_state}
-        seen = judge.read_initial_state(frames, item.question, robobench.initial_state_candidates(reference))
-        if seen is not None:
-            given |= {robobench.parse_fact(s) for s in seen}
-        ps = robobench.score_plan(robobench.parse_plan(ans.text), reference, item.dag, given)
-        rec.update(
-            score=ps.score,
-            node_correctness=ps.node_correctness,
-            task_completion=ps.task_completion,
-            milestones=ps.milestones,
-            achieved=ps.achieved,
-            sim_errors=ps.errors,
-            initial_state_source=judge.name if seen is not None else "reference preconditions",
-        )
+    try:
+        frames = item.load_frames()
+    except ValueError as exc:
+        return {**rec, "prediction": "", "score": None, "error": str(exc)}
+    ans, error = _safe_call(
+        lambda: model.answer(Request(item.prompt, [Frame(f) for f in frames], max_new_tokens=max_new_tokens))
+    )
+    rec.update(prediction=ans.text, error=error)
+    try:
+        rec.update(_score_robobench(item, ans.text, frames, judge))
+    except ValueError as exc:
+        rec.update(score=None, error="; ".join(e for e in (error, str(exc)) if e))
     return rec
+
+
+def _score_robobench(item: RoboBenchItem, text: str, frames: list[np.ndarray], judge: Judge) -> dict:
+    if item.kind == "mc":
+        gt = robobench.option_letters(item.gt_answer)
+        if not gt:
+            raise ValueError(f"reference {item.gt_answer!r} names no option letter A-D")
+        letters = robobench.response_letters(text)
+        how = "letter rule"
+        if letters is None:  # the released scorer asks its judge for the final letter
+            letters, how = judge.choose_letter(text), judge.name
+            if letters is None:  # the model's fault, not the item's: wrong, and said so
+                return {"score": 0.0, "chosen": "", "chosen_by": how, "unreadable": True}
+        return {"score": 100.0 * (letters == gt), "chosen": letters, "chosen_by": how}
+    if item.kind == "q3":
+        extracted = judge.extract_yes_no(text)
+        return {"score": 100.0 * robobench.yes_no_correct(extracted, item.gt_answer), "extracted": extracted}
+    if item.kind == "q2":
+        score, parts = robobench.next_step_score(text, item.gt_answer)
+        return {"score": score, "parts": parts}
+    reference = robobench.parse_steps(item.gt_answer)
+    if not reference:
+        raise ValueError(f"reference plan {item.gt_answer!r} holds no skill call")
+    flat = [a for step in reference for a in step]
+    given = {robobench.parse_fact(s) for s in item.initial_state}
+    seen = judge.read_initial_state(frames, item.question, robobench.initial_state_candidates(flat))
+    if seen is not None:
+        given |= {robobench.parse_fact(s) for s in seen}
+    ps = robobench.score_plan(robobench.parse_plan(text), reference, item.dag, given)
+    return {
+        "score": ps.score,
+        "node_correctness": ps.node_correctness,
+        "task_completion": ps.task_completion,
+        "critical_states": ps.critical_states,
+        "achieved": ps.achieved,
+        "sim_errors": ps.errors,
+        "initial_state_source": judge.name if seen is not None else "reference preconditions",
+    }
 
 
 def run_robobench(

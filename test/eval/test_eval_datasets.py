@@ -6,7 +6,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rynnec_ros.eval.datasets import decode_rle, load_embspatial, load_robobench, load_rynnec_bench
+from rynnec_ros.eval.datasets import (
+    decode_rle,
+    load_embspatial,
+    load_robobench,
+    load_rynnec_bench,
+    robobench_kind,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "eval"
 
@@ -102,6 +108,28 @@ def test_robobench_items() -> None:
     assert items[3].dag == "1 -> 3, 2 -> 3, 3 -> 4" and items[4].dag is None
 
 
+def test_robobench_released_format() -> None:
+    """Released ``questions.json`` fields and prompt building (``data/dataset.py`` of yulin-luo/RoboBench:
+    system prompt + "You are a <robot> robot." + question; MC: prompt + question + "A. …" lines +
+    ``MCQ_post_prompt``; images under ``<task>/images/<sample>/``)."""
+    items = load_robobench(DATA.parent / "eval_robobench")
+    by = {i.key.split("/images/")[1]: i for i in items}
+    assert by["ex_a_Q1"].kind == "q1" and by["standard_Q2"].kind == "q2" and by["ex_c_Q3"].kind == "q3"
+    assert by["is_sealed/is_sealed_0000"].kind == "mc"
+    skills = "[Q1 skills: move_to grasp pick_up place pull push pour scoop unfold no_ops]\n"
+    assert by["ex_b_Q1"].prompt == skills + "You are a dual-arm robot.Example B: unfold the towel."
+    assert by["standard_Q2"].prompt.startswith("[Q2 skills]\nYou are a single-arm robot.Next:")
+    assert by["is_sealed/is_sealed_0001"].prompt == (
+        "[is it sealed?]\nIs the box sealed?\nA. No\nB. Yes\n[answer with the letter]"
+    )
+    img = by["is_sealed/is_sealed_0001"].image_paths[0]
+    assert img.parts[-4:] == ("images", "is_sealed", "is_sealed_0001", "frame_00.png") and img.is_file()
+    assert by["standard_Q1"].dag == "1 -> 2, 2 -> 3, 3 -> 4, 4 -> 5" and by["ex_a_Q1"].dag is None
+    assert all(i.system_prompt for i in items)
+    old = load_robobench(DATA / "robobench")  # no system_prompt.json: the question alone
+    assert old[0].prompt == old[0].question and not old[0].system_prompt
+
+
 def test_robobench_errors(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"no RoboBench questions\.json"):
         load_robobench(tmp_path)
@@ -109,3 +137,32 @@ def test_robobench_errors(tmp_path: Path) -> None:
     (tmp_path / "dim" / "task" / "questions.json").write_text(json.dumps([{"id": "x"}]))
     with pytest.raises(ValueError, match="item 0: missing or malformed"):
         load_robobench(tmp_path)
+    (tmp_path / "dim" / "task" / "questions.json").write_text(
+        json.dumps([{"id": "x_Q1", "question": "q", "gt_answer": "1-grasp(a)"}])
+    )
+    (tmp_path / "system_prompt.json").write_text(json.dumps({"skill_list_Q2": "S"}))
+    with pytest.raises(ValueError, match="has no prompt 'skill_list_Q1'"):
+        load_robobench(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("rid", "gt", "dimension", "kind"),
+    [
+        # released PlanningEvaluator._classify_records: "_Q1/_Q2/_Q3" in the id, else yes/no/equal/
+        # left/right → Q3, no leading "N-"/"N."/"N)" and one line → Q2, else Q1
+        ("3_generalized_planning/x/images/e_Q2", "1-grasp(a), 2-place(a, b)", "3_generalized_planning", "q2"),
+        ("1_instruction_comprehension/x/images/e", "Equal", "1_instruction_comprehension", "q3"),
+        ("1_instruction_comprehension/x/images/e", "grasp(a)", "1_instruction_comprehension", "q2"),
+        ("1_instruction_comprehension/x/images/e", "1-grasp(a)", "1_instruction_comprehension", "q1"),
+        (
+            "1_instruction_comprehension/x/images/e",
+            "grasp(a)\nplace(a, b)",
+            "1_instruction_comprehension",
+            "q1",
+        ),
+        # the other dimensions are multiple choice (multi_choice evaluator)
+        ("2_perception_reasoning/x/images/e", "yes", "2_perception_reasoning", "mc"),
+    ],
+)
+def test_robobench_kind(rid: str, gt: str, dimension: str, kind: str) -> None:
+    assert robobench_kind(rid, gt, dimension) == kind

@@ -95,8 +95,32 @@ def test_direct_robobench(direct: Path) -> None:
     recs = _records(direct / "ro")
     assert [r["kind"] for r in recs] == ["mc", "q1"]
     q1 = recs[1]
-    assert q1["milestones"] == ["open(drawer)", "holding(apple)", "at(apple, drawer)", "closed(drawer)"]
-    assert q1["score"] == pytest.approx(50 * (q1["node_correctness"] + q1["task_completion"]))
+    assert q1["critical_states"] == ["at(apple, drawer)", "closed(drawer)"]
+    assert q1["score"] == pytest.approx((q1["node_correctness"] + q1["task_completion"]) / 20 * 100)
+    report = (direct / "ro" / "report.md").read_text()
+    assert "- **judge (--judge)**: offline(" in report and "APPROXIMATE" in report
+
+
+def test_direct_robobench_released_format(tmp_path: Path) -> None:
+    """The CLI on released-format data (system prompts, dual-arm judge examples) runs to completion."""
+    out = tmp_path / "ro"
+    _run(
+        "robobench",
+        "--data",
+        str(DATA.parent / "eval_robobench"),
+        "--checkpoint",
+        str(CKPT),
+        "--out",
+        str(out),
+        "--limit",
+        "1",
+    )
+    recs = _records(out)
+    assert [r["kind"] for r in recs] == ["mc", "q1", "q1"]
+    assert all(r["system_prompt"] for r in recs)
+    assert all(r["score"] is None or 0.0 <= r["score"] <= 100.0 for r in recs)
+    report = (out / "report.md").read_text()
+    assert "released planning aggregation" in report and "system_prompt.json" in report
 
 
 def test_resumed_run_keeps_results(direct: Path, tmp_path: Path) -> None:
@@ -142,7 +166,7 @@ def test_http_judge_through_the_cli(judge_stub: Any, tmp_path: Path, monkeypatch
     recs = _records(out)
     assert recs[0]["judge"] == "http:stub-model" and recs[0]["score"] == pytest.approx(0.8)
     assert len(judge_stub.requests) == 1 and judge_stub.requests[0]["auth"] == "Bearer secret"
-    assert recs[2]["judge"] == "numeric:paper"  # numeric items never reach the judge
+    assert recs[2]["judge"] == "numeric:upstream"  # numeric items never reach the judge
     assert "APPROXIMATE" not in (out / "report.md").read_text()
 
 
@@ -191,6 +215,12 @@ def test_cli_reports_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "no RoboBench questions.json" in capsys.readouterr().err
     assert main(["eval", "embspatial", "--data", str(DATA / "embspatial"), "--out", str(tmp_path / "o")]) == 2
     assert "--checkpoint is required" in capsys.readouterr().err
+    # a checkpoint that cannot be loaded stops the run; it is not recorded as every item failing
+    out = tmp_path / "bad"
+    argv = ["eval", "robobench", "--data", str(DATA / "robobench"), "--checkpoint", str(tmp_path), "--out"]
+    assert main([*argv, str(out), "--no-progress"]) == 2
+    assert "not a RynnEC checkpoint" in capsys.readouterr().err
+    assert not (out / "results.jsonl").exists()
 
 
 def _ros_ready() -> bool:

@@ -17,25 +17,31 @@ from rynnec_ros.eval.judges import (
     make_judge,
     normalise,
     parse_judge_reply,
+    rynnec_messages,
 )
 
 
 @pytest.mark.parametrize(
     ("reply", "mode", "expected"),
     [
-        ("###Judge: True", BINARY, 1.0),
-        ("###Judge: False", BINARY, 0.0),
-        ("### Judge:  true.", BINARY, 1.0),
-        ("###Judge: 4", GRADED, 0.8),
-        ("###Judge: 0 - wrong colour", GRADED, 0.0),
-        ("###Judge: 5/5", GRADED, 1.0),
-        ("3", GRADED, 0.6),
-        ("###Judge: 7", GRADED, None),
-        ("###Judge: maybe", BINARY, None),
+        # released score_by_gpt: text after "###Judge:", stripped; binary: == 'True' → 1 else 0
+        ("###Judge: True", BINARY, (1.0, True)),
+        ("###Judge: False", BINARY, (0.0, True)),
+        ("###Judge:  True\n", BINARY, (1.0, True)),
+        ("###Judge: true.", BINARY, (0.0, True)),  # not exactly 'True'
+        # graded: re.match(r'(\d+)(.*)') → int / 5, no clamp; no digits → 0, parse failure
+        ("###Judge: 4", GRADED, (0.8, True)),
+        ("###Judge: 0 - wrong colour", GRADED, (0.0, True)),
+        ("###Judge: 5/5", GRADED, (1.0, True)),
+        ("###Judge: 7", GRADED, (1.4, True)),
+        ("###Judge: maybe", GRADED, (0.0, False)),
+        # no "###Judge:" at all: the released code raises IndexError and asks again
+        ("3", GRADED, None),
+        ("### Judge: True", BINARY, None),
         ("", BINARY, None),
     ],
 )
-def test_parse_judge_reply(reply: str, mode: str, expected: float | None) -> None:
+def test_parse_judge_reply(reply: str, mode: str, expected: tuple[float, bool] | None) -> None:
     assert parse_judge_reply(reply, mode) == expected
 
 
@@ -45,7 +51,37 @@ def test_parse_judge_reply_bad_mode() -> None:
 
 
 def test_clean_question() -> None:
+    # released clean_text: drops <video>, <REGION>, brackets; keeps a lowercase <region>
     assert clean_question("<video>\nWhat is [<REGION><REGION>] for?") == "What is  for?"
+    assert clean_question("Is <region> red?") == "Is <region> red?"
+
+
+def test_released_messages() -> None:
+    # benchmark/metrics.py make_prompt: system + 4 few-shot user/assistant pairs + the item
+    msgs = rynnec_messages("<video>What colour is [<REGION>]?", "Red.", "It is red.", BINARY)
+    assert [m["role"] for m in msgs] == ["system"] + ["user", "assistant"] * 4 + ["user"]
+    assert msgs[0]["content"].endswith("output ###Judge: False")
+    assert (
+        msgs[1]["content"].endswith("###Predicted Answer: One chair")
+        and msgs[2]["content"] == "###Judge: False"
+    )
+    assert (
+        msgs[-1]["content"]
+        == "###Question: What colour is ? ###Label Answer: Red. ###Predicted Answer: It is red."
+    )
+    # make_prompt_multi_granularity: 6 shots, the shots' label answers followed by "."
+    msgs = rynnec_messages("What is it for?", "Storing books.", "Books.", GRADED)
+    assert len(msgs) == 1 + 12 + 1
+    assert "huamn labeled the 5-score answer" in msgs[0]["content"]
+    assert msgs[5]["content"] == (
+        "###Question: If you pick up the footstool between the sofa and the TV and flip it 180° upside "
+        "down, which objects in the scene will be affected and how? ###5 Score Answer: Three handles and "
+        "one remote control will fall onto the carpet.. ###Predicted Answer: handles and control will fall "
+    )
+    assert msgs[6]["content"] == "###Judge: 4"
+    assert msgs[-1]["content"] == (
+        "###Question: What is it for? ###5 Score Answer: Storing books. ###Predicted Answer: Books."
+    )
 
 
 def test_http_judge_binary_and_graded(judge_stub: Any) -> None:
@@ -57,9 +93,28 @@ def test_http_judge_binary_and_graded(judge_stub: Any) -> None:
     req = judge_stub.requests[0]
     assert req["path"] == "/v1/chat/completions" and req["auth"] == "Bearer k"
     assert req["body"]["model"] == "judge-model" and req["body"]["temperature"] == 0
-    user = req["body"]["messages"][-1]["content"]
-    assert "###Question: What colour is ?" in user and "###Predicted Answer: It is red." in user
-    assert "<REGION>" not in user
+    assert req["body"]["messages"] == rynnec_messages(
+        "<video>\nWhat colour is [<REGION>]?", "Red.", "It is red.", BINARY
+    )
+    assert "RynnEC-Bench released judge prompts" in judge.describe("rynnec-bench")
+
+
+def test_http_judge_robobench_extractions(judge_stub: Any) -> None:
+    judge = HttpJudge(judge_stub.url, "m", backoff_s=0)
+    judge_stub.script = [(200, " c "), (200, "I pick C"), (200, "Yes\n")]
+    assert judge.choose_letter("I considered A, but the final answer is C.") == "C"
+    assert judge.choose_letter("whatever") is None  # released: an invalid judge answer is an error
+    assert judge.extract_yes_no("Yes, it is open.") == "yes"
+    first = judge_stub.requests[0]["body"]["messages"]
+    assert first == [
+        {
+            "role": "user",
+            "content": "Extract only the final multiple-choice answer from this response.\n"
+            "Return only A, B, C, or D.\nResponse: I considered A, but the final answer is C.",
+        }
+    ]
+    q3 = judge_stub.requests[2]["body"]["messages"][0]["content"]
+    assert q3.startswith("\nExtract ONLY the yes/no answer") and q3.endswith("Response: Yes, it is open.\n")
 
 
 def test_http_judge_retries_server_errors(judge_stub: Any) -> None:
@@ -87,7 +142,7 @@ def test_http_judge_client_error_is_not_retried(judge_stub: Any) -> None:
 
 def test_http_judge_unreadable_reply_scores_zero(judge_stub: Any) -> None:
     judge = HttpJudge(judge_stub.url, "m", retries=2, backoff_s=0)
-    judge_stub.script = [(200, "I think so"), (200, "Probably")]
+    judge_stub.script = [(200, "I think so"), (200, "Probably")]  # never "###Judge:"
     v = judge.judge("q", "a", "b", BINARY)
     assert v.score == 0.0 and not v.parsed and v.raw == "Probably"
 

@@ -49,40 +49,83 @@ def test_roa(pred: float, gt: float, period: float, ref: float, expected: float)
 
 
 def test_numeric_no_number_scores_zero() -> None:
-    s = numeric_score("I cannot tell from the video.", "2 meters")
+    s = numeric_score("I cannot tell from the video.", "2 meters", "paper")
     assert s.score == 0.0 and s.pred_value is None and "no number" in s.reason
 
 
-def test_numeric_unit_conversion() -> None:
-    assert numeric_score("about 150 cm", "2 meters").score == pytest.approx(0.5)
-    assert numeric_score("6.5616 feet", "2 meters").score == pytest.approx(1.0)  # 2.0 m within 5 %
-    assert numeric_score("78.74 inches", "2 meters").score == pytest.approx(1.0)
-    assert numeric_score("2", "2 meters").score == 1.0  # bare number read in the reference's unit
-    assert numeric_score("2 degrees", "2 meters").score == 0.0  # not a length
+def test_numeric_unit_conversion_paper_protocol() -> None:
+    assert numeric_score("about 150 cm", "2 meters", "paper").score == pytest.approx(0.5)
+    assert numeric_score("6.5616 feet", "2 meters", "paper").score == pytest.approx(1.0)  # within 5 %
+    assert numeric_score("78.74 inches", "2 meters", "paper").score == pytest.approx(1.0)
+    assert numeric_score("2", "2 meters", "paper").score == 1.0  # bare number read in the reference's unit
+    assert numeric_score("2 degrees", "2 meters", "paper").score == 0.0  # not a length
+
+
+def test_paper_reader_in_as_preposition() -> None:
+    # "2 in the image" is two of something in the image, not two inches (issue 13)
+    assert metrics.read_quantity("There are 2 in the image.") == (2.0, None)
+    assert metrics.read_quantity("3 In the box") == (3.0, None)
+    assert metrics.read_quantity("about 12 in.") == (12.0, "in")
+    assert metrics.read_quantity("it is 12 in long") == (12.0, "in")
+    assert numeric_score("2 in the image", "2 meters", "paper").score == 1.0  # bare number → metres
 
 
 def test_numeric_angles_paper_protocol() -> None:
-    assert numeric_score("about 60 degrees", "You turned about 90 degrees.").score == pytest.approx(2 / 3)
+    s = numeric_score("about 60 degrees", "You turned about 90 degrees.", "paper")
+    assert s.score == pytest.approx(2 / 3)
     # 1 o'clock vs 11 o'clock: 60° apart after wrapping → 1 - 60/90
-    assert numeric_score("1 o'clock", "<object0> will be at 11 o'clock.").score == pytest.approx(1 / 3)
+    assert numeric_score("1 o'clock", "<object0> will be at 11 o'clock.", "paper").score == pytest.approx(
+        1 / 3
+    )
     # units mix: 2 o'clock is 60°
-    assert numeric_score("at 2 o'clock", "60 degrees").score == pytest.approx(1.0)
+    assert numeric_score("at 2 o'clock", "60 degrees", "paper").score == pytest.approx(1.0)
 
 
-def test_numeric_upstream_protocol() -> None:
-    # released scorer: thresholds on |Δ|/90 → 30/90 = .333 < 1-θ for θ ∈ {.50,.55,.60,.65}
-    assert numeric_score("about 60 degrees", "90 degrees", "upstream").score == pytest.approx(0.4)
-    # one-sided o'clock wrap: max(|1-11|, |1-12-11|)/3 both ≥ 1 → 0
-    assert numeric_score("1 o'clock", "11 o'clock", "upstream").score == 0.0
-    # ... but 11 vs 1 wraps (11-12 = -1, two hours): 2/3 = .667 < 1-θ never → 0; 12 vs 1: |0-1|/3 = .333
-    assert numeric_score("12 o'clock", "1 o'clock", "upstream").score == pytest.approx(0.4)
-    assert numeric_score("2", "2 meters", "upstream").score == 0.0  # a unit is required
-    assert numeric_score("150 cm", "2 meters", "upstream").score == pytest.approx(0.5)
+# Released benchmark/metrics.py numerical_score, worked by hand. Reader: re.search of
+# (\d+(\.\d+)?)\s*(centimeters|meters|feet|inches|degrees|o'clock) with IGNORECASE; the matched unit is
+# then looked up case-sensitively in {'centimeters': 100, 'meters': 1, 'inches': 39.3701, 'feet': 3.28084};
+# 0.1 is added for every θ in (0.5, …, 0.95) with |Δ|/denominator < 1 - θ; exceptions → 0 in the loop.
+TEN = sum([0.1] * 10)  # what ten additions of 0.1 give in binary floating point (0.9999999999999999)
+UPSTREAM_CASES = [
+    ("150 cm", "1.5 meters", 0.0),  # "cm" is not in the unit list → no prediction → 0
+    ("1.5 m", "1.5 meters", 0.0),  # "m" neither
+    ("2 meter", "2 meters", 0.0),  # singular does not match "meters"
+    ("30°", "30 degrees", 0.0),  # "°" neither
+    ("1,5 meters", "5 meters", TEN),  # the reader starts at "5"
+    ("1.5 meters", "150 centimeters", TEN),  # 1.5/1 vs 150/100 m
+    ("2 Meters", "2 meters", 0.0),  # "Meters" is not a key of the length table
+    ("2 meters", "2 Meters", TEN),  # reference unit not in the table: raw MRA, 2 vs 2
+    ("5 inches", "2 Meters", 0.0),  # raw MRA 5 vs 2: rel 1.5
+    ("about 60 degrees", "90 degrees", 0.4),  # |30|/90 = .333 < .5, .45, .4, .35
+    ("45 degrees", "30 degrees", 0.1 * 7),  # 15/90 = .1667 < 1-θ for θ ≤ .80 (accumulated: 0.7)
+    ("3 meters", "3 degrees", TEN),  # a degree reference ignores the prediction's unit
+    ("3 o'clock", "2 o'clock", 0.4),  # 1/3 = .333
+    ("1 o'clock", "11 o'clock", 0.0),  # max(|1-11|, |-11-11|)/3: both ≥ .5
+    ("11 o'clock", "1 o'clock", 0.0),  # |-1-1|/3 = .667
+    ("12 o'clock", "1 o'clock", 0.4),  # |0-1|/3 = .333
+    ("3 meters", "about 3", 0.0),  # reference without a unit: "o'clock" in None raises TypeError → 0
+    ("3 meters", "0 meters", 0.0),  # ZeroDivisionError → 0
+    ("2 apples in 3 meters", "3 meters", TEN),  # first number followed by a listed unit
+    ("3 METERS", "3 meters", 0.0),  # matched in any case, looked up as written
+    ("I cannot tell", "2 meters", 0.0),
+]
+
+
+@pytest.mark.parametrize(("pred", "gt", "expected"), UPSTREAM_CASES)
+def test_numeric_upstream_reproduces_released_scorer(pred: str, gt: str, expected: float) -> None:
+    s = numeric_score(pred, gt)  # upstream is the default protocol
+    assert s.score == pytest.approx(expected, abs=1e-12)
+
+
+def test_upstream_accumulates_like_the_released_loop() -> None:
+    assert numeric_score("2 meters", "2 meters").score == TEN
+    assert metrics.upstream_quantity("1,5 meters") == (5.0, "meters")
+    assert metrics.upstream_quantity("150 cm") == (None, None)
 
 
 def test_numeric_bad_input() -> None:
     with pytest.raises(ValueError, match="holds no number"):
-        numeric_score("2 m", "far away")
+        numeric_score("2 m", "far away", "paper")
     with pytest.raises(ValueError, match="protocol"):
         numeric_score("2 m", "2 m", "gpt")
 

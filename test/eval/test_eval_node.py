@@ -11,8 +11,8 @@ import time
 import numpy as np
 import pytest
 
-from rynnec_ros.eval.node import NodePredictor, regions_from_masks
-from rynnec_ros.types import Answer
+from rynnec_ros.eval.node import NodePredictor
+from rynnec_ros.types import Answer, Frame, Region, Request
 
 
 class Recorder:
@@ -42,27 +42,13 @@ class Recorder:
         return Answer(text="seg", masks=[None])
 
 
-def test_regions_from_masks() -> None:
-    a, b, c = (np.full((2, 2), v) for v in (True, False, True))
-    regions = regions_from_masks([a, b, c], [0, 2, 1], [0, 1, 1])
-    assert [r.object_id for r in regions] == [0, 1]
-    assert sorted(regions[1].masks) == [1, 2] and regions[1].masks[2] is b
-    assert [r.object_id for r in regions_from_masks([a, b], [0, 0], None)] == [0, 1]
-    assert regions_from_masks(None, None, None) == []
-    with pytest.raises(ValueError, match="two masks on frame 0"):
-        regions_from_masks([a, b], [0, 0], [0, 0])
-    with pytest.raises(ValueError, match="frame index"):
-        regions_from_masks([a], None, None)
-
-
 def test_adapter_stamps_and_arguments() -> None:
     rec = Recorder()
     node = NodePredictor(client=rec, timeout_s=5)
-    frames = [np.zeros((4, 4, 3), np.uint8)] * 2
-    node.answer(
-        frames, "What is <object0>?", masks=[np.ones((4, 4), bool)], mask_frame_indices=[1], max_new_tokens=8
-    )
-    node.segment(frames, "the cup")
+    frames = [Frame(rgb=np.zeros((4, 4, 3), np.uint8))] * 2
+    region = Region(object_id=0, masks={1: np.ones((4, 4), bool)})
+    node.answer(Request("What is <object0>?", frames, [region], max_new_tokens=8))
+    node.segment(Request("the cup", frames))
     (n0, s0), (n1, s1), (n2, s2) = rec.published
     assert (n0, s0) == (1, [1_000_000_000])  # the buffer-reset frame, once, before the first item
     assert n1 == n2 == 2
@@ -70,17 +56,17 @@ def test_adapter_stamps_and_arguments() -> None:
     assert s1 == [t0, t0 + 10**9] and s2 == [t0 + 2 * 10**9, t0 + 3 * 10**9]  # 1 s apart, rising
     assert abs(t0 - time.time_ns()) < 60 * 10**9  # starts at the wall clock, not at a fixed origin
     assert rec.asked[0]["frame_stamps_ns"] == s1 and rec.asked[0]["max_new_tokens"] == 8
-    assert rec.asked[0]["regions"][0].masks.keys() == {1}
+    assert rec.asked[0]["regions"] == [region]  # passed on as the request holds it
     assert rec.asked[1]["frame_stamps_ns"] == s2
     assert rec.waited == [s1, s2]  # each item asks only after its window is buffered
     with pytest.raises(ValueError, match="no option likelihoods"):
-        node.score_options(frames, "q", ["a"])
+        node.score_options(Request("q", frames, options=["a"]))
 
 
 def test_node_refusal_becomes_item_error() -> None:
     node = NodePredictor(client=Recorder(fail="question too long"))
     with pytest.raises(ValueError, match="the node refused the request: question too long"):
-        node.answer([np.zeros((4, 4, 3), np.uint8)], "q")
+        node.answer(Request("q", [Frame(rgb=np.zeros((4, 4, 3), np.uint8))]))
 
 
 MISSING = "requested frame stamp 5 ns is not in the buffer (holds 1 frames, 1..1 ns)"
@@ -90,7 +76,7 @@ def test_request_that_overtook_its_frames_is_retried() -> None:
     rec = Recorder(fail=MISSING, times=2)
     node = NodePredictor(client=rec)
     node.retry_pause_s = 0.0
-    assert node.answer([np.zeros((4, 4, 3), np.uint8)], "q").text == "ok"
+    assert node.answer(Request("q", [Frame(rgb=np.zeros((4, 4, 3), np.uint8))])).text == "ok"
     # reset frame, the item, then the item again before the third attempt (the second only waited)
     assert [n for n, _ in rec.published] == [1, 1, 1]
     assert rec.published[1][1] == rec.published[2][1]  # same stamps re-sent
@@ -101,5 +87,5 @@ def test_missing_frames_give_up_after_bounded_retries() -> None:
     node = NodePredictor(client=rec)
     node.retry_pause_s = 0.0
     with pytest.raises(ValueError, match="not in the buffer"):
-        node.answer([np.zeros((4, 4, 3), np.uint8)], "q")
+        node.answer(Request("q", [Frame(rgb=np.zeros((4, 4, 3), np.uint8))]))
     assert rec.times == 10**6 - 4  # one call and three retries
