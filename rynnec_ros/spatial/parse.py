@@ -277,7 +277,7 @@ def _classify(t: str, n: int) -> Parsed | None:  # noqa: C901 - one ordered deci
     unit = _asked_unit(t)
     yesno = _has(t, _YESNO_START) and not _has(t, r"\b(?:which|whose)\b")
     form = "yesno" if yesno else "choice"
-    side_words = _has(t, r"\bleft\b"), _has(t, r"\bright\b")
+    side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
 
     if n == 0:
         moved = r"\b(?:walk|walked|walking|walk|travel|traveled|travelled|moved|move|gone|go|covered|cover)\b"
@@ -331,7 +331,7 @@ def _classify(t: str, n: int) -> Parsed | None:  # noqa: C901 - one ordered deci
         if n == 2:
             return _make("right_predicate" if side_words[1] else "left_predicate")
         return None
-    above_obj = r"\b(?:above|over|on top of|resting on|sitting on top of|sitting on|on) OBJ|\bon top\b|above the other"
+    above_obj = r"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|resting on|sitting on|on) OBJ|\bon top\b"
     below_obj = r"\b(?:below|under|underneath|beneath) (?:OBJ|the other)|\bunderneath\b|\bbelow\b"
     if n == 2 and (_has(t, above_obj) or _has(t, below_obj)) and not _has(t, r"\bhow much\b|difference"):
         below = _has(t, below_obj)

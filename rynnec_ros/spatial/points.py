@@ -229,10 +229,15 @@ class ObjectGeometry:
     width: float
     yaw: float
     n_frames: int
+    corners_xy: np.ndarray  # 4×2 corners (in order around) of the oriented horizontal box
 
     @property
     def height(self) -> float:
         return self.z_max - self.z_min
+
+    def footprint_corners(self) -> np.ndarray:
+        """Plan-view outline, for "above" (one object over the other) tests."""
+        return self.corners_xy
 
     def nearest_distance(self, p: np.ndarray) -> float:
         """Distance to the nearest surface (2nd percentile, so single noisy points do not win)."""
@@ -348,6 +353,7 @@ def summarise(points: np.ndarray, n_frames: int, max_points: int = 20000, seed: 
     centre_xy = (u_lo + u_hi) / 2 * axis_u + (v_lo + v_hi) / 2 * axis_v
     du, dv = u_hi - u_lo, v_hi - v_lo
     center = np.array([centre_xy[0], centre_xy[1], (z_lo + z_hi) / 2])
+    corners = [u * axis_u + v * axis_v for u, v in ((u_lo, v_lo), (u_hi, v_lo), (u_hi, v_hi), (u_lo, v_hi))]
     return ObjectGeometry(
         points=points,
         center=center,
@@ -357,4 +363,5 @@ def summarise(points: np.ndarray, n_frames: int, max_points: int = 20000, seed: 
         width=float(min(du, dv)),
         yaw=yaw,
         n_frames=n_frames,
+        corners_xy=np.array(corners),
     )
