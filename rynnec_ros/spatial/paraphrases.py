@@ -5,7 +5,8 @@ appendix templates (Listing 1: camera distance, closer/closest, future direction
 height from ground, centre distance, tallest, above) and from everyday operator phrasing. Each entry is
 ``(expected, question)``: ``expected`` is the structured task string the question means (the same syntax
 as ``AskQuestion.task``, see ``parse.py``), listing only slots that differ from their defaults, plus
-``objects=`` when the subject is not the first object named. ``<objectK>`` is region K.
+``objects=`` (region indices, subject first) when the subject is not the first object named; without
+it the objects are taken in the order the question names them. ``<objectK>`` is region K.
 
 The split is fixed by position: within each family, entries at even positions form the development half
 (the parser may be tuned on them) and entries at odd positions the held-out half (never tuned on).
@@ -193,7 +194,7 @@ FAMILIES: dict[str, list[tuple[str, str]]] = {
         ("left_right_choice", "Is <object0> left or right of <object1>?"),
         ("left_predicate", "From where you stand, is <object0> on the left side of <object1>?"),
         ("right_predicate", "Does <object0> appear to the right of <object1>?"),
-        ("left_right_choice", "On which side of <object1> is <object0>, left or right?"),
+        ("left_right_choice objects=0,1", "On which side of <object1> is <object0>, left or right?"),
         ("leftmost_choice", "Which one is further to the left, <object0> or <object1>?"),
         ("leftmost_choice side=right", "Which one is more to the right, <object0> or <object1>?"),
         ("left_predicate objects=1,0", "Relative to <object0>, is <object1> on the left?"),

@@ -247,7 +247,8 @@ def _turn(clause: str) -> tuple[str | None, float]:
 
 def _subject_second(t: str) -> bool:
     """Whether the question names its reference object first ("Relative to OBJ, is OBJ ...")."""
-    return _has(t, r"^(?:relative to|compared (?:with|to)|with respect to|in relation to) OBJ\b")
+    lead = r"^(?:relative to|compared (?:with|to)|with respect to|in relation to) OBJ\b"
+    return _has(t, lead) or _has(t, r"\bside of OBJ (?:is|does|do you see) OBJ\b")
 
 
 def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, str]:
