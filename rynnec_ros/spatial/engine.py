@@ -16,6 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rynnec_ros.spatial.ground import GroundParams, Plane, choose_ground, detect_planes, rotation_aligning
+from rynnec_ros.spatial.parse import (
+    NOT_MEASURABLE,
+    Parsed,
+    TaskSyntaxError,
+    object_references,
+    parse_question,
+    parse_structured,
+)
 from rynnec_ros.spatial.points import (
     ObjectGeometry,
     PointParams,
@@ -29,14 +37,6 @@ from rynnec_ros.spatial.points import (
 )
 from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
 from rynnec_ros.spatial.support import remove_support_points, rest_on_support
-from rynnec_ros.spatial.parse import (
-    NOT_MEASURABLE,
-    Parsed,
-    TaskSyntaxError,
-    object_references,
-    parse_question,
-    parse_structured,
-)
 from rynnec_ros.spatial.templates import TASK_BY_NAME
 from rynnec_ros.types import Answer, Frame, Request
 
@@ -76,6 +76,10 @@ class SpatialEngine:
         if self.params.arm_length_m <= 0:
             raise ValueError(f"arm_length_m must be positive, got {self.params.arm_length_m}")
         self._plane_cache: OrderedDict[str, list[Plane]] = OrderedDict()
+
+    def clear_cache(self) -> None:
+        """Forget cached planes (a benchmark's "new window", or to free memory)."""
+        self._plane_cache.clear()
 
     # ------------------------------------------------------------------ routing
     def understand(self, request: Request) -> tuple[Parsed | None, str]:

@@ -40,7 +40,10 @@ FAMILIES: dict[str, list[tuple[str, str]]] = {
         ("closest_to_camera", "Which is closest to you, <object0> or <object1> or <object2>?"),
         ("closest_to_camera", "Among <object0>, <object1>, and <object2>, which one is nearer to you?"),
         ("closest_to_camera", "Which of <object0>, <object1>, or <object2> is closest to you?"),
-        ("closest_to_camera", "Which of the three objects, <object0>, <object1>, or <object2>, is closest to you?"),
+        (
+            "closest_to_camera",
+            "Which of the three objects, <object0>, <object1>, or <object2>, is closest to you?",
+        ),
         ("closer_to_camera order=far", "Which is farther from me, <object0> or <object1>?"),
         ("closest_to_camera order=far", "Of <object0>, <object1> and <object2>, which is the farthest away?"),
         ("closer_to_camera form=yesno", "Is <object0> closer to me than <object1>?"),
@@ -50,7 +53,10 @@ FAMILIES: dict[str, list[tuple[str, str]]] = {
         ("closest_to_camera", "Out of <object0>, <object1> and <object2>, which is nearest to me?"),
         ("closer_to_camera form=yesno", "Is <object0> nearer to you than <object1> is?"),
         ("closer_to_camera", "<object0> or <object1>: which one is the closer one to me?"),
-        ("closest_to_camera order=far", "Which among <object0>, <object1>, <object2> is most distant from you?"),
+        (
+            "closest_to_camera order=far",
+            "Which among <object0>, <object1>, <object2> is most distant from you?",
+        ),
         ("closer_to_camera order=far form=yesno", "Is <object0> further from me than <object1>?"),
     ],
     "center_distance": [
@@ -79,10 +85,19 @@ FAMILIES: dict[str, list[tuple[str, str]]] = {
         ("height_from_ground point=top", "How far above the floor is the top surface of <object0>?"),
         ("height_from_ground", "At what height above the ground is <object0>?"),
         ("height_from_ground point=bottom", "How far off the floor is the underside of <object0>?"),
-        ("height_from_ground point=top", "What is the height of the highest point of <object0> from the ground?"),
+        (
+            "height_from_ground point=top",
+            "What is the height of the highest point of <object0> from the ground?",
+        ),
         ("height_from_ground", "How far above the floor is the middle of <object0>?"),
-        ("height_from_ground point=bottom", "What is the clearance under <object0>, from the floor to its lowest point?"),
-        ("height_from_ground point=top unit=cm", "How many centimeters above the floor is the top of <object0>?"),
+        (
+            "height_from_ground point=bottom",
+            "What is the clearance under <object0>, from the floor to its lowest point?",
+        ),
+        (
+            "height_from_ground point=top unit=cm",
+            "How many centimeters above the floor is the top of <object0>?",
+        ),
         ("height_from_ground", "What is the elevation of <object0> above floor level?"),
         ("height_from_ground point=top", "How high up from the ground does <object0> reach at its top?"),
         ("height_from_ground point=bottom", "At what height is the base of <object0> above the floor?"),
@@ -92,21 +107,48 @@ FAMILIES: dict[str, list[tuple[str, str]]] = {
         ("height_from_ground", "How far is <object0> above the floor?"),
     ],
     "height_difference": [
-        ("height_difference", "What is the height difference above ground level between <object0> and <object1>?"),
-        ("height_difference", "How much higher or lower is <object0> compared to <object1> above the ground?"),
-        ("height_difference", "By what amount does the elevation of <object0> differ from that of <object1>?"),
+        (
+            "height_difference",
+            "What is the height difference above ground level between <object0> and <object1>?",
+        ),
+        (
+            "height_difference",
+            "How much higher or lower is <object0> compared to <object1> above the ground?",
+        ),
+        (
+            "height_difference",
+            "By what amount does the elevation of <object0> differ from that of <object1>?",
+        ),
         ("height_difference point=top", "How much higher is the top of <object0> than the top of <object1>?"),
-        ("height_difference point=bottom", "What is the difference in height between the bottoms of <object0> and <object1>?"),
+        (
+            "height_difference point=bottom",
+            "What is the difference in height between the bottoms of <object0> and <object1>?",
+        ),
         ("height_difference", "How much higher is <object0> than <object1>?"),
-        ("height_difference point=top", "What is the height difference between the tops of <object0> and <object1>?"),
+        (
+            "height_difference point=top",
+            "What is the height difference between the tops of <object0> and <object1>?",
+        ),
         ("height_difference", "By how much do the centers of <object0> and <object1> differ in height?"),
-        ("height_difference point=bottom", "How much lower is the bottom of <object0> than the bottom of <object1>?"),
+        (
+            "height_difference point=bottom",
+            "How much lower is the bottom of <object0> than the bottom of <object1>?",
+        ),
         ("height_difference", "What is the vertical offset between <object0> and <object1>?"),
-        ("height_difference point=top unit=cm", "In centimeters, how much taller does the top of <object0> stand than the top of <object1>?"),
+        (
+            "height_difference point=top unit=cm",
+            "In centimeters, how much taller does the top of <object0> stand than the top of <object1>?",
+        ),
         ("height_difference", "How far apart in height are <object0> and <object1>?"),
-        ("height_difference point=top", "Compare the top edges of <object0> and <object1>: what is the height gap?"),
+        (
+            "height_difference point=top",
+            "Compare the top edges of <object0> and <object1>: what is the height gap?",
+        ),
         ("height_difference", "How much lower is <object0> than <object1>?"),
-        ("height_difference point=bottom", "How big is the height difference between the undersides of <object0> and <object1>?"),
+        (
+            "height_difference point=bottom",
+            "How big is the height difference between the undersides of <object0> and <object1>?",
+        ),
         ("height_difference", "What is the difference in elevation between <object0> and <object1>?"),
     ],
     "object_size": [
@@ -130,9 +172,15 @@ FAMILIES: dict[str, list[tuple[str, str]]] = {
         ("object_length", "Estimate the length of <object0>."),
     ],
     "size_choice": [
-        ("tallest_choice", "Among the three objects <object0>, <object1>, and <object2>, which one is the tallest?"),
+        (
+            "tallest_choice",
+            "Among the three objects <object0>, <object1>, and <object2>, which one is the tallest?",
+        ),
         ("tallest_choice", "Which of the three objects <object0>, <object1>, and <object2> is tallest?"),
-        ("tallest_choice", "Out of the three objects <object0>, <object1>, and <object2>, which one is the tallest?"),
+        (
+            "tallest_choice",
+            "Out of the three objects <object0>, <object1>, and <object2>, which one is the tallest?",
+        ),
         ("tallest_choice", "Which is taller, <object0> or <object1>?"),
         ("tallest_choice order=min", "Which is shorter, <object0> or <object1>?"),
         ("tallest_choice dim=length", "Which one is longer, <object0> or <object1>?"),
@@ -167,7 +215,10 @@ FAMILIES: dict[str, list[tuple[str, str]]] = {
         ("below_predicate", "Can you check whether <object0> is positioned below <object1>?"),
         ("above_choice", "Between <object0> and <object1>, which is the one above?"),
         ("above_predicate", "Is <object0> sitting on top of <object1>?"),
-        ("above_choice relation=below", "Which of <object0> and <object1> is lower down, underneath the other?"),
+        (
+            "above_choice relation=below",
+            "Which of <object0> and <object1> is lower down, underneath the other?",
+        ),
     ],
     "higher_lower": [
         ("higher_choice", "Which one is higher, <object0> or <object1>?"),
@@ -227,43 +278,109 @@ FAMILIES: dict[str, list[tuple[str, str]]] = {
         ("direction_clock", "At what clock direction is <object0> relative to you?"),
         ("direction_clock", "Where is <object0> in clock terms, from your point of view?"),
         ("direction_degrees", "At how many degrees clockwise from where you face is <object0>?"),
-        ("rotate_to_face", "How many degrees clockwise do you need to turn to face the direction of <object0>?"),
-        ("rotate_to_face", "To face towards <object0>, how many degrees should you rotate in a clockwise direction?"),
-        ("rotate_to_face", "What degree of clockwise rotation is necessary for you to face <object0>'s direction?"),
+        (
+            "rotate_to_face",
+            "How many degrees clockwise do you need to turn to face the direction of <object0>?",
+        ),
+        (
+            "rotate_to_face",
+            "To face towards <object0>, how many degrees should you rotate in a clockwise direction?",
+        ),
+        (
+            "rotate_to_face",
+            "What degree of clockwise rotation is necessary for you to face <object0>'s direction?",
+        ),
         ("direction_clock", "Which o'clock is <object0> at?"),
-        ("direction_degrees", "What is the bearing of <object0> in degrees, measured clockwise from straight ahead?"),
+        (
+            "direction_degrees",
+            "What is the bearing of <object0> in degrees, measured clockwise from straight ahead?",
+        ),
         ("rotate_to_face direction=ccw", "How many degrees counterclockwise must I turn to face <object0>?"),
         ("direction_clock", "If straight ahead is 12 o'clock, at what o'clock is <object0>?"),
         ("rotate_to_face", "How far clockwise should I rotate, in degrees, to look straight at <object0>?"),
         ("direction_degrees", "In degrees clockwise from your heading, where is <object0>?"),
         ("direction_clock", "Using the clock face, what direction is <object0> from me?"),
-        ("rotate_to_face direction=ccw", "How many degrees anticlockwise do you have to rotate to face <object0>?"),
+        (
+            "rotate_to_face direction=ccw",
+            "How many degrees anticlockwise do you have to rotate to face <object0>?",
+        ),
         ("direction_degrees", "What angle, clockwise from my forward direction, is <object0> at?"),
         ("direction_clock", "Tell me the clock position of <object0> relative to me."),
     ],
     "future_direction": [
-        ("future_direction_clock turn=left angle_deg=90", "After you turn 90 degrees to the left, where will <object0> be in relation to you?"),
-        ("future_direction_clock turn=left angle_deg=90", "If you turn left by 90 degrees, in which direction will <object0> be positioned?"),
-        ("future_direction_clock turn=left angle_deg=90", "Upon making a 90-degree left turn, how will <object0> be oriented with respect to you?"),
-        ("future_direction_clock turn=right angle_deg=90", "If I turn right 90 degrees, at what o'clock will <object0> be?"),
-        ("future_direction_clock turn=right angle_deg=180", "After turning around 180 degrees to the right, which clock direction is <object0> at?"),
-        ("future_direction_degrees turn=left angle_deg=45", "After a 45 degree turn to the left, how many degrees clockwise from my heading is <object0>?"),
-        ("future_direction_clock turn=right angle_deg=30", "Once you rotate 30 degrees to your right, where is <object0> on the clock?"),
-        ("future_direction_clock turn=left angle_deg=60", "Turn left by 60 degrees: at which o'clock does <object0> end up?"),
-        ("future_direction_degrees turn=right angle_deg=90", "If you turned 90 degrees right, at how many degrees clockwise would <object0> be?"),
-        ("future_direction_clock turn=left angle_deg=90", "Imagine you make a quarter turn to the left. Where would <object0> be, in clock terms?"),
-        ("future_direction_clock turn=right angle_deg=120", "After rotating 120 degrees clockwise, what clock direction will <object0> be in?"),
-        ("future_direction_clock turn=left angle_deg=45", "If I rotate 45 degrees counterclockwise, where will <object0> be relative to me?"),
-        ("future_direction_degrees turn=left angle_deg=30", "After turning 30 degrees left, what is the clockwise angle from my heading to <object0>?"),
-        ("future_direction_clock turn=right angle_deg=90", "When you have turned right by ninety degrees, at what o'clock will <object0> be?"),
-        ("future_direction_clock turn=left angle_deg=180", "If you turn 180 degrees to the left, where is <object0> then?"),
-        ("future_direction_clock turn=right angle_deg=60", "Suppose I turn to my right by 60 degrees; which o'clock direction is <object0> at?"),
+        (
+            "future_direction_clock turn=left angle_deg=90",
+            "After you turn 90 degrees to the left, where will <object0> be in relation to you?",
+        ),
+        (
+            "future_direction_clock turn=left angle_deg=90",
+            "If you turn left by 90 degrees, in which direction will <object0> be positioned?",
+        ),
+        (
+            "future_direction_clock turn=left angle_deg=90",
+            "Upon making a 90-degree left turn, how will <object0> be oriented with respect to you?",
+        ),
+        (
+            "future_direction_clock turn=right angle_deg=90",
+            "If I turn right 90 degrees, at what o'clock will <object0> be?",
+        ),
+        (
+            "future_direction_clock turn=right angle_deg=180",
+            "After turning around 180 degrees to the right, which clock direction is <object0> at?",
+        ),
+        (
+            "future_direction_degrees turn=left angle_deg=45",
+            "After a 45 degree turn to the left, how many degrees clockwise from my heading is <object0>?",
+        ),
+        (
+            "future_direction_clock turn=right angle_deg=30",
+            "Once you rotate 30 degrees to your right, where is <object0> on the clock?",
+        ),
+        (
+            "future_direction_clock turn=left angle_deg=60",
+            "Turn left by 60 degrees: at which o'clock does <object0> end up?",
+        ),
+        (
+            "future_direction_degrees turn=right angle_deg=90",
+            "If you turned 90 degrees right, at how many degrees clockwise would <object0> be?",
+        ),
+        (
+            "future_direction_clock turn=left angle_deg=90",
+            "Imagine you make a quarter turn to the left. Where would <object0> be, in clock terms?",
+        ),
+        (
+            "future_direction_clock turn=right angle_deg=120",
+            "After rotating 120 degrees clockwise, what clock direction will <object0> be in?",
+        ),
+        (
+            "future_direction_clock turn=left angle_deg=45",
+            "If I rotate 45 degrees counterclockwise, where will <object0> be relative to me?",
+        ),
+        (
+            "future_direction_degrees turn=left angle_deg=30",
+            "After turning 30 degrees left, what is the clockwise angle from my heading to <object0>?",
+        ),
+        (
+            "future_direction_clock turn=right angle_deg=90",
+            "When you have turned right by ninety degrees, at what o'clock will <object0> be?",
+        ),
+        (
+            "future_direction_clock turn=left angle_deg=180",
+            "If you turn 180 degrees to the left, where is <object0> then?",
+        ),
+        (
+            "future_direction_clock turn=right angle_deg=60",
+            "Suppose I turn to my right by 60 degrees; which o'clock direction is <object0> at?",
+        ),
     ],
     "reachability": [
         ("reachability", "Can you reach <object0> without moving?"),
         ("reachability arm_length_m=1.5", "Can I reach <object0> if my arm is 1.5 meters long?"),
         ("reachability", "Is <object0> within arm's reach?"),
-        ("reachability arm_length_m=1.2", "With an arm length of 1.2 m, can you pick up <object0> from here?"),
+        (
+            "reachability arm_length_m=1.2",
+            "With an arm length of 1.2 m, can you pick up <object0> from here?",
+        ),
         ("reachability", "Can you grab <object0> from where you are?"),
         ("reachability arm_length_m=0.6", "My arm is 60 cm long. Can I touch <object0> without walking?"),
         ("reachability", "Is <object0> close enough for you to pick up without walking?"),
@@ -273,9 +390,15 @@ FAMILIES: dict[str, list[tuple[str, str]]] = {
         ("reachability", "Do I need to walk to pick up <object0>, or can I reach it?"),
         ("reachability arm_length_m=0.9", "Is <object0> within reach of a 0.9 meter arm?"),
         ("reachability", "Can you get <object0> without taking a step?"),
-        ("reachability arm_length_m=1.5", "Given that your arm is 150 centimeters long, can you reach <object0>?"),
+        (
+            "reachability arm_length_m=1.5",
+            "Given that your arm is 150 centimeters long, can you reach <object0>?",
+        ),
         ("reachability", "Is <object0> reachable from here?"),
-        ("reachability arm_length_m=0.75", "With a reach of 0.75 meters, can I grab <object0> without moving?"),
+        (
+            "reachability arm_length_m=0.75",
+            "With a reach of 0.75 meters, can I grab <object0> without moving?",
+        ),
     ],
     "walked_distance": [
         ("walked_distance", "How far have you walked in total?"),

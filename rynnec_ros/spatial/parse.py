@@ -121,13 +121,17 @@ def parse_structured(text: str) -> Parsed:
             try:
                 objects = [int(v) for v in value.split(",")]
             except ValueError:
-                raise TaskSyntaxError(f"objects must be comma-separated region indices, got {value!r}") from None
+                raise TaskSyntaxError(
+                    f"objects must be comma-separated region indices, got {value!r}"
+                ) from None
             if any(k < 0 for k in objects) or len(set(objects)) != len(objects):
                 raise TaskSyntaxError(f"objects must be distinct non-negative indices, got {value!r}")
             continue
         if key not in slots:
             allowed = sorted(SLOTS[task]) + ([] if task in _NO_OBJECTS else ["objects"])
-            raise TaskSyntaxError(f"task {task} has no slot {key!r}; its slots: {', '.join(allowed) or 'none'}")
+            raise TaskSyntaxError(
+                f"task {task} has no slot {key!r}; its slots: {', '.join(allowed) or 'none'}"
+            )
         if key in _NUMERIC:
             try:
                 number = float(value)
@@ -147,7 +151,9 @@ def parse_structured(text: str) -> Parsed:
 # ------------------------------------------------------------------------------ free text
 _OBJ_RE = re.compile(r"\[\s*(?:<REGION>\s*)+\]|<\s*region\s*>|<\s*object\s*_?\s*(\d+)\s*>", re.IGNORECASE)
 _WORD_NUMBERS = {"thirty": "30", "forty five": "45", "forty-five": "45", "sixty": "60", "ninety": "90"}
-_WORD_NUMBERS.update({"one hundred eighty": "180", "a hundred and eighty": "180", "one hundred and eighty": "180"})
+_WORD_NUMBERS.update(
+    {"one hundred eighty": "180", "a hundred and eighty": "180", "one hundred and eighty": "180"}
+)
 
 
 def object_references(question: str) -> list[int | None]:
@@ -173,6 +179,23 @@ def _has(t: str, pattern: str) -> bool:
 _ME = r"(?:me|you|myself|yourself|the camera|the robot)"
 _MY = r"(?:my|your)"
 _TURN_VERB = r"\b(?:turn|turns|turned|turning|rotate|rotates|rotated|rotating|rotation)\b"
+_TURN_WORDS = r"\b(?:left|right|clockwise|counterclockwise|anticlockwise|around|degrees?)\b"
+_FACE = r"\bto (?:face|look (?:straight )?at)\b|\bface OBJ|facing OBJ|face towards? OBJ|face the direction"
+_OVER_FLOOR = (
+    r"(?:above|off|from) (?:the )?(?:ground|floor)|floor level|\belevation\b"
+    r"|clearance|how high|at what height"
+)
+_REACH = (
+    r"\breach|\bgrab\b|pick (?:it |OBJ )?up|get hold|\btouch\b|\barm\b"
+    r"|without (?:walking|moving|stepping|taking a step)"
+)
+_DIFF = (
+    r"\bhow much (?:higher|lower|taller)|higher or lower|differ|difference|vertical offset"
+    r"|apart in height|height gap"
+)
+_SIZE_CMP = (
+    r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b|greater height"
+)
 _YESNO_START = r"^(?:is|are|does|do|can|could|would|will|was|has|have)\b"
 _UNITS = {
     "cm": r"centimeters?|cms?",
@@ -221,9 +244,8 @@ def _length_m(t: str) -> float | None:
 def _turn_clause(t: str) -> str | None:
     """The clause (between punctuation) that describes my turn, if the question imagines one."""
     for clause in re.split(r"[,.;:?!]", t):
-        if _has(clause, _TURN_VERB) and not _has(clause, r"\bto (?:face|look)\b|\bface OBJ"):
-            if _has(clause, r"\b(?:left|right|clockwise|counterclockwise|anticlockwise|around|degrees?)\b"):
-                return clause
+        if _has(clause, _TURN_VERB) and _has(clause, _TURN_WORDS) and not _has(clause, _FACE):
+            return clause
     return None
 
 
@@ -274,7 +296,7 @@ def _make(task: str, **slots: str | float | None) -> Parsed:
     return Parsed(task, full)
 
 
-def _classify(t: str, n: int) -> Parsed | None:  # noqa: C901 - one ordered decision list reads best
+def _classify(t: str, n: int) -> Parsed | None:
     unit = _asked_unit(t)
     yesno = _has(t, _YESNO_START) and not _has(t, r"\b(?:which|whose)\b")
     form = "yesno" if yesno else "choice"
@@ -287,12 +309,14 @@ def _classify(t: str, n: int) -> Parsed | None:  # noqa: C901 - one ordered deci
         return None
 
     if n == 1:
-        if _has(t, r"\bto (?:face|look (?:straight )?at)\b|\bface OBJ|facing OBJ|face towards? OBJ|face the direction"):
+        if _has(t, _FACE):
             ccw = _has(t, r"counterclockwise|anticlockwise|counter clockwise|to the left|to my left|\bleft\b")
             return _make("rotate_to_face", direction="ccw" if ccw else "cw")
         clause = _turn_clause(t)
         rest = t.replace(clause, " ") if clause else t
-        if clause is not None and _has(rest, r"o'?\s?clock|clock|where|direction|degrees?|angle|oriented|position"):
+        if clause is not None and _has(
+            rest, r"o'?\s?clock|clock|where|direction|degrees?|angle|oriented|position"
+        ):
             side, angle = _turn(clause)
             degrees = _has(rest, r"\bdegrees?\b|\bangle\b") and not _has(rest, r"o'?\s?clock|\bclock\b")
             task = "future_direction_degrees" if degrees else "future_direction_clock"
@@ -302,16 +326,17 @@ def _classify(t: str, n: int) -> Parsed | None:  # noqa: C901 - one ordered deci
         if _has(t, r"\bbearing\b|\bangle\b|\bdegrees?\b"):
             return _make("direction_degrees")
         if any(side_words) and _has(
-            t, rf"\b{_MY} (?:left|right)|(?:left|right) of {_ME}\b|relative to {_ME}\b|side of {_ME}\b|"
-            rf"\bi'?m facing|\bi am facing|\b{_MY} (?:left|right) hand"
+            t,
+            rf"\b{_MY} (?:left|right)|(?:left|right) of {_ME}\b|relative to {_ME}\b|side of {_ME}\b|"
+            rf"\bi'?m facing|\bi am facing|\b{_MY} (?:left|right) hand",
         ):
             side = None if all(side_words) else ("left" if side_words[0] else "right")
             return _make("side_of_me", side=side)
         if _has(t, r"\bitself\b|(?:bottom|base) to (?:its )?top|\bhow tall\b|\btall\b|vertical size"):
             return _make("object_height", unit=unit)
-        if _has(t, r"(?:above|off|from) (?:the )?(?:ground|floor)|floor level|\belevation\b|clearance|how high|at what height"):
+        if _has(t, _OVER_FLOOR):
             return _make("height_from_ground", point=_point(t), unit=unit)
-        if _has(t, r"\breach|\bgrab\b|pick (?:it |OBJ )?up|get hold|\btouch\b|without (?:walking|moving|stepping|taking a step)|\barm\b"):
+        if _has(t, _REACH):
             return _make("reachability", arm_length_m=_length_m(t))
         if _has(t, r"\bheight\b"):
             return _make("object_height", unit=unit)
@@ -319,13 +344,18 @@ def _classify(t: str, n: int) -> Parsed | None:  # noqa: C901 - one ordered deci
             return _make("object_width", unit=unit)
         if _has(t, r"\bhow long\b|\blength\b|\blong\b|longest side"):
             return _make("object_length", unit=unit)
-        if _has(t, rf"how far|distance|\brange\b|\bgap\b|\baway\b|how distant|how many \w+ am i from|\bfrom {_ME}\b"):
+        if _has(
+            t,
+            rf"how far|distance|\brange\b|\bgap\b|\baway\b|how distant|how many \w+ am i from|\bfrom {_ME}\b",
+        ):
             return _make("distance_to_camera", unit=unit)
         return None
 
     # Two or three objects.
     if any(side_words):
-        if _has(t, r"\b(?:which|whose)\b") and _has(t, r"\b(?:further|farther|more|most|furthest|farthest)\b|leftmost|rightmost"):
+        if _has(t, r"\b(?:which|whose)\b") and _has(
+            t, r"\b(?:further|farther|more|most|furthest|farthest)\b|leftmost|rightmost"
+        ):
             return _make("leftmost_choice", side="right" if side_words[1] and not side_words[0] else "left")
         if n == 2 and all(side_words):
             return _make("left_right_choice")
@@ -339,18 +369,18 @@ def _classify(t: str, n: int) -> Parsed | None:  # noqa: C901 - one ordered deci
         if _has(t, r"\b(?:which|whose)\b"):
             return _make("above_choice", relation="below" if below else "above")
         return _make("below_predicate" if below else "above_predicate")
-    diff = r"\bhow much (?:higher|lower|taller)|higher or lower|differ|difference|vertical offset|apart in height|height gap"
-    if n == 2 and _has(t, diff):
+    if n == 2 and _has(t, _DIFF):
         return _make("height_difference", point=_point(t), unit=unit)
     if _has(t, r"\b(?:higher|lower|highest|lowest)\b|closer to the (?:floor|ground)|at a greater height"):
         order = "min" if _has(t, r"\b(?:lower|lowest)\b|closer to the (?:floor|ground)") else "max"
         return _make("higher_choice", point=_point(t), order=order, form=form)
-    size = r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b|greater height"
-    if _has(t, size):
+    if _has(t, _SIZE_CMP):
         dim = "length" if _has(t, r"\blong|\blength") else "width" if _has(t, r"\bwid|\bnarrow") else "height"
         order = "min" if _has(t, r"\b(?:shorter|shortest|narrower|narrowest)\b") else "max"
         return _make("tallest_choice", dim=dim, order=order, form=form)
-    near_far = r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b|most distant|by distance"
+    near_far = (
+        r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b|most distant|by distance"
+    )
     if _has(t, near_far):
         order = "far" if _has(t, r"\b(?:farther|further|farthest|furthest)\b|most distant") else "near"
         if n == 3:

@@ -20,8 +20,8 @@ from rynnec_ros.spatial.bagio import read_frames
 from rynnec_ros.spatial.dataset import MASKS_FORMAT, decode_mask, encode_mask, load_json
 from rynnec_ros.spatial.egocentric import after_turn, bearing_cw_deg, heading, lateral_and_forward
 from rynnec_ros.spatial.engine import SpatialEngine
-from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
 from rynnec_ros.spatial.parse import SLOTS, parse_question
+from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
 from rynnec_ros.spatial.templates import TASKS, TaskSpec, turn_phrase
 from rynnec_ros.types import Frame, Region, Request
 
@@ -170,7 +170,9 @@ def generate(
                 continue
             question = _fill(spec, rng, n_obj)
             parsed, _ = parse_question(question, n_obj)
-            slots = parsed.slots if parsed is not None and parsed.task == spec.name else dict(SLOTS[spec.name])
+            slots = (
+                parsed.slots if parsed is not None and parsed.task == spec.name else dict(SLOTS[spec.name])
+            )
             scene = oracle(window, [v.object_id for v in chosen])
             if scene is None or len(scene.objects) != n_obj:
                 continue
@@ -211,7 +213,9 @@ def generate(
                 entry["value"], entry["unit"] = None, None
                 entry["answer_index"] = int(ans.object_ids[0])
             elif spec.kind == "yesno":
-                entry["options"] = ["Left", "Right"] if ans.text.startswith(("Left", "Right")) else ["Yes", "No"]
+                entry["options"] = (
+                    ["Left", "Right"] if ans.text.startswith(("Left", "Right")) else ["Yes", "No"]
+                )
                 entry["answer_index"] = 0 if ans.text.startswith(("Yes", "Left")) else 1
             out.append(entry)
             made += 1

@@ -1,4 +1,4 @@
-"""Paraphrase evaluation scored against the scene model: it cannot agree with the answering code by construction.
+"""Paraphrase evaluation against the scene model: by construction it cannot agree with the answering code.
 
 Questions come from ``paraphrases.py`` (written independently of the parser); scenes from
 ``scene.make_scene`` rendered here; ground truth from the scene model's primitives and camera poses with
@@ -243,7 +243,9 @@ def evaluate_half(
             else:
                 pick = [seen[i] for i in rng.choice(len(seen), n, replace=False)] if n else []
             regions = [
-                Region(o.object_id, {i: m == o.object_id for i, m in enumerate(ids) if (m == o.object_id).any()})
+                Region(
+                    o.object_id, {i: m == o.object_id for i, m in enumerate(ids) if (m == o.object_id).any()}
+                )
                 for o in pick
             ]
             named = list(dict.fromkeys(r for r in object_references(question) if r is not None))
@@ -293,3 +295,13 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         }
         for task, rs in sorted(groups.items())
     }
+
+
+def format_table(per_task: dict[str, dict[str, Any]]) -> str:
+    """Plain-text per-task table (the issue's report form)."""
+    lines = [f"{'task':<26}{'metric':<10}{'n':>5}{'score':>8}{'misrouted':>10}{'slot err':>9}"]
+    for task, s in per_task.items():
+        lines.append(
+            f"{task:<26}{s['metric']:<10}{s['n']:>5}{s['score']:>8.3f}{s['misrouted']:>10}{s['slot_errors']:>9}"
+        )
+    return "\n".join(lines)

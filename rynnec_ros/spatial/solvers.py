@@ -192,7 +192,9 @@ def solve(task: str, scene: Scene, slots: dict, arm_length_m: float) -> Answer:
             raise Undeterminable("no floor plane is visible in the depth of this window")
         point = str(slots["point"])
         v, words = _amount(_height_over(scene.ground, objs[0], point), unit)
-        return _quantity(f"The {_POINT_WORDS[point]} of {_ref(ks[0])} is {words} above the ground.", v, unit, ks)
+        return _quantity(
+            f"The {_POINT_WORDS[point]} of {_ref(ks[0])} is {words} above the ground.", v, unit, ks
+        )
 
     if task == "height_difference":
         point = str(slots["point"])  # a difference needs only gravity, not the floor
@@ -200,7 +202,9 @@ def solve(task: str, scene: Scene, slots: dict, arm_length_m: float) -> Answer:
         v, words = _amount(abs(d), unit)
         rel = "higher" if d >= 0 else "lower"
         p = _POINT_WORDS[point]
-        return _quantity(f"The {p} of {_ref(ks[0])} is {words} {rel} than the {p} of {_ref(ks[1])}.", v, unit, ks)
+        return _quantity(
+            f"The {p} of {_ref(ks[0])} is {words} {rel} than the {p} of {_ref(ks[1])}.", v, unit, ks
+        )
 
     if task in ("object_height", "object_width", "object_length"):
         dim = task.split("_")[1]
@@ -211,7 +215,11 @@ def solve(task: str, scene: Scene, slots: dict, arm_length_m: float) -> Answer:
     if task == "tallest_choice":
         dim, order = str(slots["dim"]), str(slots["order"])
         values = [float(getattr(o, dim)) for o in objs]
-        words = {"height": ("taller", "shorter"), "length": ("longer", "shorter"), "width": ("wider", "narrower")}
+        words = {
+            "height": ("taller", "shorter"),
+            "length": ("longer", "shorter"),
+            "width": ("wider", "narrower"),
+        }
         word = words[dim][0 if order == "max" else 1]
         if len(objs) > 2:
             word = word[:-1] + "st" if word.endswith("er") else word
@@ -221,8 +229,10 @@ def solve(task: str, scene: Scene, slots: dict, arm_length_m: float) -> Answer:
     if task == "higher_choice":
         point, order = str(slots["point"]), str(slots["order"])
         values = [_height_over(scene.ground, o, point) for o in objs]
-        word = ("higher" if order == "max" else "lower") if len(objs) == 2 else (
-            "the highest" if order == "max" else "the lowest"
+        word = (
+            ("higher" if order == "max" else "lower")
+            if len(objs) == 2
+            else ("the highest" if order == "max" else "the lowest")
         )
         reading = f"comparing the heights of their {_POINT_WORDS[point]}s above the floor"
         return _choice_or_yesno(ks, values, order, str(slots["form"]), word, reading)
@@ -241,7 +251,8 @@ def solve(task: str, scene: Scene, slots: dict, arm_length_m: float) -> Answer:
         top = [i for i, j in ((0, 1), (1, 0)) if is_above(objs[i], objs[j])]
         if not top:
             return Answer(
-                text=f"Neither: {_above_text(ks[0], objs[0], ks[1], objs[1])}, nor is {_ref(ks[1])} above it.",
+                text=f"Neither: {_above_text(ks[0], objs[0], ks[1], objs[1])}, nor is {_ref(ks[1])} above "
+                "it.",
                 object_ids=[],
             )
         i = top[0] if slots["relation"] == "above" else 1 - top[0]
@@ -302,7 +313,9 @@ def solve(task: str, scene: Scene, slots: dict, arm_length_m: float) -> Answer:
         if task == "rotate_to_face":
             if slots["direction"] == "ccw":
                 ccw = float(np.mod(360.0 - b, 360.0))
-                return _quantity(f"I need to turn {round(ccw)} degrees counterclockwise to face {ref}.", ccw, "deg", ks)
+                return _quantity(
+                    f"I need to turn {round(ccw)} degrees counterclockwise to face {ref}.", ccw, "deg", ks
+                )
             return _quantity(f"I need to turn {round(b)} degrees clockwise to face {ref}.", b, "deg", ks)
         side = f"{round(360 - b)} degrees to my left" if b > 180 else f"{round(b)} degrees to my right"
         return _quantity(f"{ref} is {round(b)} degrees clockwise from where I face ({side}).", b, "deg", ks)

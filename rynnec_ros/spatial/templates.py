@@ -7,7 +7,6 @@ Questions are understood by ``parse.py`` (rules over cue words, not these phrasi
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 
@@ -21,7 +20,6 @@ class TaskSpec:
     n_objects: tuple[int, ...]
     unit: str | None
     phrasings: tuple[str, ...]
-
 
 
 TASKS: tuple[TaskSpec, ...] = (

@@ -159,7 +159,9 @@ def test_bad_input_raises_clear_errors(views) -> None:
     assert not ok and why.startswith("not a spatial question I can measure") and "unknown spatial task" in why
     for question in ("What colour is <object0>?", "Is <object0> above <object1>?"):
         a = engine.answer(_request(views, question))
-        assert a.task is None and a.value is None and a.reason.startswith("not a spatial question I can measure")
+        assert (
+            a.task is None and a.value is None and a.reason.startswith("not a spatial question I can measure")
+        )
     assert "needs 2 objects" in engine.answer(_request(views, "Is <object0> above <object1>?")).reason
     assert engine.can_answer(_request(views, "What colour is <object0>?"))[0] is False
     with pytest.raises(ValueError, match="arm_length_m"):

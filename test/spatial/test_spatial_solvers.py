@@ -43,7 +43,9 @@ ME = make_T(yaw_matrix(0.0) @ LINK_R_OPTICAL, np.array([0.0, 0.0, 1.5]))
 A = Obj(np.array([3.0, 0.0, 1.5]), 0.4, 0.5, 0.3, 2.8)  # ahead, 3 m, at eye height
 B = Obj(np.array([0.0, -2.0, 0.5]), 1.0, 1.2, 0.6, 0.7)  # right, low
 C = Obj(np.array([-4.0, 3.0, 1.0]), 2.0, 0.8, 0.8, 4.5)  # behind-left
-D = Obj(np.array([0.1, -2.0, 1.2]), 0.4, 0.3, 0.2, 0.9)  # resting on B: bottom 1.0 = B's top, inside its footprint
+D = Obj(
+    np.array([0.1, -2.0, 1.2]), 0.4, 0.3, 0.2, 0.9
+)  # resting on B: bottom 1.0 = B's top, inside its footprint
 FLOOR = Plane(np.array([0.0, 0.0, 1.0]), 0.0, 0)
 
 

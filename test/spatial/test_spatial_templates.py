@@ -23,6 +23,7 @@ def parse_turn(question: str) -> float | None:
     angle = float(parsed.slots["angle_deg"])  # type: ignore[arg-type]
     return angle if parsed.slots["turn"] == "left" else -angle
 
+
 _CASES = [(spec.name, phrasing) for spec in TASKS for phrasing in spec.phrasings]
 
 
