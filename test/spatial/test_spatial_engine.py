@@ -194,7 +194,7 @@ def test_reference_points_and_the_side_by_side_trap(views) -> None:
 
 
 def test_sides_of_me_and_of_another_object(views) -> None:
-    """Last camera at (-0.4, 0.3) facing yaw -0.2: BOX's rightward offset is -0.77 m, BIN's +0.78 m (by hand)."""
+    """Last camera at (-0.4, 0.3), yaw -0.2: rightward offsets BOX -0.77 m, BIN +0.78 m (by hand)."""
     engine = SpatialEngine()
     assert engine.answer(_request(views, "Is <object0> on my left or my right?")).text.startswith("Left")
     assert engine.answer(_request(views, "Is <object0> on your right?", objs=(BIN,))).text.startswith("Yes")
