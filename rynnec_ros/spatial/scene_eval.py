@@ -240,6 +240,8 @@ def evaluate_half(
                 continue
             if family == "above_below" and vase is not None and table is not None and rng.random() < 0.6:
                 pick = [vase, table] if rng.random() < 0.5 else [table, vase]
+            elif want.task == "height_from_ground" and want.slots["point"] == "bottom" and vase is not None:
+                pick = [vase]  # everything else stands on the floor: a bottom height of 0 has no MRA
             else:
                 pick = [seen[i] for i in rng.choice(len(seen), n, replace=False)] if n else []
             regions = [
@@ -280,11 +282,19 @@ def evaluate_half(
     return {"half": half, "noise": noise, "holes": holes, "per_task": summarise(records), "records": records}
 
 
+def _row(record: dict[str, Any]) -> str:
+    """Table row of a record: its task, split by reference point for heights (top/centre/bottom each)."""
+    want = parse_structured(record["expected"])
+    if "point" in want.slots:
+        return f"{want.task} point={want.slots['point']}"
+    return want.task
+
+
 def summarise(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per task: metric, n, mean score, unrecognised/mis-routed and slot errors."""
+    """Per task (heights per reference point): metric, n, mean score, mis-routed and slot errors."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
-        groups[r["task"]].append(r)
+        groups[_row(r)].append(r)
     return {
         task: {
             "metric": rs[0]["metric"],
@@ -299,9 +309,9 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def format_table(per_task: dict[str, dict[str, Any]]) -> str:
     """Plain-text per-task table (the issue's report form)."""
-    lines = [f"{'task':<26}{'metric':<10}{'n':>5}{'score':>8}{'misrouted':>10}{'slot err':>9}"]
+    lines = [f"{'task':<34}{'metric':<10}{'n':>5}{'score':>8}{'misrouted':>10}{'slot err':>9}"]
     for task, s in per_task.items():
         lines.append(
-            f"{task:<26}{s['metric']:<10}{s['n']:>5}{s['score']:>8.3f}{s['misrouted']:>10}{s['slot_errors']:>9}"
+            f"{task:<34}{s['metric']:<10}{s['n']:>5}{s['score']:>8.3f}{s['misrouted']:>10}{s['slot_errors']:>9}"
         )
     return "\n".join(lines)
