@@ -104,11 +104,15 @@ class SpatialEngine:
         return parsed, ""
 
     def recognise(self, request: Request) -> str | None:
-        """Canonical structured task (name plus non-default slots) or ``None``; never raises.
+        """Canonical structured task (name plus non-default slots), or ``None`` for an unmappable question.
 
         The string round-trips: put back into ``request.task`` it means the same question, so a
-        router may store it there without losing a stated arm length or reference point.
+        router may store it there without losing a stated arm length or reference point. Raises
+        ``TaskSyntaxError`` (a ``ValueError``) only for a malformed structured ``request.task``, which
+        is a caller error to report, not a question to hand to the model.
         """
+        if request.task:
+            parse_structured(request.task)
         parsed, _ = self.understand(request)
         return None if parsed is None else parsed.structured()
 
@@ -127,11 +131,13 @@ class SpatialEngine:
     def answer(self, request: Request) -> Answer:
         """Geometric answer; undeterminable quantities and unmappable questions come back with ``reason``.
 
-        Raises ``ValueError`` only for malformed input (masks or depth at the wrong size, masks on
-        frames outside the window); a question it cannot map gives ``task=None`` and a reason that
-        starts with ``NOT_MEASURABLE``, never a number.
+        Raises ``ValueError`` only for malformed input (a structured task that does not parse, masks
+        or depth at the wrong size, masks on frames outside the window); a question it cannot map
+        gives ``task=None`` and a reason that starts with ``NOT_MEASURABLE``, never a number.
         """
         t0 = time.perf_counter()
+        if request.task:
+            parse_structured(request.task)
         parsed, why = self.understand(request)
         if parsed is None:
             answer = Answer(text=f"I cannot answer this from geometry: {why}.", reason=why, source="geometry")

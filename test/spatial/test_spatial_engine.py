@@ -154,7 +154,8 @@ def test_bad_input_raises_clear_errors(views) -> None:
     with pytest.raises(ValueError, match="not registered"):
         engine.answer(_request((scene, small, ids), "How far is <object0> from you?"))
     # Questions it cannot map are answered with a reason, never raised and never given a number.
-    assert engine.recognise(_request(views, "x", task="teleport")) is None
+    with pytest.raises(ValueError, match="unknown spatial task"):  # a malformed task field is a caller error
+        engine.recognise(_request(views, "x", task="teleport"))
     ok, why = engine.can_answer(_request(views, "x", task="teleport"))
     assert not ok and why.startswith("not a spatial question I can measure") and "unknown spatial task" in why
     for question in ("What colour is <object0>?", "Is <object0> above <object1>?"):
