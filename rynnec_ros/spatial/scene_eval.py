@@ -21,8 +21,10 @@ import numpy as np
 from rynnec_ros.spatial.engine import SpatialEngine, SpatialParams
 from rynnec_ros.spatial.paraphrases import split
 from rynnec_ros.spatial.parse import Parsed, object_references, parse_structured
+from rynnec_ros.spatial.points import backproject, transform
 from rynnec_ros.spatial.scene import Scene, SceneObject, degrade_depth, make_scene, render
 from rynnec_ros.spatial.solvers import UNIT_SCALE
+from rynnec_ros.spatial.synth import observability
 from rynnec_ros.spatial.templates import TASK_BY_NAME
 from rynnec_ros.types import Frame, Region, Request
 
@@ -190,16 +192,24 @@ def score(gt: dict[str, Any], answer, object_ids: list[int]) -> float:
 
 
 # ------------------------------------------------------------------ running
-def _frames(scene: Scene, noise: float, holes: float, seed: int) -> tuple[list[Frame], list[np.ndarray]]:
+def _frames(
+    scene: Scene, noise: float, holes: float, seed: int
+) -> tuple[list[Frame], list[np.ndarray], dict[int, dict[int, np.ndarray]]]:
+    """Degraded frames, the instance ids per frame and each object's visible surface (clean depth)."""
     rng = np.random.default_rng(seed + 7)
     frames, ids = [], []
+    seen: dict[int, dict[int, np.ndarray]] = {o.object_id: {} for o in scene.objects}
     for i in range(len(scene.base_poses)):
         T = scene.world_T_camera(i)
         r = render(scene, T)
         depth = degrade_depth(r.depth, noise, holes, rng)
         frames.append(Frame(rgb=r.rgb, stamp_ns=i, depth=depth, K=scene.camera.K, world_T_camera=T))
         ids.append(r.ids)
-    return frames, ids
+        for oid in seen:
+            rows, cols = np.nonzero(r.ids == oid)
+            if rows.size:
+                seen[oid][i] = transform(T, backproject(r.depth, scene.camera.K, rows, cols))
+    return frames, ids, seen
 
 
 def _well_seen(scene: Scene, ids: list[np.ndarray], min_px: int) -> list[SceneObject]:
@@ -228,7 +238,10 @@ def evaluate_half(
     records: list[dict[str, Any]] = []
     for seed in seeds:
         scene = make_scene(seed, frames, width, height)
-        fr, ids = _frames(scene, noise, holes, seed)
+        fr, ids, surfaces = _frames(scene, noise, holes, seed)
+        # As in gen-scene: a size or height is asked only when the views span 90 % of it (the width of
+        # a cabinet against a wall is seen from nowhere).
+        observable = observability(scene, surfaces)
         seen = _well_seen(scene, ids, max(20, width * height // 1500))
         rng = np.random.default_rng(seed)
         vase = next((o for o in seen if o.label == "vase"), None)
@@ -253,7 +266,7 @@ def evaluate_half(
             named = list(dict.fromkeys(r for r in object_references(question) if r is not None))
             order = want.objects if want.objects is not None else named
             gt = ground_truth(want, scene, [pick[k] for k in order], len(fr) - 1)
-            if gt is None:
+            if gt is None or not observable(want.task, list(range(len(fr))), [o.object_id for o in pick]):
                 continue
             request = Request(question=question, frames=fr, regions=regions)
             t0 = time.perf_counter()
