@@ -150,10 +150,16 @@ def parse_structured(text: str) -> Parsed:
 
 # ------------------------------------------------------------------------------ free text
 _OBJ_RE = re.compile(r"\[\s*(?:<REGION>\s*)+\]|<\s*region\s*>|<\s*object\s*_?\s*(\d+)\s*>", re.IGNORECASE)
-_WORD_NUMBERS = {"thirty": "30", "forty five": "45", "forty-five": "45", "sixty": "60", "ninety": "90"}
-_WORD_NUMBERS.update(
-    {"one hundred eighty": "180", "a hundred and eighty": "180", "one hundred and eighty": "180"}
-)
+# Spelled-out turn angles (matched after hyphens become spaces).
+_WORD_NUMBERS = {
+    "thirty": "30",
+    "forty five": "45",
+    "sixty": "60",
+    "ninety": "90",
+    "one hundred eighty": "180",
+    "one hundred and eighty": "180",
+    "a hundred and eighty": "180",
+}
 
 
 def object_references(question: str) -> list[int | None]:
@@ -237,8 +243,7 @@ def _length_m(t: str) -> float | None:
     m = re.search(_LEN, t)
     if m is None:
         return None
-    unit = _unit_of(m.group(2)) if m.group(2) != "m" else "m"
-    return float(m.group(1)) * _TO_M.get(unit, 1.0)
+    return float(m.group(1)) * _TO_M[_unit_of(m.group(2))]
 
 
 def _turn_clause(t: str) -> str | None:
@@ -291,12 +296,14 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
 
 
 def _make(task: str, **slots: str | float | None) -> Parsed:
+    """A parse of ``task`` with its defaults, overridden by the slots it has."""
     full = dict(SLOTS[task])
     full.update({k: v for k, v in slots.items() if k in full})
     return Parsed(task, full)
 
 
 def _classify(t: str, n: int) -> Parsed | None:
+    """The ordered decision list: earlier cues win where phrasings overlap (see the module notes)."""
     unit = _asked_unit(t)
     yesno = _has(t, _YESNO_START) and not _has(t, r"\b(?:which|whose)\b")
     form = "yesno" if yesno else "choice"
