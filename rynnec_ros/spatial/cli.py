@@ -1,4 +1,5 @@
-"""Spatial commands: ``gen-scene``, ``gen-spatial-qa``, ``eval-spatial`` (also ``eval spatial``).
+"""Spatial commands: ``gen-scene``, ``gen-spatial-qa``, ``eval-spatial`` (= ``eval spatial``) and
+``eval-paraphrases``.
 
 ``register(subparsers)`` adds the top-level commands; ``register_eval(eval_subparsers)`` adds
 ``spatial`` to the shared ``eval`` group owned by the evaluation area.
@@ -43,6 +44,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "eval-spatial", help="score the geometric engine on spatial QA (= eval spatial)"
     )
     _eval_args(e)
+
+    p = subparsers.add_parser(
+        "eval-paraphrases",
+        help="paraphrase set (dev or held-out half) on rendered scenes, scored against the scene model",
+    )
+    p.add_argument("--half", choices=["dev", "heldout"], required=True)
+    p.add_argument("--seeds", default="0,1,2", help="scene seeds, comma-separated")
+    p.add_argument("--depth-noise", type=float, default=0.0, help="relative depth noise σ (0.01 = 1%%)")
+    p.add_argument("--holes", type=float, default=0.0, help="fraction of depth pixels set to NaN")
+    p.add_argument("--out", type=Path, help="write per-task scores and per-question records (JSON)")
+    p.set_defaults(func=_errors(_eval_paraphrases))
 
 
 def register_eval(eval_subparsers: argparse._SubParsersAction) -> None:
@@ -140,4 +152,16 @@ def _eval(args: argparse.Namespace) -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"per_task": per_task, "records": records}, indent=1))
+    return 0
+
+
+def _eval_paraphrases(args: argparse.Namespace) -> int:
+    from rynnec_ros.spatial.scene_eval import evaluate_half, format_table
+
+    seeds = tuple(int(x) for x in args.seeds.split(","))
+    res = evaluate_half(args.half, seeds, noise=args.depth_noise, holes=args.holes)
+    print(format_table(res["per_task"]))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(res, indent=1))
     return 0

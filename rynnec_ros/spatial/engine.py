@@ -16,6 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rynnec_ros.spatial.ground import GroundParams, Plane, choose_ground, detect_planes, rotation_aligning
+from rynnec_ros.spatial.parse import (
+    NOT_MEASURABLE,
+    Parsed,
+    TaskSyntaxError,
+    object_references,
+    parse_question,
+    parse_structured,
+)
 from rynnec_ros.spatial.points import (
     ObjectGeometry,
     PointParams,
@@ -29,7 +37,7 @@ from rynnec_ros.spatial.points import (
 )
 from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
 from rynnec_ros.spatial.support import remove_support_points, rest_on_support
-from rynnec_ros.spatial.templates import TASK_BY_NAME, object_references, recognise_question
+from rynnec_ros.spatial.templates import TASK_BY_NAME
 from rynnec_ros.types import Answer, Frame, Request
 
 
@@ -69,43 +77,78 @@ class SpatialEngine:
             raise ValueError(f"arm_length_m must be positive, got {self.params.arm_length_m}")
         self._plane_cache: OrderedDict[str, list[Plane]] = OrderedDict()
 
+    def clear_cache(self) -> None:
+        """Forget cached planes (a benchmark's "new window", or to free memory)."""
+        self._plane_cache.clear()
+
     # ------------------------------------------------------------------ routing
-    def recognise(self, request: Request) -> str | None:
-        """Task name: the structured ``request.task`` when given, else the template recogniser."""
+    def understand(self, request: Request) -> tuple[Parsed | None, str]:
+        """Task, slots and subject-first objects of a request, or ``(None, reason)``; never raises.
+
+        A structured ``request.task`` (``TASK KEY=VALUE ...``, see ``parse.py``) wins over the
+        question text. The reason of an unmappable request starts with ``NOT_MEASURABLE``.
+        """
         if request.task:
-            if request.task not in TASK_BY_NAME:
-                raise ValueError(f"unknown spatial task {request.task!r}; known: {sorted(TASK_BY_NAME)}")
-            return request.task
-        return recognise_question(request.question, len(request.regions))
+            try:
+                parsed = parse_structured(request.task)
+            except TaskSyntaxError as exc:
+                return None, f"{NOT_MEASURABLE}: task {request.task!r}: {exc}"
+        else:
+            parsed, why = parse_question(request.question, len(request.regions))
+            if parsed is None:
+                return None, why
+        try:
+            self._object_indices(request, parsed)
+        except ValueError as exc:
+            return None, f"{NOT_MEASURABLE}: {exc}"
+        return parsed, ""
+
+    def recognise(self, request: Request) -> str | None:
+        """Canonical structured task (name plus non-default slots), or ``None`` for an unmappable question.
+
+        The string round-trips: put back into ``request.task`` it means the same question, so a
+        router may store it there without losing a stated arm length or reference point. Raises
+        ``TaskSyntaxError`` (a ``ValueError``) only for a malformed structured ``request.task``, which
+        is a caller error to report, not a question to hand to the model.
+        """
+        if request.task:
+            parse_structured(request.task)
+        parsed, _ = self.understand(request)
+        return None if parsed is None else parsed.structured()
 
     def can_answer(self, request: Request) -> tuple[bool, str]:
         """Whether geometry covers the request (task known, depth+K+poses for the objects)."""
+        parsed, why = self.understand(request)
+        if parsed is None:
+            return False, why
         try:
-            task = self.recognise(request)
-        except ValueError as exc:
-            return False, str(exc)
-        if task is None:
-            return False, "the question is not a recognised spatial task"
-        try:
-            self._check_coverage(request, task)
-        except _Unanswerable as exc:
-            return False, str(exc)
-        except ValueError as exc:
+            self._check_coverage(request, parsed)
+        except (_Unanswerable, ValueError) as exc:
             return False, str(exc)
         return True, ""
 
     # ------------------------------------------------------------------ answering
     def answer(self, request: Request) -> Answer:
-        """Geometric answer; undeterminable quantities come back with ``reason`` and no value."""
+        """Geometric answer; undeterminable quantities and unmappable questions come back with ``reason``.
+
+        Raises ``ValueError`` only for malformed input (a structured task that does not parse, masks
+        or depth at the wrong size, masks on frames outside the window); a question it cannot map
+        gives ``task=None`` and a reason that starts with ``NOT_MEASURABLE``, never a number.
+        """
         t0 = time.perf_counter()
-        task = self.recognise(request)
-        if task is None:
-            raise ValueError(f"not a recognised spatial question: {request.question!r}")
-        objects = self._object_indices(request, task)
+        if request.task:
+            parse_structured(request.task)
+        parsed, why = self.understand(request)
+        if parsed is None:
+            answer = Answer(text=f"I cannot answer this from geometry: {why}.", reason=why, source="geometry")
+            answer.timings["total"] = time.perf_counter() - t0
+            return answer
+        task = parsed.task
+        objects = self._object_indices(request, parsed)
         try:
-            self._check_coverage(request, task)
+            self._check_coverage(request, parsed)
             scene = self._build_scene(request, task, objects)
-            answer = solve(task, scene, request.question, self.params.arm_length_m)
+            answer = solve(task, scene, parsed.slots, self.params.arm_length_m)
         except (_Unanswerable, Undeterminable) as exc:
             reason = str(exc)
             answer = Answer(text=f"I cannot determine this from depth and poses: {reason}.", reason=reason)
@@ -119,29 +162,33 @@ class SpatialEngine:
         return answer
 
     # ------------------------------------------------------------------ internals
-    def _object_indices(self, request: Request, task: str) -> list[int]:
-        """Region indices the question refers to, in question order (``<objectK>`` → regions[K])."""
-        spec = TASK_BY_NAME[task]
-        refs = list(dict.fromkeys(r for r in object_references(request.question) if r is not None))
+    def _object_indices(self, request: Request, parsed: Parsed) -> list[int]:
+        """Region indices the question refers to, subject first (``<objectK>`` → regions[K])."""
+        spec = TASK_BY_NAME[parsed.task]
         n_regions = len(request.regions)
+        if parsed.objects is not None:
+            refs = parsed.objects
+        else:
+            refs = list(dict.fromkeys(r for r in object_references(request.question) if r is not None))
         if refs and all(0 <= r < n_regions for r in refs) and len(refs) in spec.n_objects:
             return refs
-        if n_regions in spec.n_objects:
+        if not refs and n_regions in spec.n_objects:
             return list(range(n_regions))
         if 0 in spec.n_objects:
             return []
         raise ValueError(
-            f"task {task} needs {' or '.join(map(str, spec.n_objects))} objects; the request has "
+            f"task {parsed.task} needs {' or '.join(map(str, spec.n_objects))} objects; the request has "
             f"{n_regions} regions and the question references {refs or 'none'}"
         )
 
     def _posed(self, request: Request) -> bool:
         return request.frames[-1].world_T_camera is not None
 
-    def _check_coverage(self, request: Request, task: str) -> None:
+    def _check_coverage(self, request: Request, parsed: Parsed) -> None:
         if not request.frames:
             raise ValueError("the request has no frames")
-        objects = self._object_indices(request, task)
+        task = parsed.task
+        objects = self._object_indices(request, parsed)
         posed = self._posed(request)
         if task == "walked_distance":
             missing = [i for i, f in enumerate(request.frames) if f.world_T_camera is None]
@@ -333,7 +380,7 @@ def _match_option(answer: Answer, options: list[str], objects: list[int]) -> int
     """Index of the request option that the geometric answer picks, when it picks one."""
     lowered = [o.strip().lower() for o in options]
     text = answer.text.strip().lower()
-    for word in ("yes", "no"):
+    for word in ("yes", "no", "left", "right"):
         if text.startswith(word) and word in lowered:
             return lowered.index(word)
     if answer.object_ids:

@@ -62,11 +62,9 @@ def evaluate(
     for q in data["questions"]:
         request = build_request(q, by_stamp, use_task)
         t0 = time.perf_counter()
-        recognised = engine.recognise(request)
-        if recognised is None:
-            answer = Answer(text="", reason="question not recognised as a spatial task")
-        else:
-            answer = engine.answer(request)
+        parsed, why = engine.understand(request)
+        recognised = None if parsed is None else parsed.task
+        answer = Answer(text="", reason=why) if parsed is None else engine.answer(request)
         records.append(
             {
                 "id": q["id"],

@@ -56,11 +56,19 @@ def _fit_plane_lsq(pts: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def ransac_plane(
-    pts: np.ndarray, threshold: float, n_hypotheses: int, rng: np.random.Generator
+    pts: np.ndarray,
+    threshold: float,
+    n_hypotheses: int,
+    rng: np.random.Generator,
+    score_points: int = 4096,
+    finalists: int = 8,
 ) -> tuple[np.ndarray, float, np.ndarray] | None:
     """Best plane of ``pts`` by RANSAC, refined by least squares on its inliers.
 
     Returns ``(normal, offset, inlier_mask)`` or ``None`` when no non-degenerate sample exists.
+    Hypotheses are first counted on a random subset of ``score_points`` points and only the
+    ``finalists`` best are counted on all of them: the full N×H count was most of a new window's cost,
+    and a subset of a few thousand points ranks planes of the size that matters (≥ 150 inliers) alike.
     """
     n = pts.shape[0]
     if n < 3:
@@ -74,11 +82,11 @@ def ransac_plane(
         return None
     normals = normals[ok] / norms[ok, None]
     offsets = np.einsum("ij,ij->i", normals, a[ok])
-    counts = np.zeros(normals.shape[0], dtype=np.int64)
-    for start in range(0, n, 8192):  # chunks bound the N×H distance matrix
-        chunk = pts[start : start + 8192]
-        counts += (np.abs(chunk @ normals.T - offsets) < threshold).sum(axis=0)
-    best = int(np.argmax(counts))
+    sub = pts if n <= score_points else pts[rng.choice(n, score_points, replace=False)]
+    rough = (np.abs(sub @ normals.T - offsets) < threshold).sum(axis=0)
+    top = np.argsort(-rough, kind="stable")[:finalists]
+    counts = (np.abs(pts @ normals[top].T - offsets[top]) < threshold).sum(axis=0)
+    best = int(top[int(np.argmax(counts))])
     inliers = np.abs(pts @ normals[best] - offsets[best]) < threshold
     if inliers.sum() >= 3:
         normal, offset = _fit_plane_lsq(pts[inliers])

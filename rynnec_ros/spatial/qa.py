@@ -20,8 +20,9 @@ from rynnec_ros.spatial.bagio import read_frames
 from rynnec_ros.spatial.dataset import MASKS_FORMAT, decode_mask, encode_mask, load_json
 from rynnec_ros.spatial.egocentric import after_turn, bearing_cw_deg, heading, lateral_and_forward
 from rynnec_ros.spatial.engine import SpatialEngine
+from rynnec_ros.spatial.parse import SLOTS, parse_question
 from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
-from rynnec_ros.spatial.templates import TASKS, TaskSpec, parse_turn, turn_phrase
+from rynnec_ros.spatial.templates import TASKS, TaskSpec, turn_phrase
 from rynnec_ros.types import Frame, Region, Request
 
 _SIZE_TASKS = {"object_height", "object_width", "object_length", "tallest_choice"}
@@ -59,7 +60,7 @@ def _touches_border(mask: np.ndarray) -> bool:
     return bool(mask[0].any() or mask[-1].any() or mask[:, 0].any() or mask[:, -1].any())
 
 
-def is_clear(task: str, scene: Scene, question: str, arm_length_m: float, min_dir_m: float) -> bool:
+def is_clear(task: str, scene: Scene, slots: dict, arm_length_m: float, min_dir_m: float) -> bool:
     """Whether the answer is unambiguous enough to be a label (margins on the deciding quantities)."""
     me = scene.me[:3, 3]
     objs = list(scene.objects.values())
@@ -89,10 +90,10 @@ def is_clear(task: str, scene: Scene, question: str, arm_length_m: float, min_di
             return False
         b = bearing_cw_deg(me, fwd, objs[0].center)
         if task.startswith("future_"):
-            turn = parse_turn(question)
-            if turn is None:
+            if slots.get("turn") is None or slots.get("angle_deg") is None:
                 return False
-            b = after_turn(b, turn)
+            angle = float(slots["angle_deg"])
+            b = after_turn(b, angle if slots["turn"] == "left" else -angle)
         if task.endswith("clock"):
             return abs((b % 30.0) - 15.0) >= 3.0  # not within 3° of a half-hour boundary
         return min(b, 360.0 - b) >= 3.0  # wrap at 0/360 makes "0 vs 359" unstable
@@ -168,16 +169,22 @@ def generate(
             if observable is not None and not observable(spec.name, window, [v.object_id for v in chosen]):
                 continue
             question = _fill(spec, rng, n_obj)
+            parsed, _ = parse_question(question, n_obj)
+            slots = (
+                parsed.slots if parsed is not None and parsed.task == spec.name else dict(SLOTS[spec.name])
+            )
             scene = oracle(window, [v.object_id for v in chosen])
             if scene is None or len(scene.objects) != n_obj:
                 continue
             try:
                 if not is_clear(
-                    spec.name, scene, question, params.arm_length_m, params.min_direction_distance_m
+                    spec.name, scene, slots, params.arm_length_m, params.min_direction_distance_m
                 ):
                     continue
-                ans = solve(spec.name, scene, question, params.arm_length_m)
+                ans = solve(spec.name, scene, slots, params.arm_length_m)
             except (Undeterminable, ValueError):
+                continue
+            if spec.kind == "choice" and not ans.object_ids:  # "neither is above the other": no label
                 continue
             entry: dict[str, Any] = {
                 "id": f"{id_prefix}{len(out):04d}",
@@ -206,8 +213,10 @@ def generate(
                 entry["value"], entry["unit"] = None, None
                 entry["answer_index"] = int(ans.object_ids[0])
             elif spec.kind == "yesno":
-                entry["options"] = ["Yes", "No"]
-                entry["answer_index"] = 0 if ans.text.startswith("Yes") else 1
+                entry["options"] = (
+                    ["Left", "Right"] if ans.text.startswith(("Left", "Right")) else ["Yes", "No"]
+                )
+                entry["answer_index"] = 0 if ans.text.startswith(("Yes", "Left")) else 1
             out.append(entry)
             made += 1
     return out

@@ -160,6 +160,20 @@ class SceneObject:
         return max(a, b), min(a, b)
 
     @property
+    def z_min(self) -> float:
+        return float(self.local_bounds()[0][2])
+
+    @property
+    def z_max(self) -> float:
+        return float(self.local_bounds()[1][2])
+
+    def footprint_corners(self) -> np.ndarray:
+        """4×2 corners (world xy, in order around) of the horizontal bounding box in the object frame."""
+        lo, hi = self.local_bounds()
+        local = np.array([[lo[0], lo[1], 0.0], [hi[0], lo[1], 0.0], [hi[0], hi[1], 0.0], [lo[0], hi[1], 0.0]])
+        return (local @ yaw_matrix(self.yaw).T)[:, :2]
+
+    @property
     def length(self) -> float:
         return self.footprint[0]
 

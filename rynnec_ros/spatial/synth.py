@@ -72,6 +72,7 @@ _SIZE_DIMS = {
     # a centre height is only knowable when the object's vertical extent is seen
     "height_from_ground": ("height",),
     "height_difference": ("height",),
+    "higher_choice": ("height",),
 }
 
 

@@ -70,7 +70,7 @@ def test_question_file_format(clean: Path) -> None:
         elif spec.kind == "choice":
             assert 0 <= q["answer_index"] < len(q["objects"])
         else:
-            assert q["options"] == ["Yes", "No"] and q["answer_index"] in (0, 1)
+            assert q["options"] in (["Yes", "No"], ["Left", "Right"]) and q["answer_index"] in (0, 1)
 
 
 def _family_scores(result: dict) -> dict[str, float]:

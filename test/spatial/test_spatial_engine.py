@@ -98,7 +98,7 @@ def test_direction_and_choice(views) -> None:
     )
     assert c.option_index == closer
     assert c.object_ids == [10 * (closer + 1)]
-    assert c.text == f"<object{closer}> is closer to me."
+    assert c.text.startswith(f"<object{closer}> is closer to me")
 
 
 def test_noisy_depth_with_holes(views) -> None:
@@ -153,12 +153,17 @@ def test_bad_input_raises_clear_errors(views) -> None:
     small = [dataclasses.replace(f, depth=f.depth[::2, ::2]) for f in frames]
     with pytest.raises(ValueError, match="not registered"):
         engine.answer(_request((scene, small, ids), "How far is <object0> from you?"))
-    with pytest.raises(ValueError, match="unknown spatial task"):
+    # Questions it cannot map are answered with a reason, never raised and never given a number.
+    with pytest.raises(ValueError, match="unknown spatial task"):  # a malformed task field is a caller error
         engine.recognise(_request(views, "x", task="teleport"))
-    with pytest.raises(ValueError, match="not a recognised spatial question"):
-        engine.answer(_request(views, "What colour is <object0>?"))
-    with pytest.raises(ValueError, match="needs 2 objects"):
-        engine.answer(_request(views, "Is <object0> above <object1>?"))
+    ok, why = engine.can_answer(_request(views, "x", task="teleport"))
+    assert not ok and why.startswith("not a spatial question I can measure") and "unknown spatial task" in why
+    for question in ("What colour is <object0>?", "Is <object0> above <object1>?"):
+        a = engine.answer(_request(views, question))
+        assert (
+            a.task is None and a.value is None and a.reason.startswith("not a spatial question I can measure")
+        )
+    assert "needs 2 objects" in engine.answer(_request(views, "Is <object0> above <object1>?")).reason
     assert engine.can_answer(_request(views, "What colour is <object0>?"))[0] is False
     with pytest.raises(ValueError, match="arm_length_m"):
         SpatialEngine(SpatialParams(arm_length_m=0))
@@ -167,3 +172,65 @@ def test_bad_input_raises_clear_errors(views) -> None:
 def test_structured_task_wins_over_text(views) -> None:
     a = SpatialEngine().answer(_request(views, "tell me about <object0>", task="object_height"))
     assert a.task == "object_height" and a.value == pytest.approx(0.7, rel=0.05)
+
+
+def test_reference_points_and_the_side_by_side_trap(views) -> None:
+    """Scene model: BOX spans z 0..0.7 (centre 0.35), BIN z 0..0.5 (centre 0.25), 1.6 m apart in plan."""
+    engine = SpatialEngine()
+    top = engine.answer(_request(views, "How high is the top of <object0> above the floor?"))
+    assert top.value == pytest.approx(0.7, abs=0.03) and "top" in top.text
+    bottom = engine.answer(_request(views, "How far off the floor is the underside of <object0>?"))
+    assert bottom.value == pytest.approx(0.0, abs=0.03)
+    cm = engine.answer(_request(views, "How many centimeters tall is <object0>?"))
+    assert (cm.unit, cm.value) == ("cm", pytest.approx(70.0, rel=0.05))
+    # centres 10 cm apart but side by side on the floor: higher, not above
+    above = engine.answer(_request(views, "Is <object0> above <object1>?", objs=(BOX, BIN)))
+    assert above.text.startswith("No") and "plan view" in above.text
+    higher = engine.answer(_request(views, "Which one is higher, <object0> or <object1>?", objs=(BOX, BIN)))
+    assert higher.object_ids == [10] and "centre" in higher.text
+    neither = engine.answer(
+        _request(views, "Which one is above the other, <object0> or <object1>?", objs=(BOX, BIN))
+    )
+    assert neither.object_ids == [] and neither.text.startswith("Neither")
+
+
+def test_sides_of_me_and_of_another_object(views) -> None:
+    """Last camera at (-0.4, 0.3), yaw -0.2: rightward offsets BOX -0.77 m, BIN +0.78 m (by hand)."""
+    engine = SpatialEngine()
+    assert engine.answer(_request(views, "Is <object0> on my left or my right?")).text.startswith("Left")
+    assert engine.answer(_request(views, "Is <object0> on your right?", objs=(BIN,))).text.startswith("Yes")
+    q = "Is <object0> to the left or to the right of <object1>?"
+    assert engine.answer(_request(views, q, objs=(BOX, BIN))).text.startswith("Left")
+    flipped = engine.answer(
+        _request(views, "Relative to <object0>, is <object1> on the left?", objs=(BOX, BIN))
+    )
+    assert flipped.text.startswith("No")  # the subject is BIN (<object1>), which is to the right of BOX
+
+
+def test_stated_arm_length_overrides_the_parameter(views) -> None:
+    """BOX's nearest face is about 2.1 m from the last camera position (scene model)."""
+    engine = SpatialEngine(SpatialParams(arm_length_m=0.8))
+    assert engine.answer(_request(views, "Can you reach <object0> without moving?")).text.startswith("No")
+    stated = engine.answer(_request(views, "Can I reach <object0> if my arm is 5 meters long?"))
+    assert stated.text.startswith("Yes") and "stated 5.00 meter" in stated.text
+    planner = engine.answer(_request(views, "", task="reachability arm_length_m=5"))
+    assert planner.text.startswith("Yes") and planner.task == "reachability"
+    assert engine.recognise(_request(views, "Can I reach <object0> if my arm is 5 meters long?")) == (
+        "reachability arm_length_m=5"
+    )
+
+
+def test_no_well_formed_question_raises(views) -> None:
+    """Every paraphrase (both halves) and odd inputs get an answer or a reason, never an exception."""
+    from rynnec_ros.spatial.paraphrases import FAMILIES
+
+    engine = SpatialEngine()
+    questions = [q for entries in FAMILIES.values() for _, q in entries if "<object2>" not in q]
+    questions += ["", "???", "<object0>", "What colour is <object0>?", "How far is <object7> from me?"]
+    for question in questions:
+        n = sum(f"<object{k}>" in question for k in range(2))
+        req = _request(views, question, objs=(BOX, BIN)[: max(n, 1)])
+        a = engine.answer(req)
+        assert a.task is not None or a.reason.startswith("not a spatial question I can measure"), question
+        ok, why = engine.can_answer(req)
+        assert ok or why, question

@@ -163,3 +163,12 @@ def test_occluder_spill_cluster_is_dropped_but_thin_parts_stay() -> None:
     g = summarise(np.concatenate([box, pole, spill, stray]), 1)
     assert g.height == pytest.approx(1.8, abs=0.03)
     assert g.center[0] == pytest.approx(0.2, abs=0.03)
+
+
+def test_drop_isolated_is_the_ball_count_test() -> None:
+    """Same points as the definition (≥ 4 points, self included, within 5 cm), counted by brute force."""
+    rng = np.random.default_rng(3)
+    pts = np.concatenate([rng.normal(0.0, 0.04, (1500, 3)), rng.uniform(-1.0, 1.0, (200, 3))])
+    d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    want = pts[(d <= 0.05).sum(axis=1) >= 4]
+    assert np.array_equal(drop_isolated(pts), want)

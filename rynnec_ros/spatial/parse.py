@@ -1,0 +1,398 @@
+"""Spatial question understanding: free text or a planner's structured task → task, slots, objects.
+
+Two inputs reach the geometry. People ask in free text ("How high is the top of <object0> above the
+floor?"); planners send a structured task in ``AskQuestion.task``::
+
+    TASK [KEY=VALUE ...]        e.g.  height_from_ground point=top
+                                      reachability arm_length_m=1.5
+                                      future_direction_clock turn=left angle_deg=90
+                                      tallest_choice dim=width order=min objects=1,0
+
+Slots a task does not list are rejected, as are values outside a slot's set; ``objects`` (region
+indices, subject first) is accepted by every task that names objects. ``SLOTS`` below is the
+reference of every task's slots and defaults; docs/spatial.md repeats it for planner authors.
+
+Free text is read by rules, not one regular expression per phrasing: the question is normalised
+(object references → ``OBJ``, lower case, British/American spelling, hyphens), the intent is decided
+from cue words checked in an order that resolves their overlaps (a turn clause before a clock word,
+"above OBJ" before "above the floor", "closer to the floor" before "closer"), and slots (reference
+point, units, arm length, turn, order, subject) are read from the same words independently of the
+intent. Nothing here measures anything; an unmappable question gives ``None`` and the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Slots of each task with their defaults (None: no default, the question or planner must say).
+_UNIT = {"unit": "m"}
+SLOTS: dict[str, dict[str, str | float | None]] = {
+    "walked_distance": dict(_UNIT),
+    "distance_to_camera": dict(_UNIT),
+    "closer_to_camera": {"order": "near", "form": "choice"},
+    "closest_to_camera": {"order": "near"},
+    "center_distance": dict(_UNIT),
+    "height_from_ground": {"point": "center", **_UNIT},
+    "height_difference": {"point": "center", **_UNIT},
+    "object_height": dict(_UNIT),
+    "object_width": dict(_UNIT),
+    "object_length": dict(_UNIT),
+    "tallest_choice": {"dim": "height", "order": "max", "form": "choice"},
+    "higher_choice": {"point": "center", "order": "max", "form": "choice"},
+    "above_predicate": {},
+    "below_predicate": {},
+    "above_choice": {"relation": "above"},
+    "left_predicate": {},
+    "right_predicate": {},
+    "left_right_choice": {},
+    "leftmost_choice": {"side": "left"},
+    "side_of_me": {"side": None},
+    "direction_clock": {},
+    "direction_degrees": {},
+    "rotate_to_face": {"direction": "cw"},
+    "future_direction_clock": {"turn": None, "angle_deg": None},
+    "future_direction_degrees": {"turn": None, "angle_deg": None},
+    "reachability": {"arm_length_m": None},
+}
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "unit": ("m", "cm", "mm", "ft", "in"),
+    "point": ("top", "center", "bottom"),
+    "order": ("near", "far", "max", "min"),
+    "form": ("choice", "yesno"),
+    "dim": ("height", "length", "width"),
+    "relation": ("above", "below"),
+    "side": ("left", "right"),
+    "direction": ("cw", "ccw"),
+    "turn": ("left", "right"),
+}
+_NUMERIC = {"arm_length_m", "angle_deg"}
+_ORDERS = {"closer_to_camera": ("near", "far"), "closest_to_camera": ("near", "far")}
+# Tasks that name no object (the rest accept ``objects=``).
+_NO_OBJECTS = {"walked_distance"}
+
+NOT_MEASURABLE = "not a spatial question I can measure"
+
+
+@dataclass
+class Parsed:
+    """A task with its slots (defaults filled in) and the subject-first region indices, if stated."""
+
+    task: str
+    slots: dict[str, str | float | None] = field(default_factory=dict)
+    objects: list[int] | None = None
+
+    def structured(self) -> str:
+        """Canonical structured form: the task and the slots that differ from their defaults."""
+        parts = [self.task]
+        for key, default in SLOTS[self.task].items():
+            value = self.slots.get(key, default)
+            if value != default and value is not None:
+                parts.append(f"{key}={_fmt(value)}")
+        if self.objects is not None:
+            parts.append("objects=" + ",".join(str(k) for k in self.objects))
+        return " ".join(parts)
+
+
+def _fmt(value: str | float) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class TaskSyntaxError(ValueError):
+    """A structured task string that does not follow the ``TASK KEY=VALUE`` syntax (says what is wrong)."""
+
+
+def parse_structured(text: str) -> Parsed:
+    """Parse a planner's ``TASK [KEY=VALUE ...]`` string; raises ``TaskSyntaxError`` with the reason."""
+    tokens = text.split()
+    if not tokens:
+        raise TaskSyntaxError("empty task")
+    task = tokens[0]
+    if task not in SLOTS:
+        raise TaskSyntaxError(f"unknown spatial task {task!r}; known: {', '.join(sorted(SLOTS))}")
+    slots = dict(SLOTS[task])
+    objects: list[int] | None = None
+    for tok in tokens[1:]:
+        key, sep, value = tok.partition("=")
+        if not sep or not value:
+            raise TaskSyntaxError(f"{tok!r} is not KEY=VALUE")
+        if key == "objects" and task not in _NO_OBJECTS:
+            try:
+                objects = [int(v) for v in value.split(",")]
+            except ValueError:
+                raise TaskSyntaxError(
+                    f"objects must be comma-separated region indices, got {value!r}"
+                ) from None
+            if any(k < 0 for k in objects) or len(set(objects)) != len(objects):
+                raise TaskSyntaxError(f"objects must be distinct non-negative indices, got {value!r}")
+            continue
+        if key not in slots:
+            allowed = sorted(SLOTS[task]) + ([] if task in _NO_OBJECTS else ["objects"])
+            raise TaskSyntaxError(
+                f"task {task} has no slot {key!r}; its slots: {', '.join(allowed) or 'none'}"
+            )
+        if key in _NUMERIC:
+            try:
+                number = float(value)
+            except ValueError:
+                raise TaskSyntaxError(f"{key} must be a number, got {value!r}") from None
+            if not (number > 0 if key == "arm_length_m" else 0 <= number <= 360):
+                raise TaskSyntaxError(f"{key}={value} is out of range")
+            slots[key] = number
+            continue
+        allowed_values = _ORDERS.get(task, ("max", "min")) if key == "order" else _CHOICES[key]
+        if value not in allowed_values:
+            raise TaskSyntaxError(f"{key} must be one of {', '.join(allowed_values)}, got {value!r}")
+        slots[key] = value
+    return Parsed(task, slots, objects)
+
+
+# ------------------------------------------------------------------------------ free text
+_OBJ_RE = re.compile(r"\[\s*(?:<REGION>\s*)+\]|<\s*region\s*>|<\s*object\s*_?\s*(\d+)\s*>", re.IGNORECASE)
+# Spelled-out turn angles (matched after hyphens become spaces).
+_WORD_NUMBERS = {
+    "thirty": "30",
+    "forty five": "45",
+    "sixty": "60",
+    "ninety": "90",
+    "one hundred eighty": "180",
+    "one hundred and eighty": "180",
+    "a hundred and eighty": "180",
+}
+
+
+def object_references(question: str) -> list[int | None]:
+    """Object indices referenced in order (``None`` for anonymous ``<REGION>`` references)."""
+    return [int(m.group(1)) if m.group(1) is not None else None for m in _OBJ_RE.finditer(question)]
+
+
+def normalise(question: str) -> str:
+    """Lower-case text, references → ``OBJ``, one spelling (center, meter), hyphens and quotes unified."""
+    t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
+    t = t.replace("’", "'").replace("‘", "'").replace("-", " ")
+    t = re.sub(r"\bcentre", "center", t)
+    t = re.sub(r"metres?\b", lambda m: m.group(0).replace("metre", "meter"), t)
+    for word, digits in _WORD_NUMBERS.items():
+        t = re.sub(rf"\b{word}\b", digits, t)
+    return re.sub(r"\s+", " ", t).strip()
+
+
+def _has(t: str, pattern: str) -> bool:
+    return re.search(pattern, t) is not None
+
+
+_ME = r"(?:me|you|myself|yourself|the camera|the robot)"
+_MY = r"(?:my|your)"
+_TURN_VERB = r"\b(?:turn|turns|turned|turning|rotate|rotates|rotated|rotating|rotation)\b"
+_TURN_WORDS = r"\b(?:left|right|clockwise|counterclockwise|anticlockwise|around|degrees?)\b"
+_FACE = r"\bto (?:face|look (?:straight )?at)\b|\bface OBJ|facing OBJ|face towards? OBJ|face the direction"
+_OVER_FLOOR = (
+    r"(?:above|off|from) (?:the )?(?:ground|floor)|floor level|\belevation\b"
+    r"|clearance|how high|at what height"
+)
+_REACH = (
+    r"\breach|\bgrab\b|pick (?:it |OBJ )?up|get hold|\btouch\b|\barm\b"
+    r"|without (?:walking|moving|stepping|taking a step)"
+)
+_DIFF = (
+    r"\bhow much (?:higher|lower|taller)|higher or lower|differ|difference|vertical offset"
+    r"|apart in height|height gap"
+)
+_SIZE_CMP = (
+    r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b|greater height"
+)
+_YESNO_START = r"^(?:is|are|does|do|can|could|would|will|was|has|have)\b"
+_UNITS = {
+    "cm": r"centimeters?|cms?",
+    "mm": r"millimeters?|mm",
+    "ft": r"feet|foot|ft",
+    "in": r"inch(?:es)?",
+    "m": r"meters?",
+}
+_LEN = r"(\d+(?:\.\d+)?)\s*(meters?|m|centimeters?|cm|millimeters?|mm|feet|foot|ft)\b"
+_TO_M = {"m": 1.0, "cm": 0.01, "mm": 0.001, "ft": 0.3048}
+
+
+def _unit_of(word: str) -> str:
+    for unit, pattern in _UNITS.items():
+        if re.fullmatch(pattern, word):
+            return unit
+    return "m"
+
+
+def _asked_unit(t: str) -> str:
+    """The unit a quantity is asked in ("how many centimeters", "in feet"), meters when none is said."""
+    words = "|".join(_UNITS.values())
+    m = re.search(rf"\bhow many ({words})\b", t) or re.search(rf"\bin ({words})\b", t)
+    return _unit_of(m.group(1)) if m else "m"
+
+
+def _point(t: str) -> str:
+    """Reference point of a height: top, bottom or (default, also when named) center."""
+    top = _has(t, r"\b(?:tops?|highest point|upper (?:edge|surface|side)s?|top (?:surface|edge)s?)\b")
+    bottom = _has(t, r"\b(?:bottoms?|undersides?|lowest point|base|lower edges?|clearance)\b")
+    if top and not bottom:
+        return "top"
+    if bottom and not top:
+        return "bottom"
+    return "center"
+
+
+def _length_m(t: str) -> float | None:
+    m = re.search(_LEN, t)
+    if m is None:
+        return None
+    return float(m.group(1)) * _TO_M[_unit_of(m.group(2))]
+
+
+def _turn_clause(t: str) -> str | None:
+    """The clause (between punctuation) that describes my turn, if the question imagines one."""
+    for clause in re.split(r"[,.;:?!]", t):
+        if _has(clause, _TURN_VERB) and _has(clause, _TURN_WORDS) and not _has(clause, _FACE):
+            return clause
+    return None
+
+
+def _turn(clause: str) -> tuple[str | None, float]:
+    """Direction (left/right) and angle of a turn clause; a quarter turn when no angle is said."""
+    if _has(clause, r"\b(?:counterclockwise|anticlockwise|counter clockwise|left)\b"):
+        side: str | None = "left"
+    elif _has(clause, r"\b(?:clockwise|right)\b"):
+        side = "right"
+    else:
+        side = None
+    m = re.search(r"(\d+(?:\.\d+)?)\s*degrees?", clause)
+    if m:
+        angle = float(m.group(1))
+    elif _has(clause, r"\b(?:around|half turn|about face)\b"):
+        angle = 180.0
+    else:
+        angle = 90.0
+    return side, angle
+
+
+def _subject_second(t: str) -> bool:
+    """Whether the question names its reference object first ("Relative to OBJ, is OBJ ...")."""
+    lead = r"^(?:relative to|compared (?:with|to)|with respect to|in relation to) OBJ\b"
+    return _has(t, lead) or _has(t, r"\bside of OBJ (?:is|does|do you see) OBJ\b")
+
+
+def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, str]:
+    """Task and slots of a free-text spatial question, or ``(None, reason)`` when it maps to none.
+
+    The number of objects is the number of references; a question without references ("How far is
+    it from me?") counts the request's ``n_regions``.
+    """
+    t = normalise(question)
+    refs = object_references(question)
+    n = len(refs) or n_regions
+    parsed = _classify(t, n)
+    if parsed is None:
+        return None, f"{NOT_MEASURABLE}: no spatial task matches {question!r} with {n} object(s)"
+    if _subject_second(t) and len(refs) == 2 and all(r is not None for r in refs):
+        parsed.objects = [refs[1], refs[0]]  # type: ignore[list-item]
+    return parsed, ""
+
+
+def _make(task: str, **slots: str | float | None) -> Parsed:
+    """A parse of ``task`` with its defaults, overridden by the slots it has."""
+    full = dict(SLOTS[task])
+    full.update({k: v for k, v in slots.items() if k in full})
+    return Parsed(task, full)
+
+
+def _classify(t: str, n: int) -> Parsed | None:
+    """The ordered decision list: earlier cues win where phrasings overlap (see the module notes)."""
+    unit = _asked_unit(t)
+    yesno = _has(t, _YESNO_START) and not _has(t, r"\b(?:which|whose)\b")
+    form = "yesno" if yesno else "choice"
+    side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
+
+    if n == 0:
+        moved = r"\b(?:walk|walked|walking|walk|travel|traveled|travelled|moved|move|gone|go|covered|cover)\b"
+        if _has(t, moved) and _has(t, r"how far|distance|how (?:many|much)|how long|length of the path"):
+            return _make("walked_distance", unit=unit)
+        return None
+
+    if n == 1:
+        if _has(t, _FACE):
+            ccw = _has(t, r"counterclockwise|anticlockwise|counter clockwise|to the left|to my left|\bleft\b")
+            return _make("rotate_to_face", direction="ccw" if ccw else "cw")
+        clause = _turn_clause(t)
+        rest = t.replace(clause, " ") if clause else t
+        if clause is not None and _has(
+            rest, r"o'?\s?clock|clock|where|direction|degrees?|angle|oriented|position"
+        ):
+            side, angle = _turn(clause)
+            degrees = _has(rest, r"\bdegrees?\b|\bangle\b") and not _has(rest, r"o'?\s?clock|\bclock\b")
+            task = "future_direction_degrees" if degrees else "future_direction_clock"
+            return _make(task, turn=side, angle_deg=angle)
+        if _has(t, r"o'?\s?clock|\bclock\b"):
+            return _make("direction_clock")
+        if _has(t, r"\bbearing\b|\bangle\b|\bdegrees?\b"):
+            return _make("direction_degrees")
+        if any(side_words) and _has(
+            t,
+            rf"\b{_MY} (?:left|right)|(?:left|right) of {_ME}\b|relative to {_ME}\b|side of {_ME}\b|"
+            rf"\bi'?m facing|\bi am facing|\b{_MY} (?:left|right) hand",
+        ):
+            side = None if all(side_words) else ("left" if side_words[0] else "right")
+            return _make("side_of_me", side=side)
+        if _has(t, r"\bitself\b|(?:bottom|base) to (?:its )?top|\bhow tall\b|\btall\b|vertical size"):
+            return _make("object_height", unit=unit)
+        if _has(t, _OVER_FLOOR):
+            return _make("height_from_ground", point=_point(t), unit=unit)
+        if _has(t, _REACH):
+            return _make("reachability", arm_length_m=_length_m(t))
+        if _has(t, r"\bheight\b"):
+            return _make("object_height", unit=unit)
+        if _has(t, r"\bhow wide\b|\bwidth\b|\bwide\b|narrow side"):
+            return _make("object_width", unit=unit)
+        if _has(t, r"\bhow long\b|\blength\b|\blong\b|longest side"):
+            return _make("object_length", unit=unit)
+        if _has(
+            t,
+            rf"how far|distance|\brange\b|\bgap\b|\baway\b|how distant|how many \w+ am i from|\bfrom {_ME}\b",
+        ):
+            return _make("distance_to_camera", unit=unit)
+        return None
+
+    # Two or three objects.
+    if any(side_words):
+        if _has(t, r"\b(?:which|whose)\b") and _has(
+            t, r"\b(?:further|farther|more|most|furthest|farthest)\b|leftmost|rightmost"
+        ):
+            return _make("leftmost_choice", side="right" if side_words[1] and not side_words[0] else "left")
+        if n == 2 and all(side_words):
+            return _make("left_right_choice")
+        if n == 2:
+            return _make("right_predicate" if side_words[1] else "left_predicate")
+        return None
+    above_obj = r"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|resting on|sitting on|on) OBJ|\bon top\b"
+    below_obj = r"\b(?:below|under|underneath|beneath) (?:OBJ|the other)|\bunderneath\b|\bbelow\b"
+    if n == 2 and (_has(t, above_obj) or _has(t, below_obj)) and not _has(t, r"\bhow much\b|difference"):
+        below = _has(t, below_obj)
+        if _has(t, r"\b(?:which|whose)\b"):
+            return _make("above_choice", relation="below" if below else "above")
+        return _make("below_predicate" if below else "above_predicate")
+    if n == 2 and _has(t, _DIFF):
+        return _make("height_difference", point=_point(t), unit=unit)
+    if _has(t, r"\b(?:higher|lower|highest|lowest)\b|closer to the (?:floor|ground)|at a greater height"):
+        order = "min" if _has(t, r"\b(?:lower|lowest)\b|closer to the (?:floor|ground)") else "max"
+        return _make("higher_choice", point=_point(t), order=order, form=form)
+    if _has(t, _SIZE_CMP):
+        dim = "length" if _has(t, r"\blong|\blength") else "width" if _has(t, r"\bwid|\bnarrow") else "height"
+        order = "min" if _has(t, r"\b(?:shorter|shortest|narrower|narrowest)\b") else "max"
+        return _make("tallest_choice", dim=dim, order=order, form=form)
+    near_far = (
+        r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b|most distant|by distance"
+    )
+    if _has(t, near_far):
+        order = "far" if _has(t, r"\b(?:farther|further|farthest|furthest)\b|most distant") else "near"
+        if n == 3:
+            return _make("closest_to_camera", order=order)
+        return _make("closer_to_camera", order=order, form=form)
+    if n == 2 and _has(t, r"how far|distance|apart|separat|\bgap\b|space between|how distant"):
+        return _make("center_distance", unit=unit)
+    return None
