@@ -29,17 +29,16 @@ class Router:
 
     def answer(self, request: Request, on_token: Callable[[str], None] | None = None,
                should_stop: Callable[[], bool] = lambda: False) -> Answer:
-        task = self._spatial_task(request)
-        if task is not None and self.spatial is not None:
-            request.task = task
-            ok, why = self.spatial.can_answer(request)
-            if ok:
-                t0 = time.monotonic()
-                ans: Answer = self.spatial.answer(request)
-                ans.timings.setdefault("geometry", time.monotonic() - t0)
-                return ans
-            if self.source == "geometry":
-                raise ValueError(f"geometry cannot answer this {task} question: {why}")
+        task: str | None = None
+        if self.source != "model":
+            if self.spatial is None:
+                if self.source == "geometry":
+                    raise ValueError("spatial_source=geometry but the geometry module is unavailable")
+            else:
+                geometry = self._geometry(request)
+                if isinstance(geometry, Answer):
+                    return geometry
+                task = geometry
         if should_stop():
             raise Cancelled()
         ans = self.engine.answer(request, on_token=on_token, should_stop=should_stop)
@@ -48,18 +47,31 @@ class Router:
         ans.object_ids = [r.object_id for r in request.regions]
         return ans
 
-    def _spatial_task(self, request: Request) -> str | None:
-        """The spatial task to measure, None for the model; ValueError in geometry-only mode."""
-        if self.source == "model":
-            return None
-        if self.spatial is None:
+    def _geometry(self, request: Request) -> Answer | str | None:
+        """The geometry's answer, or the spatial task name (None: not spatial) for the model to answer.
+
+        ``recognise`` raises ValueError only for a malformed structured task (the caller's error); its
+        canonical structured form goes back into ``request.task`` so stated slots (arm length, reference
+        point) reach the geometry. In geometry-only mode anything it cannot measure fails with the
+        geometry's reason, never a made-up number.
+        """
+        assert self.spatial is not None
+        structured: str | None = self.spatial.recognise(request)
+        if structured is None:
             if self.source == "geometry":
-                raise ValueError("spatial_source=geometry but the geometry module is unavailable")
+                raise ValueError(self.spatial.understand(request)[1])
             return None
-        task: str | None = self.spatial.recognise(request)  # validates a structured task, else reads
-        if task is None and self.source == "geometry":
-            raise ValueError(f"not a spatial question I can measure: {request.question!r}")
-        return task
+        request.task = structured
+        ok, why = self.spatial.can_answer(request)
+        name = structured.split()[0]
+        if not ok:
+            if self.source == "geometry":
+                raise ValueError(f"geometry cannot answer this {name} question: {why}")
+            return name
+        t0 = time.monotonic()
+        ans: Answer = self.spatial.answer(request)
+        ans.timings.setdefault("geometry", time.monotonic() - t0)
+        return ans
 
     def segment(self, request: Request, on_token: Callable[[str], None] | None = None,
                 should_stop: Callable[[], bool] = lambda: False) -> Answer:

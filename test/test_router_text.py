@@ -32,6 +32,9 @@ class Geometry:
     def recognise(self, request: Request) -> str | None:
         return "distance" if "how far" in request.question else None
 
+    def understand(self, request: Request) -> tuple[None, str]:
+        return None, f"not a spatial question I can measure: no task in {request.question!r}"
+
     def can_answer(self, request: Request) -> tuple[bool, str]:
         ok = request.frames[0].depth is not None
         return ok, "" if ok else "no depth on the frames"
@@ -64,7 +67,7 @@ def test_routing_follows_spatial_source(source: str, question: str, depth: bool,
 
 def test_geometry_only_mode_fails_with_the_reason_never_with_a_made_up_number() -> None:
     router = Router(Engine(), Geometry(), "geometry")
-    with pytest.raises(ValueError, match="no depth on the frames"):
+    with pytest.raises(ValueError, match="cannot answer this distance question: no depth on the frames"):
         router.answer(_request("how far is it?", depth=False))
     with pytest.raises(ValueError, match="not a spatial question I can measure"):
         router.answer(_request("what colour is it?", depth=True))

@@ -93,7 +93,7 @@ def test_rynnec_bench_hand_computed(tmp_path: Path) -> None:
     assert by["spatial_cognition/2"]["score"] == pytest.approx(1 / 3)
     assert by["spatial_cognition/4"]["detail"] == "no number in the prediction"
     tall_kw = next(kw for q, kw in model.calls if "taller" in q)
-    # masks on frames 0, 1, 2 of objects 0, 1, 1 (the item's order), grouped per object as the engine takes them
+    # masks on frames 0, 1, 2 of objects 0, 1, 1 (the item's order), grouped per object
     assert [(r.object_id, sorted(r.masks)) for r in tall_kw["regions"]] == [(0, [0]), (1, [1, 2])]
     h = rynnec_summary(records, "scripted").headline
     expected = {
