@@ -52,7 +52,11 @@ class _Peer:
     def client(self, kind, name: str):
         key = (kind, name)
         if key not in self._clients:
-            self._clients[key] = self.node.create_client(kind, name)
+            # As deep as the node's service queues (docs/ros.md): only the node can lose a response.
+            from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+            qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+            self._clients[key] = self.node.create_client(kind, name, qos_profile=qos)
         return self._clients[key]
 
     def call_async(self, kind, name: str, req):
