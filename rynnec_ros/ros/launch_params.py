@@ -73,3 +73,28 @@ def node_parameters(params_file: str, launch_values: Mapping[str, str]) -> list[
     if overrides:
         entries.append(overrides)
     return entries
+
+
+def _join(namespace: str, name: str) -> str:
+    """ROS name resolution of ``name`` in ``namespace``: an absolute name stays, a relative one is joined."""
+    if not name or name.startswith("/"):
+        return name
+    return namespace.rstrip("/") + "/" + name if namespace.strip("/") else "/" + name
+
+
+def camera_topics(namespace: str, color: str, depth: str, camera_info: str) -> dict[str, str]:
+    """Absolute colour/depth/camera_info topics of a camera driver running in ``namespace``.
+
+    realsense-ros 4.54 and later publish under ``/camera/camera/`` (namespace and node name both
+    ``camera``), older releases under ``/camera/``; so the namespace is an argument and the per-stream
+    names (``color/image_raw``, ``aligned_depth_to_color/image_raw``, ``color/camera_info``) stay
+    relative. An empty ``depth`` means no depth stream.
+    """
+    if not color:
+        raise ValueError("the colour topic must not be empty")
+    out = {"color": _join(namespace, color), "depth": _join(namespace, depth),
+           "camera_info": _join(namespace, camera_info)}
+    for key, topic in out.items():
+        if topic and ("//" in topic or any(c.isspace() for c in topic) or topic.endswith("/")):
+            raise ValueError(f"{key} topic {topic!r} is not a valid ROS topic name")
+    return out
