@@ -158,7 +158,7 @@ def test_colcon_build_with_robot_options(tmp_path: Path) -> None:
         env=run_env, capture_output=True, text=True, timeout=120,
     )
     assert ran.returncode == 0 and "--rate" in ran.stdout, ran.stderr
-    code = "import rynnec_ros, rynnec_ros.ros.node; from rynnec_ros.srv import AskQuestion; print(rynnec_ros.__file__)"
+    code = "import rynnec_ros.ros.node\nfrom rynnec_ros.srv import AskQuestion\nprint(rynnec_ros.__file__)"
     imported = subprocess.run(
         [sys.executable, "-c", code],
         env=run_env, capture_output=True, text=True, timeout=120, cwd=tmp_path,
