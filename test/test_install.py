@@ -66,8 +66,11 @@ def _imported_top_modules(paths: list[Path]) -> set[str]:
 
 
 def test_every_imported_ros_package_is_declared_and_nothing_unused() -> None:
-    sources = [*(REPO / "rynnec_ros").rglob("*.py"), *(REPO / "launch").glob("*.py"),
-               *(REPO / "scripts" / "ros").iterdir()]
+    sources = [
+        *(REPO / "rynnec_ros").rglob("*.py"),
+        *(REPO / "launch").glob("*.py"),
+        *(REPO / "scripts" / "ros").iterdir(),
+    ]
     known_ros = set(ROSDEP["ros_packages"]["humble"]) | {"cv_bridge", "message_filters"}
     imported = (_imported_top_modules(sources) & known_ros) - OPTIONAL_ROS_IMPORTS
     declared = _all_deps()
@@ -126,21 +129,49 @@ def test_colcon_build_with_robot_options(tmp_path: Path) -> None:
         pytest.skip("colcon is not installed")
     src = tmp_path / "src" / "rynnec_ros"
     src.mkdir(parents=True)
-    for name in ("CMakeLists.txt", "package.xml", "msg", "srv", "action", "launch", "config", "rynnec_ros",
-                 "scripts"):
+    for name in (
+        "CMakeLists.txt",
+        "package.xml",
+        "msg",
+        "srv",
+        "action",
+        "launch",
+        "config",
+        "rynnec_ros",
+        "scripts",
+    ):
         (shutil.copytree if (REPO / name).is_dir() else shutil.copy)(REPO / name, src / name)
     (src / "models").mkdir()
     (src / "models" / "RynnEC-2B.safetensors").write_bytes(b"\0" * 1024)  # stands for a multi-GB checkpoint
     env = _env_without_worktree()
     prefix = os.environ.get("VIRTUAL_ENV", sys.prefix)
-    env.update(AMENT_PREFIX_PATH=os.pathsep.join(filter(None, [prefix, env.get("AMENT_PREFIX_PATH", "")])),
-               CMAKE_PREFIX_PATH=prefix)
+    env.update(
+        AMENT_PREFIX_PATH=os.pathsep.join(filter(None, [prefix, env.get("AMENT_PREFIX_PATH", "")])),
+        CMAKE_PREFIX_PATH=prefix,
+    )
     env.pop("COLCON_PREFIX_PATH", None)
     build = subprocess.run(
-        ["colcon", "--log-base", str(tmp_path / "log"), "build", "--base-paths", str(tmp_path / "src"),
-         "--build-base", str(tmp_path / "build"), "--install-base", str(tmp_path / "install"),
-         "--executor", "sequential", "--cmake-args", f"-DPython3_EXECUTABLE={sys.executable}"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900,
+        [
+            "colcon",
+            "--log-base",
+            str(tmp_path / "log"),
+            "build",
+            "--base-paths",
+            str(tmp_path / "src"),
+            "--build-base",
+            str(tmp_path / "build"),
+            "--install-base",
+            str(tmp_path / "install"),
+            "--executor",
+            "sequential",
+            "--cmake-args",
+            f"-DPython3_EXECUTABLE={sys.executable}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-4000:]
     pkg = tmp_path / "install" / "rynnec_ros"
@@ -155,13 +186,20 @@ def test_colcon_build_with_robot_options(tmp_path: Path) -> None:
     run_env = dict(env, PYTHONPATH=os.pathsep.join([str(site.parent), env.get("PYTHONPATH", "")]))
     ran = subprocess.run(
         [str(pkg / "lib" / "rynnec_ros" / "rynnec_replay"), "--help", "--ros-args", "-r", "__node:=player"],
-        env=run_env, capture_output=True, text=True, timeout=120,
+        env=run_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert ran.returncode == 0 and "--rate" in ran.stdout, ran.stderr
     code = "import rynnec_ros.ros.node\nfrom rynnec_ros.srv import AskQuestion\nprint(rynnec_ros.__file__)"
     imported = subprocess.run(
         [sys.executable, "-c", code],
-        env=run_env, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env=run_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
     )
     assert imported.returncode == 0, imported.stderr
     assert Path(imported.stdout.strip()).is_relative_to(pkg)
@@ -174,8 +212,10 @@ def test_srv_import_works_first_in_the_documented_shell(tmp_path: Path) -> None:
     distro = os.environ.get("RYNNEC_ROS_DISTRO", "kilted")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "AMENT_PREFIX_PATH", "VIRTUAL_ENV")}
     env["RYNNEC_ROS_DISTRO"] = distro
-    first_lines = "from rynnec_ros.srv import AskQuestion; from rynnec_ros.msg import Region; " \
-                  "print(AskQuestion.Request())"
+    first_lines = (
+        "from rynnec_ros.srv import AskQuestion; from rynnec_ros.msg import Region; "
+        "print(AskQuestion.Request())"
+    )
     script = f". {REPO}/scripts/env.sh && cd {tmp_path} && python -c '{first_lines}'"
     done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -92,8 +92,11 @@ def camera_topics(namespace: str, color: str, depth: str, camera_info: str) -> d
     """
     if not color:
         raise ValueError("the colour topic must not be empty")
-    out = {"color": _join(namespace, color), "depth": _join(namespace, depth),
-           "camera_info": _join(namespace, camera_info)}
+    out = {
+        "color": _join(namespace, color),
+        "depth": _join(namespace, depth),
+        "camera_info": _join(namespace, camera_info),
+    }
     for key, topic in out.items():
         if topic and ("//" in topic or any(c.isspace() for c in topic) or topic.endswith("/")):
             raise ValueError(f"{key} topic {topic!r} is not a valid ROS topic name")

@@ -23,9 +23,13 @@ def _rcl_apply(entries: list) -> dict:
     """Final parameter values the way rcl sees them: each entry one file, later files win."""
     final: dict = {}
     for entry in entries:
-        doc = yaml.safe_load(Path(entry).read_text()) if isinstance(entry, str) else {
-            "/**": {"ros__parameters": entry}  # launch_ros' dict-to-file wrapping
-        }
+        doc = (
+            yaml.safe_load(Path(entry).read_text())
+            if isinstance(entry, str)
+            else {
+                "/**": {"ros__parameters": entry}  # launch_ros' dict-to-file wrapping
+            }
+        )
         final.update(doc["/**"]["ros__parameters"])
     return final
 
@@ -33,10 +37,21 @@ def _rcl_apply(entries: list) -> dict:
 @pytest.fixture
 def user_yaml(tmp_path: Path) -> Path:
     path = tmp_path / "robot.yaml"
-    path.write_text(yaml.safe_dump({"/**": {"ros__parameters": {
-        "checkpoint": "/models/RynnEC-2B", "depth_topic": "/camera/camera/aligned_depth_to_color/image_raw",
-        "device": "cuda:1", "dtype": "float16", "use_sim_time": True,
-    }}}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "/**": {
+                    "ros__parameters": {
+                        "checkpoint": "/models/RynnEC-2B",
+                        "depth_topic": "/camera/camera/aligned_depth_to_color/image_raw",
+                        "device": "cuda:1",
+                        "dtype": "float16",
+                        "use_sim_time": True,
+                    }
+                }
+            }
+        )
+    )
     return path
 
 
@@ -63,8 +78,10 @@ def test_no_params_file_gives_only_the_set_arguments() -> None:
     assert node_parameters("", {}) == []
 
 
-@pytest.mark.parametrize("text,value", [("true", True), ("True", True), ("1", True), ("false", False),
-                                        ("FALSE", False), ("0", False)])
+@pytest.mark.parametrize(
+    "text,value",
+    [("true", True), ("True", True), ("1", True), ("false", False), ("FALSE", False), ("0", False)],
+)
 def test_booleans_follow_launch_truthiness(text: str, value: bool) -> None:
     assert node_parameters("", {"use_sim_time": text}) == [{"use_sim_time": value}]
 
@@ -85,8 +102,10 @@ def test_camera_topics_resolve_like_ros_names() -> None:
         "depth": "",
         "camera_info": "/camera/camera/color/camera_info",
     }
-    assert camera_topics("/camera", "color/image_raw", "depth/image_rect_raw", "")["depth"] == \
-        "/camera/depth/image_rect_raw"
+    assert (
+        camera_topics("/camera", "color/image_raw", "depth/image_rect_raw", "")["depth"]
+        == "/camera/depth/image_rect_raw"
+    )
     assert camera_topics("/", "image", "/other/depth", "")["color"] == "/image"
     assert camera_topics("/camera", "color/image_raw", "/other/depth", "")["depth"] == "/other/depth"
     with pytest.raises(ValueError, match="not a valid ROS topic name"):
