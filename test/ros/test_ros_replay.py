@@ -202,7 +202,7 @@ def test_installed_node_takes_launch_ros_arguments_and_params_file_order(tmp_pat
     """launch_ros (actions/node.py, Humble = Jazzy): ``<exe> --ros-args -r __node:=NAME -r __ns:=/NS
     --params-file USER.yaml --params-file DICT.yaml -r FROM:=TO``; the dict file is
     ``{'/**': {'ros__parameters': ...}}`` (``_create_params_file_from_dict``); rcl lets the later file win.
-    The dict holds only what launch_params.node_parameters keeps: here the one launch argument the user set."""
+    The dict holds what launch_params.node_parameters keeps: here the one launch argument the user set."""
     import os
     import signal
 
