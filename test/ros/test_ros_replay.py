@@ -209,6 +209,7 @@ def test_installed_node_takes_launch_ros_arguments_and_params_file_order(tmp_pat
     import rclpy
     import yaml
     from rcl_interfaces.srv import GetParameters
+    from rclpy.executors import SingleThreadedExecutor
 
     from rynnec_ros.ros.launch_params import LAUNCH_PARAMETERS, node_parameters
 
@@ -259,7 +260,12 @@ def test_installed_node_takes_launch_ros_arguments_and_params_file_order(tmp_pat
             assert time.monotonic() < deadline, "node /robot1/rynnec never offered its parameters"
         names = ["depth_topic", "world_frame", "color_topic", "checkpoint"]
         future = cli.call_async(GetParameters.Request(names=names))
-        rclpy.spin_until_future_complete(client_node, future, timeout_sec=20)
+        # An executor of this context: Jazzy's rclpy.spin_until_future_complete uses the global executor,
+        # which is bound to the default context (not initialised here).
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(client_node)
+        executor.spin_until_future_complete(future, timeout_sec=20)
+        executor.shutdown()
         values_out = [v.string_value for v in future.result().values]
     finally:
         client_node.destroy_node()
