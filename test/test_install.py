@@ -121,6 +121,7 @@ def _env_without_worktree() -> dict[str, str]:
 
 @pytest.mark.ros
 @pytest.mark.slow
+@pytest.mark.robot_build
 def test_colcon_build_with_robot_options(tmp_path: Path) -> None:
     """colcon build as on a robot (Python sources installed, BUILD_TESTING default), then run what
     launch_ros runs, with only the install space on the path: the work tree is not importable."""
