@@ -12,10 +12,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 SECONDS=0
-declare -a TIMES=()
+declare -a TIMES=() FAILED=()
 phase_start=0
 begin() { phase_start=$SECONDS; echo "[test] $1"; }
 end() { TIMES+=("$1: $((SECONDS - phase_start)) s"); }
+# A failing test phase does not stop the later ones (CI shows every distro's result); set-up and lint do.
+check() { local rc=$?; [ "$rc" -eq 0 ] || FAILED+=("$1 (exit $rc)"); end "$1"; }
 PYTEST=(python -m pytest -q -p no:cacheprovider)
 
 begin "set-up: Kilted wheels (.venv, install/)"
@@ -56,28 +58,33 @@ for path in sys.argv[1:]:
     unset PYTHONPATH AMENT_PREFIX_PATH VIRTUAL_ENV
     export PYTHONPATH="$ROOT" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
     # These tests must not need what .venv-py310 lacks: a skip for a missing rclpy/torch would hide it.
-    "$PY310" -c 'import importlib.util as u, sys; sys.exit(any(u.find_spec(m) for m in ("rclpy", "torch")))'
-    "$PY310" -m pytest -q -p no:cacheprovider -m "not ros" "${PY310_TESTS[@]}"
-  )
-  end "python3.10 tests"
+    # (-e is off in a subshell whose status is tested: every step is chained with &&.)
+    "$PY310" -c 'import importlib.util as u, sys; sys.exit(any(u.find_spec(m) for m in ("rclpy", "torch")))' &&
+      "$PY310" -m pytest -q -p no:cacheprovider -m "not ros" "${PY310_TESTS[@]}"
+  ) && true
+  check "python3.10 tests"
 fi
 
 begin "Kilted: the whole suite"
 (
   # shellcheck disable=SC1091
-  . scripts/env.sh
-  "${PYTEST[@]}" "$@"
-)
-end "kilted suite"
+  . scripts/env.sh && "${PYTEST[@]}" "$@"
+) && true
+check "kilted suite"
 
 begin "Jazzy: the ROS tests (-m 'ros and not robot_build')"
 (
   # shellcheck disable=SC1091
-  RYNNEC_ROS_DISTRO=jazzy . scripts/env.sh
-  python -c "import rclpy, importlib.metadata as m; v = m.version('ros-rclpy'); assert v.startswith('7.'), v; print('rclpy', v)"
-  "${PYTEST[@]}" -m "ros and not robot_build"
-)
-end "jazzy ros tests"
+  RYNNEC_ROS_DISTRO=jazzy . scripts/env.sh &&
+    python -c "import rclpy, importlib.metadata as m; v = m.version('ros-rclpy'); assert v.startswith('7.'), v; print('rclpy', v)" &&
+    "${PYTEST[@]}" -m "ros and not robot_build"
+) && true
+check "jazzy ros tests"
 
-echo "[test] all phases passed in $SECONDS s:"
+echo "[test] wall time $SECONDS s:"
 printf '  %s\n' "${TIMES[@]}"
+if [ "${#FAILED[@]}" -gt 0 ]; then
+  printf '[test] FAILED: %s\n' "${FAILED[@]}"
+  exit 1
+fi
+echo "[test] all phases passed"
