@@ -14,4 +14,4 @@ lint: setup
 	. scripts/env.sh && ruff check .
 
 clean:
-	rm -rf build install log log-colcon.txt out
+	rm -rf build install log log-colcon.txt build-jazzy install-jazzy log-jazzy log-colcon-jazzy.txt out

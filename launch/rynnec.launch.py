@@ -1,16 +1,19 @@
 """Launch the rynnec_ros cognition node on a robot (ROS 2 Humble/Jazzy).
 
-    ros2 launch rynnec_ros rynnec.launch.py checkpoint:=/models/RynnEC-2B namespace:=robot1 \
-        color_topic:=/camera/color/image_raw params_file:=/path/to/my_params.yaml
+    ros2 launch rynnec_ros rynnec.launch.py checkpoint:=/models/RynnEC-2B device:=cuda namespace:=robot1 \
+        color_topic:=/camera/camera/color/image_raw params_file:=/path/to/my_params.yaml
     ros2 launch rynnec_ros rynnec.launch.py checkpoint:=/models/RynnEC-2B backend:=tensorrt \
-        engine_dir:=/models/RynnEC-2B-trt dtype:=float16
+        engine_dir:=/models/RynnEC-2B-trt device:=cuda dtype:=float16
 
-The node is a lifecycle node; with autostart:=true (default) this file configures it (loads the model)
-and activates it (subscribes to the camera) once it is up, so no lifecycle manager is needed.
+Parameters come from ``params_file`` (default: the package's config/rynnec.yaml); a launch argument
+given on the command line overrides that parameter, and one left unset (empty) leaves the file's value
+(rynnec_ros/ros/launch_params.py). The node is a lifecycle node; with autostart:=true (default) this file
+configures it (loads the model) and activates it (subscribes to the camera) once it is up, so no
+lifecycle manager is needed.
 """
 
-from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, EmitEvent, RegisterEventHandler
+from launch import LaunchContext, LaunchDescription
+from launch.actions import DeclareLaunchArgument, EmitEvent, OpaqueFunction, RegisterEventHandler
 from launch.conditions import IfCondition
 from launch.events import matches_action
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
@@ -21,25 +24,18 @@ from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 from lifecycle_msgs.msg import Transition
 
+from rynnec_ros.ros.launch_params import LAUNCH_PARAMETERS, UNSET, node_parameters
 
-def generate_launch_description() -> LaunchDescription:
-    default_params = PathJoinSubstitution([FindPackageShare("rynnec_ros"), "config", "rynnec.yaml"])
-    args = [
-        DeclareLaunchArgument("namespace", default_value="", description="node namespace"),
-        DeclareLaunchArgument("params_file", default_value=default_params, description="parameter YAML"),
-        DeclareLaunchArgument("checkpoint", default_value="", description="RynnEC checkpoint directory"),
-        DeclareLaunchArgument("device", default_value="cuda", description="cpu, cuda or cuda:N"),
-        DeclareLaunchArgument("dtype", default_value="bfloat16", description="float32, float16, bfloat16"),
-        DeclareLaunchArgument("backend", default_value="torch", description="torch, onnxruntime, tensorrt"),
-        DeclareLaunchArgument("onnx_dir", default_value="", description="ONNX export (backend onnxruntime)"),
-        DeclareLaunchArgument("engine_dir", default_value="", description="TensorRT engines (tensorrt)"),
-        DeclareLaunchArgument("ort_provider", default_value="", description="cpu, cuda, tensorrt"),
-        DeclareLaunchArgument("color_topic", default_value="/camera/color/image_raw"),
-        DeclareLaunchArgument("depth_topic", default_value="", description="registered depth; empty = none"),
-        DeclareLaunchArgument("camera_info_topic", default_value=""),
-        DeclareLaunchArgument("world_frame", default_value="", description="e.g. map or odom; empty = none"),
-        DeclareLaunchArgument("use_sim_time", default_value="false"),
-        DeclareLaunchArgument("autostart", default_value="true", description="configure + activate"),
+
+def _node_and_lifecycle(context: LaunchContext) -> list:
+    """The node with its parameters resolved now that the launch arguments are known."""
+    values = {name: LaunchConfiguration(name).perform(context) for name in LAUNCH_PARAMETERS}
+    params = node_parameters(LaunchConfiguration("params_file").perform(context), values)
+    # Strings stay strings (a checkpoint named "1" is not an int): launch_ros YAML-parses bare values.
+    typed = [
+        p if isinstance(p, str)
+        else {k: v if isinstance(v, bool) else ParameterValue(v, value_type=str) for k, v in p.items()}
+        for p in params
     ]
     node = LifecycleNode(
         package="rynnec_ros",
@@ -47,23 +43,7 @@ def generate_launch_description() -> LaunchDescription:
         name="rynnec",
         namespace=LaunchConfiguration("namespace"),
         output="screen",
-        parameters=[
-            LaunchConfiguration("params_file"),
-            {
-                "checkpoint": ParameterValue(LaunchConfiguration("checkpoint"), value_type=str),
-                "device": ParameterValue(LaunchConfiguration("device"), value_type=str),
-                "dtype": ParameterValue(LaunchConfiguration("dtype"), value_type=str),
-                "backend": ParameterValue(LaunchConfiguration("backend"), value_type=str),
-                "onnx_dir": ParameterValue(LaunchConfiguration("onnx_dir"), value_type=str),
-                "engine_dir": ParameterValue(LaunchConfiguration("engine_dir"), value_type=str),
-                "ort_provider": ParameterValue(LaunchConfiguration("ort_provider"), value_type=str),
-                "color_topic": ParameterValue(LaunchConfiguration("color_topic"), value_type=str),
-                "depth_topic": ParameterValue(LaunchConfiguration("depth_topic"), value_type=str),
-                "camera_info_topic": ParameterValue(LaunchConfiguration("camera_info_topic"), value_type=str),
-                "world_frame": ParameterValue(LaunchConfiguration("world_frame"), value_type=str),
-                "use_sim_time": ParameterValue(LaunchConfiguration("use_sim_time"), value_type=bool),
-            },
-        ],
+        parameters=typed,
         # Namespaced robots keep TF under their namespace (the Nav2 convention).
         remappings=[("/tf", "tf"), ("/tf_static", "tf_static")],
     )
@@ -89,4 +69,18 @@ def generate_launch_description() -> LaunchDescription:
         ),
         condition=autostart,
     )
-    return LaunchDescription([*args, node, activate_when_configured, configure])
+    return [node, activate_when_configured, configure]
+
+
+def generate_launch_description() -> LaunchDescription:
+    default_params = PathJoinSubstitution([FindPackageShare("rynnec_ros"), "config", "rynnec.yaml"])
+    args = [
+        DeclareLaunchArgument("namespace", default_value="", description="node namespace"),
+        DeclareLaunchArgument("params_file", default_value=default_params, description="parameter YAML"),
+        *[
+            DeclareLaunchArgument(name, default_value=UNSET, description=f"{text}; unset: params_file's")
+            for name, (_, text) in LAUNCH_PARAMETERS.items()
+        ],
+        DeclareLaunchArgument("autostart", default_value="true", description="configure + activate"),
+    ]
+    return LaunchDescription([*args, OpaqueFunction(function=_node_and_lifecycle)])

@@ -1,16 +1,36 @@
 #!/usr/bin/env bash
-# Idempotent development/CI set-up: a venv with the CPU torch wheel, the ROS 2 Kilted wheels,
+# Idempotent development/CI set-up: a venv with the CPU torch wheel, one ROS 2 distro's wheels,
 # the project's Python dependencies, a colcon build of the package's msg/srv, and the package itself.
 # Re-running is cheap: each step is skipped when its inputs have not changed.
+#
+#   bash scripts/setup_env.sh                 # ROS 2 Kilted wheels: .venv, build/, install/
+#   bash scripts/setup_env.sh --distro jazzy  # ROS 2 Jazzy wheels:  .venv-jazzy, build-jazzy/, install-jazzy/
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-VENV="$ROOT/.venv"
+DISTRO=kilted
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --distro) DISTRO=${2:-}; shift 2 ;;
+    *) echo "[setup] error: unknown argument $1 (use --distro kilted|jazzy)" >&2; exit 2 ;;
+  esac
+done
+case "$DISTRO" in
+  kilted) SUFFIX="" ;;
+  jazzy) SUFFIX="-jazzy" ;;
+  *) echo "[setup] error: --distro must be kilted or jazzy, got '$DISTRO'" >&2; exit 2 ;;
+esac
+VENV="$ROOT/.venv$SUFFIX"
+INSTALL="$ROOT/install$SUFFIX"
+BUILD="$ROOT/build$SUFFIX"
+LOG="$ROOT/log$SUFFIX"
+# Every ROS wheel of one venv comes from one distro (constraints-ros-<distro>.txt pins them all).
+ROS_CONSTRAINTS="constraints-ros-$DISTRO.txt"
 PY=${PYTHON:-python3}
 
-# The ROS 2 Kilted wheels on PyPI are built for CPython 3.11 only (robots use their apt ROS instead).
+# The ROS 2 wheels on PyPI are built for CPython 3.11 only (robots use their apt ROS instead).
 if ! "$PY" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
-  echo "[setup] error: $PY is not Python 3.11 (the ROS 2 Kilted wheels need 3.11); set PYTHON=/path/to/python3.11" >&2
+  echo "[setup] error: $PY is not Python 3.11 (the ROS 2 wheels need 3.11); set PYTHON=/path/to/python3.11" >&2
   exit 1
 fi
 # A venv whose creation failed half-way (e.g. python3-venv missing) has a python but no pip: rebuild it.
@@ -24,16 +44,35 @@ fi
 
 stamp() { cat "$@" | sha256sum | cut -c1-16; }
 
-DEPS_STAMP="$VENV/.deps-$(stamp requirements.txt requirements-ros.txt)"
+DEPS_STAMP="$VENV/.deps-$(stamp requirements.txt requirements-ros.txt "requirements-ros-$DISTRO.txt" "$ROS_CONSTRAINTS")"
 if [ ! -f "$DEPS_STAMP" ]; then
-  echo "[setup] installing Python dependencies (first run takes a few minutes)"
+  echo "[setup] installing Python dependencies and the ROS 2 $DISTRO wheels (first run takes a few minutes)"
   python -m pip install -q --upgrade pip wheel "setuptools>=64,<80"
   # CPU torch first: a later resolver run then sees torch satisfied and never fetches a CUDA build.
   # Where no local CPU wheel is configured for pip, point TORCH_PIP_ARGS at PyTorch's CPU wheel index
   # (e.g. TORCH_PIP_ARGS="--index-url <cpu index>"); plain PyPI gives the large CUDA build on Linux.
   # shellcheck disable=SC2086
   python -m pip install -q ${TORCH_PIP_ARGS:-} "torch==2.13.0"
-  python -m pip install -q -r requirements.txt -r requirements-ros.txt
+  python -m pip install -q -r requirements.txt -r requirements-ros.txt -r "requirements-ros-$DISTRO.txt" -c "$ROS_CONSTRAINTS"
+  # A wheel of another distro left from an earlier set-up would survive the install above.
+  python - "$ROS_CONSTRAINTS" <<'PYEOF'
+import sys
+from importlib.metadata import distributions
+
+pins = {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    line = line.split("#", 1)[0].strip()
+    if line:
+        name, version = line.split("==")
+        pins[name.lower()] = version
+wrong = sorted(
+    f"{d.metadata['Name']}=={d.version}" for d in distributions()
+    if d.metadata["Name"].lower().startswith("ros-") and not d.metadata["Name"].lower().startswith("ros-jazzy-")
+    and pins.get(d.metadata["Name"].lower()) != d.version
+)
+if wrong:
+    sys.exit(f"[setup] error: ROS wheels not pinned by {sys.argv[1]}: {', '.join(wrong)}")
+PYEOF
   rm -f "$VENV"/.deps-*
   touch "$DEPS_STAMP"
 fi
@@ -50,16 +89,17 @@ grep -rlE '/opt/python/cp311-cp311' --include=*.cmake "$VENV/share" 2>/dev/null 
 # the work tree, so colcon builds a copy of the interface sources under build/colcon_src/.
 # tf2_msgs is not published as a wheel: the vendored one-message copy is built only when none is importable.
 IFACE_INPUTS=(CMakeLists.txt package.xml msg/*.msg srv/*.srv vendor/tf2_msgs/package.xml
-  vendor/tf2_msgs/CMakeLists.txt vendor/tf2_msgs/msg/TFMessage.msg scripts/setup_env.sh)
+  vendor/tf2_msgs/CMakeLists.txt vendor/tf2_msgs/msg/TFMessage.msg scripts/setup_env.sh scripts/ros/*)
 for a in action/*.action; do [ -f "$a" ] && IFACE_INPUTS+=("$a"); done
-IFACE_STAMP="$ROOT/install/.iface-$(stamp "${IFACE_INPUTS[@]}")"
+IFACE_STAMP="$INSTALL/.iface-$(stamp "${IFACE_INPUTS[@]}")"
 if [ ! -f "$IFACE_STAMP" ]; then
   echo "[setup] colcon build (interfaces, about a minute)"
   # A stale install/ of another interface set would shadow the new build.
-  rm -rf "$ROOT/install" "$ROOT/build"
-  SRC="$ROOT/build/colcon_src"
+  rm -rf "$INSTALL" "$BUILD"
+  SRC="$BUILD/colcon_src"
   mkdir -p "$SRC/rynnec_ros"
   cp -r CMakeLists.txt package.xml msg srv launch config "$SRC/rynnec_ros/"
+  mkdir -p "$SRC/rynnec_ros/scripts" && cp -r scripts/ros "$SRC/rynnec_ros/scripts/"
   [ -d action ] && cp -r action "$SRC/rynnec_ros/"
   if ! (unset PYTHONPATH; python -c "import tf2_msgs.msg") >/dev/null 2>&1; then
     cp -r vendor/tf2_msgs "$SRC/tf2_msgs"
@@ -67,11 +107,11 @@ if [ ! -f "$IFACE_STAMP" ]; then
   (
     export AMENT_PREFIX_PATH="$VENV" CMAKE_PREFIX_PATH="$VENV"
     unset PYTHONPATH COLCON_PREFIX_PATH
-    colcon --log-base "$ROOT/log" build --base-paths "$SRC" \
-      --build-base "$ROOT/build" --install-base "$ROOT/install" --executor sequential \
+    colcon --log-base "$LOG" build --base-paths "$SRC" \
+      --build-base "$BUILD" --install-base "$INSTALL" --executor sequential \
       --cmake-args -DPython3_EXECUTABLE="$VENV/bin/python" -DBUILD_TESTING=OFF \
       -DRYNNEC_INSTALL_PYTHON_SOURCES=OFF
-  ) >"$ROOT/log-colcon.txt" 2>&1 || { cat "$ROOT/log-colcon.txt"; exit 1; }
+  ) >"$ROOT/log-colcon$SUFFIX.txt" 2>&1 || { cat "$ROOT/log-colcon$SUFFIX.txt"; exit 1; }
   touch "$IFACE_STAMP"
 fi
 
@@ -82,4 +122,8 @@ if [ ! -f "$PKG_STAMP" ]; then
   rm -f "$VENV"/.pkg-*
   touch "$PKG_STAMP"
 fi
-echo "[setup] ready: . scripts/env.sh"
+if [ "$DISTRO" = kilted ]; then
+  echo "[setup] ready: . scripts/env.sh"
+else
+  echo "[setup] ready: RYNNEC_ROS_DISTRO=$DISTRO . scripts/env.sh"
+fi

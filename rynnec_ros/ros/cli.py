@@ -72,12 +72,17 @@ def _node(args: argparse.Namespace) -> int:
     return run(ros_args, autostart=not args.no_autostart)
 
 
-def _replay(args: argparse.Namespace) -> int:
+def _replay(args: argparse.Namespace, ros_args: list[str] | None = None) -> int:
+    """Replay ``args.bag``; ``ros_args`` (a full argv with ``--ros-args ...``) go to ``rclpy.init``.
+
+    Handing rclpy the launch-produced argv is what applies ``-r __node:=NAME`` and topic remappings to
+    the player node, exactly as for any other ROS executable.
+    """
     import rclpy
 
     from rynnec_ros.ros.replay import BagReplayer
 
-    rclpy.init()
+    rclpy.init(args=ros_args)
     node = rclpy.create_node("rynnec_replay")
     try:
         player = BagReplayer(node, args.bag, rate=args.rate, loop=args.loop, clock=args.clock,
@@ -85,13 +90,29 @@ def _replay(args: argparse.Namespace) -> int:
         if args.wait_for and not player.wait_for_subscribers(args.wait_for, args.wait_s):
             print(f"no subscriber on {args.wait_for} after {args.wait_s} s; playing anyway")
         count = player.run()
-        print(f"published {count} messages from {args.bag} ({player.loops} pass(es))")
+        print(f"published {count} messages from {args.bag} ({player.loops} pass(es))", flush=True)
     except KeyboardInterrupt:
         pass
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+def replay_main(argv: list[str]) -> int:
+    """``ros2 run rynnec_ros rynnec_replay`` / launch_ros: argv may carry ``--ros-args ... [--]``.
+
+    launch_ros' ``Node`` always appends ``--ros-args`` (and ``-r __node:=NAME``, ``--params-file F``,
+    ``-r FROM:=TO``) after the executable's own arguments; rclpy's ``remove_ros_args`` strips exactly the
+    span rcl treats as ROS arguments, so argparse sees only the tool's options.
+    """
+    from rclpy.utilities import remove_ros_args
+
+    parser = argparse.ArgumentParser(prog="rynnec_replay")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register(sub)
+    args = parser.parse_args(["replay", *remove_ros_args(argv)[1:]])
+    return _replay(args, ros_args=list(argv))
 
 
 def _planner_demo(args: argparse.Namespace) -> int:

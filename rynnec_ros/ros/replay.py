@@ -30,11 +30,47 @@ def message_class(msgtype: str) -> type:
         raise ValueError(f"message type {msgtype} is not available in this ROS installation") from exc
 
 
-def _qos(topic: str) -> QoSProfile:
+def _fallback_qos(topic: str) -> QoSProfile:
+    """QoS for a topic whose bag recorded no offered profiles (bags written before QoS was recorded).
+
+    ``ros2 bag play`` would offer reliable + volatile here; /tf_static is offered transient-local instead
+    because tf2's static listener subscribes transient-local and never receives a volatile publication.
+    """
     if topic == "/tf_static":
         return QoSProfile(depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                           reliability=ReliabilityPolicy.RELIABLE)
     return QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def recorded_qos(topic: str, offered: Sequence[Any]) -> QoSProfile:
+    """The QoS ``ros2 bag play`` offers for ``topic`` given the bag's recorded offers (rosbags ``Qos``).
+
+    Mirrors rosbag2_transport's ``Rosbag2QoS::adapt_offer_to_recorded_offers`` (Humble/Jazzy): reliable
+    only when every recorded publisher offered reliable, transient-local only when every one offered it;
+    otherwise best effort / volatile, so the replay matches every subscriber the recording matched.
+    """
+    if not offered:
+        return _fallback_qos(topic)
+    reliable = all(q.reliability.name == "RELIABLE" for q in offered)
+    latched = all(q.durability.name == "TRANSIENT_LOCAL" for q in offered)
+    return QoSProfile(
+        depth=max([10, *(int(q.depth) for q in offered)]),
+        reliability=ReliabilityPolicy.RELIABLE if reliable else ReliabilityPolicy.BEST_EFFORT,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE,
+    )
+
+
+def open_reader(path: Path) -> Any:
+    """An ``AnyReader`` that also opens bags recorded without message definitions.
+
+    Humble's rosbag2 (sqlite3 schema 3, metadata version 5) stores no message definitions; rosbags then
+    needs a default typestore or raises "Bag contains no type definitions". Humble's message set is the
+    oldest a robot records with, and bags that do carry definitions keep using their own.
+    """
+    from rosbags.highlevel import AnyReader
+    from rosbags.typesys import Stores, get_typestore
+
+    return AnyReader([path], default_typestore=get_typestore(Stores.ROS2_HUMBLE))
 
 
 class BagReplayer:
@@ -50,19 +86,16 @@ class BagReplayer:
         topics: Sequence[str] | None = None,
         max_loops: int | None = None,
     ) -> None:
-        from rosbags.highlevel import AnyReader
-
         if not rate > 0:
             raise ValueError(f"rate must be > 0, got {rate}")
         self._node = node
         self._path = Path(bag)
         if not self._path.exists():
             raise ValueError(f"bag {self._path} does not exist")
-        self._reader_cls = AnyReader
         self.rate, self.loop, self.clock = rate, loop, clock
         self.max_loops = max_loops
         self._stop = False
-        with AnyReader([self._path]) as reader:
+        with open_reader(self._path) as reader:
             if not reader.is2:
                 raise ValueError(f"{self._path} is not a rosbag2 bag (ROS 1 bags are not replayed)")
             conns = [c for c in reader.connections if topics is None or c.topic in topics]
@@ -70,10 +103,15 @@ class BagReplayer:
                 raise ValueError(f"no topic of {list(topics or [])} in {self._path}")
             self.topics = sorted({c.topic for c in conns})
             self._pubs: dict[str, Any] = {}
+            offers: dict[str, list[Any]] = {}
+            for c in conns:
+                offers.setdefault(c.topic, []).extend(getattr(c.ext, "offered_qos_profiles", None) or [])
+            self.qos: dict[str, QoSProfile] = {}
             for c in conns:
                 if c.topic not in self._pubs:
                     cls = message_class(c.msgtype)
-                    self._pubs[c.topic] = node.create_publisher(cls, c.topic, _qos(c.topic))
+                    self.qos[c.topic] = recorded_qos(c.topic, offers[c.topic])
+                    self._pubs[c.topic] = node.create_publisher(cls, c.topic, self.qos[c.topic])
         self._clock_pub = None
         if clock:
             from rosgraph_msgs.msg import Clock
@@ -114,7 +152,7 @@ class BagReplayer:
         return self.published
 
     def _play_once(self, on_message: Callable[[str, int], None] | None) -> None:
-        with self._reader_cls([self._path]) as reader:
+        with open_reader(self._path) as reader:
             conns = [c for c in reader.connections if c.topic in self._pubs]
             start_wall = time.monotonic()
             t0: int | None = None

@@ -27,6 +27,30 @@ def _typestore():
     return get_typestore(Stores.ROS2_HUMBLE)
 
 
+def offered_qos(static: bool, depth: int):
+    """The QoS a recorder stores for a publisher: tf2's static broadcaster QoS or a sensor stream's.
+
+    ``ros2 bag play`` offers each topic with the recorded QoS and falls back to reliable + volatile when
+    none was recorded, which tf2's transient-local static listener never receives. tf2_ros'
+    ``StaticBroadcasterQoS`` is depth 1, reliable, transient-local; other topics here are reliable,
+    volatile, keep-last ``depth``. Durations of 0 s are rmw's "unspecified" (no deadline/lifespan).
+    """
+    from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+
+    zero = QosTime(sec=0, nsec=0)
+    return Qos(
+        history=QosHistory.KEEP_LAST,
+        depth=1 if static else depth,
+        reliability=QosReliability.RELIABLE,
+        durability=QosDurability.TRANSIENT_LOCAL if static else QosDurability.VOLATILE,
+        deadline=zero,
+        lifespan=zero,
+        liveliness=QosLiveliness.AUTOMATIC,
+        liveliness_lease_duration=zero,
+        avoid_ros_namespace_conventions=False,
+    )
+
+
 def _header(ts, stamp_ns: int, frame_id: str):
     T = ts.types
     return T["std_msgs/msg/Header"](
@@ -67,7 +91,11 @@ def write_bag(
     K: np.ndarray,
     static_transforms: list[tuple[str, str, np.ndarray]],
 ) -> Path:
-    """Write colour (rgb8), depth (32FC1 metres), CameraInfo, /tf and /tf_static to a rosbag2 (sqlite3)."""
+    """Write colour (rgb8), depth (32FC1 metres), CameraInfo, /tf and /tf_static to a rosbag2 (sqlite3).
+
+    Metadata version 8 (QoS profiles as a YAML string) is the newest Humble's rosbag2 reads (Jazzy reads 8
+    and 9); every topic records its offered QoS so ``ros2 bag play`` latches /tf_static.
+    """
     from rosbags.rosbag2 import Writer
 
     ts = _typestore()
@@ -76,11 +104,18 @@ def write_bag(
     if out.exists():
         raise ValueError(f"bag directory {out} already exists")
     with Writer(out, version=8) as writer:
-        c_rgb = writer.add_connection(COLOR_TOPIC, "sensor_msgs/msg/Image", typestore=ts)
-        c_depth = writer.add_connection(DEPTH_TOPIC, "sensor_msgs/msg/Image", typestore=ts)
-        c_info = writer.add_connection(INFO_TOPIC, "sensor_msgs/msg/CameraInfo", typestore=ts)
-        c_tf = writer.add_connection("/tf", "tf2_msgs/msg/TFMessage", typestore=ts)
-        c_static = writer.add_connection("/tf_static", "tf2_msgs/msg/TFMessage", typestore=ts)
+        sensor, dynamic = [offered_qos(False, 5)], [offered_qos(False, 100)]
+        static_qos = [offered_qos(True, 1)]
+        c_rgb = writer.add_connection(COLOR_TOPIC, "sensor_msgs/msg/Image", typestore=ts,
+                                      offered_qos_profiles=sensor)
+        c_depth = writer.add_connection(DEPTH_TOPIC, "sensor_msgs/msg/Image", typestore=ts,
+                                        offered_qos_profiles=sensor)
+        c_info = writer.add_connection(INFO_TOPIC, "sensor_msgs/msg/CameraInfo", typestore=ts,
+                                       offered_qos_profiles=sensor)
+        c_tf = writer.add_connection("/tf", "tf2_msgs/msg/TFMessage", typestore=ts,
+                                     offered_qos_profiles=dynamic)
+        c_static = writer.add_connection("/tf_static", "tf2_msgs/msg/TFMessage", typestore=ts,
+                                         offered_qos_profiles=static_qos)
         t0 = frames[0].stamp_ns if frames else 0
         static = T["tf2_msgs/msg/TFMessage"](
             transforms=[_transform_stamped(ts, t0, p, c, M) for p, c, M in static_transforms]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from rynnec_ros.ros.launch_params import LAUNCH_PARAMETERS, camera_topics
 from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, validate, validate_all
 
 REPO = Path(__file__).resolve().parents[2]
@@ -78,27 +79,53 @@ def test_launch_parameter_names_and_files_exist() -> None:
         for call in _calls(tree, "PathJoinSubstitution"):
             parts = [e.value for e in call.args[0].elts if isinstance(e, ast.Constant)]
             assert (REPO / Path(*parts)).is_file(), (path, parts)
-        for call in _calls(tree, "LifecycleNode"):
-            params = _kw(call, "parameters")
-            assert isinstance(params, ast.List)
-            for item in params.elts:
-                if isinstance(item, ast.Dict):
-                    for key in item.keys:
-                        assert isinstance(key, ast.Constant)
-                        known = key.value in PARAM_BY_NAME or key.value in ROS_BUILTIN_PARAMS
-                        assert known, (path, key.value)
+    # rynnec.launch.py's node parameters are exactly launch_params.LAUNCH_PARAMETERS (resolved there).
+    rynnec = (REPO / "launch" / "rynnec.launch.py").read_text()
+    assert "node_parameters(" in rynnec and "OpaqueFunction" in rynnec
+    for name in LAUNCH_PARAMETERS:
+        assert name in PARAM_BY_NAME or name in ROS_BUILTIN_PARAMS, name
+
+
+def _rynnec_declared() -> set[str]:
+    tree = ast.parse((REPO / "launch" / "rynnec.launch.py").read_text())
+    return _declared_args(tree) | set(LAUNCH_PARAMETERS)
 
 
 def test_included_launch_arguments_are_declared() -> None:
-    declared = _declared_args(ast.parse((REPO / "launch" / "rynnec.launch.py").read_text()))
+    declared = _rynnec_declared()
     replay = ast.parse((REPO / "launch" / "replay.launch.py").read_text())
+    forwarded = next(
+        n.value for n in replay.body
+        if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "_FORWARDED"
+    )
+    forwarded_names = {e.value for e in forwarded.elts}
     for call in _calls(replay, "IncludeLaunchDescription"):
         args = _kw(call, "launch_arguments")
         assert isinstance(args, ast.Call)  # {...}.items()
-        keys = {k.value for k in args.func.value.keys}
+        keys = {k.value for k in args.func.value.keys if k is not None} | forwarded_names
         assert keys <= declared, keys - declared
+    replay_declared = _declared_args(replay) | forwarded_names
     for call in _calls(replay, "LaunchConfiguration"):
-        assert call.args[0].value in _declared_args(replay)
+        if isinstance(call.args[0], ast.Constant):
+            assert call.args[0].value in replay_declared, call.args[0].value
+    assert {"camera", "color", "depth", "camera_info"} <= _declared_args(replay)
+
+
+def test_replay_launch_defaults_are_the_realsense_topic_names() -> None:
+    """realsense-ros >= 4.54 (node ``camera`` in namespace ``camera``) publishes these names; an aligned
+    depth stream is ``aligned_depth_to_color/image_raw`` (realsense-ros README, "Published Topics")."""
+    replay = ast.parse((REPO / "launch" / "replay.launch.py").read_text())
+    defaults = {
+        c.args[0].value: _kw(c, "default_value").value
+        for c in _calls(replay, "DeclareLaunchArgument")
+        if isinstance(_kw(c, "default_value"), ast.Constant)
+    }
+    topics = camera_topics(defaults["camera"], defaults["color"], defaults["depth"], defaults["camera_info"])
+    assert topics == {
+        "color": "/camera/camera/color/image_raw",
+        "depth": "/camera/camera/aligned_depth_to_color/image_raw",
+        "camera_info": "/camera/camera/color/camera_info",
+    }
 
 
 def test_config_yaml_names_exactly_the_declared_parameters_with_valid_defaults() -> None:

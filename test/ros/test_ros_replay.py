@@ -36,11 +36,18 @@ def replayed(node_factory, segmenting_checkpoint, scene, ros_domain):
 
     from rynnec_ros.ros.client import CognitionClient
 
-    node = node_factory({
-        "checkpoint": str(segmenting_checkpoint), "qos_reliability": "reliable", "qos_depth": 50,
-        "depth_topic": "/camera/depth/image_raw", "camera_info_topic": "/camera/color/camera_info",
-        "world_frame": "odom", "max_new_tokens": 2, "ingest_fps": 0.0,
-    })
+    node = node_factory(
+        {
+            "checkpoint": str(segmenting_checkpoint),
+            "qos_reliability": "reliable",
+            "qos_depth": 50,
+            "depth_topic": "/camera/depth/image_raw",
+            "camera_info_topic": "/camera/color/camera_info",
+            "world_frame": "odom",
+            "max_new_tokens": 2,
+            "ingest_fps": 0.0,
+        }
+    )
     with CognitionClient(client_name="test_replay_client") as client:
         assert client.wait_for_node(60.0), node.output()
         diags: list[dict[str, str]] = []
@@ -54,10 +61,26 @@ def replayed(node_factory, segmenting_checkpoint, scene, ros_domain):
 
         client.node.create_subscription(DiagnosticArray, "/diagnostics", on_diag, 10)
         player = subprocess.run(
-            [sys.executable, "-m", "rynnec_ros.cli", "replay", str(scene / "bag"), "--rate", "4", "--loop",
-             "--loops", "2", "--wait-for", "/camera/color/image_raw", "/camera/depth/image_raw",
-             "/camera/color/camera_info", "/tf"],
-            capture_output=True, text=True, timeout=120,
+            [
+                sys.executable,
+                "-m",
+                "rynnec_ros.cli",
+                "replay",
+                str(scene / "bag"),
+                "--rate",
+                "4",
+                "--loop",
+                "--loops",
+                "2",
+                "--wait-for",
+                "/camera/color/image_raw",
+                "/camera/depth/image_raw",
+                "/camera/color/camera_info",
+                "/tf",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert player.returncode == 0, player.stderr
         assert "2 pass(es)" in player.stdout
@@ -82,8 +105,11 @@ def test_spatial_question_from_replayed_depth_and_tf_is_answered_by_geometry(rep
     frames = [int(s) for s in q["frames"]]
     index = {s: i for i, s in enumerate(frames)}
     regions = [
-        Region(object_id=o["object_id"], label=o["label"],
-               masks={index[int(s)]: rle_to_mask(r["size"], r["counts"]) for s, r in o["masks"].items()})
+        Region(
+            object_id=o["object_id"],
+            label=o["label"],
+            masks={index[int(s)]: rle_to_mask(r["size"], r["counts"]) for s, r in o["masks"].items()},
+        )
         for o in q["objects"]
     ]
     ans = replayed.ask(q["question"], regions, frame_stamps_ns=frames, timeout_s=60)
@@ -111,8 +137,9 @@ def test_spatial_source_parameter_routes_questions(replayed, scene) -> None:
         tiny = np.zeros_like(region.masks[0])
         tiny[:2, :2] = True
         try:
-            ans = replayed.ask(question, [Region(object_id=1, masks={0: tiny})], frame_stamps_ns=[int(stamp)],
-                               timeout_s=60)
+            ans = replayed.ask(
+                question, [Region(object_id=1, masks={0: tiny})], frame_stamps_ns=[int(stamp)], timeout_s=60
+            )
             assert ans.source == "geometry" and ans.value is None and ans.reason
         except RuntimeError as exc:
             assert "geometry cannot answer" in str(exc)
@@ -121,3 +148,135 @@ def test_spatial_source_parameter_routes_questions(replayed, scene) -> None:
     seg = replayed.segment(f"the {obj['label']}", timeout_s=60)
     res = replayed.last_response
     assert seg.masks and [stamp_to_ns(m.header.stamp) for m in res.masks] == replayed.last_frame_stamps_ns
+
+
+# --------------------------------------------------------------- our bags, as Humble's rosbag2 reads them
+def test_our_bags_offer_tf_static_transient_local_in_humbles_yaml(scene) -> None:
+    """rosbag2 Humble reads ``offered_qos_profiles`` with ``as<std::string>()`` (metadata_io.cpp, version>=4)
+    and decodes it in rosbag2_transport qos.cpp as rmw enum integers; metadata version 9 stores a YAML list
+    instead, which Humble cannot read, so the bag must be version 8. rmw/types.h: KEEP_LAST 1, RELIABLE 1,
+    TRANSIENT_LOCAL 1, VOLATILE 2, LIVELINESS_AUTOMATIC 1. tf2_ros StaticBroadcasterQoS: depth 1."""
+    import yaml
+
+    meta = yaml.safe_load((scene / "bag" / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+    assert meta["version"] == 8
+    offered = {
+        t["topic_metadata"]["name"]: t["topic_metadata"]["offered_qos_profiles"]
+        for t in meta["topics_with_message_count"]
+    }
+    assert all(isinstance(v, str) and v for v in offered.values()), offered
+    humble_keys = {
+        "history",
+        "depth",
+        "reliability",
+        "durability",
+        "deadline",
+        "lifespan",
+        "liveliness",
+        "liveliness_lease_duration",
+        "avoid_ros_namespace_conventions",
+    }
+    for topic, text in offered.items():
+        (profile,) = yaml.safe_load(text)
+        assert set(profile) == humble_keys, topic
+        assert {profile["deadline"]["sec"], profile["lifespan"]["nsec"]} <= {0}  # unspecified durations
+        assert (profile["history"], profile["reliability"], profile["liveliness"]) == (1, 1, 1), topic
+        assert profile["durability"] == (1 if topic == "/tf_static" else 2), topic
+    static = yaml.safe_load(offered["/tf_static"])[0]
+    assert static["depth"] == 1
+
+
+# ------------------------------------------------------------------ the argument shape launch_ros produces
+def _installed(executable: str):
+    import os
+    from pathlib import Path
+
+    from ament_index_python.packages import get_package_prefix
+
+    path = Path(get_package_prefix("rynnec_ros")) / "lib" / "rynnec_ros" / executable
+    assert os.access(path, os.X_OK), f"{path} is not installed (colcon build)"
+    return path
+
+
+def test_installed_node_takes_launch_ros_arguments_and_params_file_order(tmp_path, ros_domain) -> None:
+    """launch_ros (actions/node.py, Humble = Jazzy): ``<exe> --ros-args -r __node:=NAME -r __ns:=/NS
+    --params-file USER.yaml --params-file DICT.yaml -r FROM:=TO``; the dict file is
+    ``{'/**': {'ros__parameters': ...}}`` (``_create_params_file_from_dict``); rcl lets the later file win.
+    The dict holds what launch_params.node_parameters keeps: here the one launch argument the user set."""
+    import os
+    import signal
+
+    import rclpy
+    import yaml
+    from rcl_interfaces.srv import GetParameters
+    from rclpy.executors import SingleThreadedExecutor
+
+    from rynnec_ros.ros.launch_params import LAUNCH_PARAMETERS, node_parameters
+
+    user = tmp_path / "robot.yaml"
+    user.write_text(
+        yaml.safe_dump(
+            {
+                "/**": {
+                    "ros__parameters": {
+                        "depth_topic": "/camera/camera/aligned_depth_to_color/image_raw",
+                        "world_frame": "map",
+                        "color_topic": "/camera/camera/color/image_raw",
+                    }
+                }
+            }
+        )
+    )
+    values = {**dict.fromkeys(LAUNCH_PARAMETERS, ""), "world_frame": "odom"}
+    entries = node_parameters(str(user), values)
+    dict_file = tmp_path / "launch_params_x"
+    dict_file.write_text(yaml.dump({"/**": {"ros__parameters": entries[1]}}, default_flow_style=False))
+    cmd = [
+        str(_installed("rynnec_node")),
+        "--ros-args",
+        "-r",
+        "__node:=rynnec",
+        "-r",
+        "__ns:=/robot1",
+        "--params-file",
+        entries[0],
+        "--params-file",
+        str(dict_file),
+        "-r",
+        "/tf:=tf",
+        "-r",
+        "/tf_static:=tf_static",
+    ]
+    log = (tmp_path / "node.log").open("w")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    client_node = rclpy.create_node("param_reader", context=context)
+    try:
+        cli = client_node.create_client(GetParameters, "/robot1/rynnec/get_parameters")
+        deadline = time.monotonic() + 60
+        while not cli.wait_for_service(timeout_sec=0.5):
+            assert proc.poll() is None, (tmp_path / "node.log").read_text()
+            assert time.monotonic() < deadline, "node /robot1/rynnec never offered its parameters"
+        names = ["depth_topic", "world_frame", "color_topic", "checkpoint"]
+        future = cli.call_async(GetParameters.Request(names=names))
+        # An executor of this context: Jazzy's rclpy.spin_until_future_complete uses the global executor,
+        # which is bound to the default context (not initialised here).
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(client_node)
+        executor.spin_until_future_complete(future, timeout_sec=20)
+        executor.shutdown()
+        values_out = [v.string_value for v in future.result().values]
+    finally:
+        client_node.destroy_node()
+        rclpy.try_shutdown(context=context)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.wait(15)
+        log.close()
+    assert values_out == [
+        "/camera/camera/aligned_depth_to_color/image_raw",
+        "odom",
+        "/camera/camera/color/image_raw",
+        "",
+    ]
