@@ -20,7 +20,6 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image
 
-import rynnec_ros.ros  # noqa: F401  (makes rynnec_ros.msg / rynnec_ros.srv importable in a checkout)
 from rynnec_ros.action import Ask
 from rynnec_ros.msg import Region as RegionMsg
 from rynnec_ros.msg import RegionMask

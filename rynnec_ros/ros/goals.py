@@ -14,7 +14,6 @@ from typing import Any
 
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 
-import rynnec_ros.ros  # noqa: F401  (makes rynnec_ros.action importable in a checkout)
 from rynnec_ros.action import Ask
 from rynnec_ros.jobs import Job, JobQueue
 

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 from std_msgs.msg import Header
 
-import rynnec_ros.ros  # noqa: F401  (makes rynnec_ros.msg / rynnec_ros.srv importable in a checkout)
 from rynnec_ros.buffer import NS_PER_S, FrameBuffer
 from rynnec_ros.msg import ObjectMask, StageTiming
 from rynnec_ros.ros import convert

@@ -30,7 +30,6 @@ from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 
-import rynnec_ros.ros  # noqa: F401  (makes rynnec_ros.msg / rynnec_ros.srv importable in a checkout)
 from rynnec_ros.action import Ask
 from rynnec_ros.buffer import BufferLimits, FrameBuffer
 from rynnec_ros.jobs import Job, JobQueue

@@ -12,7 +12,6 @@ import numpy as np
 from sensor_msgs.msg import Image
 from std_msgs.msg import Header
 
-import rynnec_ros.ros  # noqa: F401  (makes rynnec_ros.msg importable in a checkout)
 from rynnec_ros.msg import ObjectMask, ObjectMasks, SpatialAnswer
 from rynnec_ros.ros import convert
 from rynnec_ros.types import Answer, Frame, Request

@@ -283,7 +283,6 @@ import rclpy
 from rclpy.action import ActionClient
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-import rynnec_ros.ros  # noqa: F401
 from rynnec_ros.action import Ask
 from rynnec_ros.srv import AskQuestion
 

@@ -529,11 +529,6 @@ def unaligned(node_factory, segmenting_checkpoint, humble_bag, ros_domain):
     assert node.alive(), node.output()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the node pairs depth with colour by image shape only; depth whose header.frame_id is not the "
-    "colour frame (an unregistered stream of the same size) must not be used (issue 9; node.py: the lead)",
-)
 def test_unregistered_depth_of_the_same_size_is_not_used(unaligned) -> None:
     """realsense-ros' depth/image_rect_raw is in camera_depth_optical_frame, not registered to colour: a
     colour pixel's depth cannot be read from it. Geometry must then decline (no value) or the request fail."""
