@@ -22,7 +22,9 @@ FRAMES_MODEL = "rynnec_frames"
 ASK_MODEL = "rynnec_ask"
 """Decoupled model: one request in, streamed ``token`` responses and one ``answer`` (or ``error``) out."""
 TOKEN_HEADER = "triton-access-token"
-"""gRPC metadata / HTTP header Triton itself checks (PyTriton's name for it) when the server has a token."""
+"""HTTP header Triton itself checks when the server has a token (PyTriton's name for it)."""
+GRPC_TOKEN_HEADER = "triton-grpc-protocol-" + TOKEN_HEADER
+"""The same token as gRPC metadata: Triton prefixes restricted-protocol keys with the protocol name."""
 OPS = ("answer", "segment", "score")
 
 DEFAULT_PORT = 8001

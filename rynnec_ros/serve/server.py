@@ -137,7 +137,8 @@ class RynnECModels:
             if rgb.ndim != 4 or rgb.shape[-1] != 3 or rgb.shape[0] != len(keys):
                 raise ValueError(f"upload: rgb must be N×H×W×3 for {len(keys)} keys, got {rgb.shape}")
             for k, f in zip(keys, rgb, strict=True):
-                self.store.put(k, np.ascontiguousarray(f))
+                # a copy: PyTriton hands inputs over in shared memory it reuses once this call returns
+                self.store.put(k, np.array(f, copy=True))
             out.append({"stored": np.array([len(keys)], dtype=np.int32)})
         return out
 
@@ -224,7 +225,7 @@ def serve(
     protocol.check_bind(host, token)
     os.environ["LD_LIBRARY_PATH"] = _stub_library_path()
     from pytriton.model_config import ModelConfig, Tensor
-    from pytriton.triton import VALID_TRITON_ENDPOINTS, Triton, TritonConfig, TritonSecurityConfig
+    from pytriton.triton import DEFAULT_PROTECTED_ENDPOINTS, Triton, TritonConfig, TritonSecurityConfig
 
     models = RynnECModels(engine, FrameStore(store_frames))
     config = TritonConfig(
@@ -235,11 +236,12 @@ def serve(
         allow_metrics=False,
         exit_timeout_secs=2,
     )
-    # without a token PyTriton still guards the admin endpoints (model repository, ...) with a random one
-    security = (
-        TritonSecurityConfig(access_token=token, restricted_endpoints=sorted(VALID_TRITON_ENDPOINTS))
-        if token
-        else TritonSecurityConfig()
+    # PyTriton guards the admin endpoints (model repository, shared memory, ...) with a token, random
+    # when none is given; a site token also guards inference and model configs. Health and metadata
+    # stay open: PyTriton's own start-up checks poll them without the header.
+    security = TritonSecurityConfig(
+        access_token=token or None,
+        restricted_endpoints=[*DEFAULT_PROTECTED_ENDPOINTS, "inference", "model-config"] if token else None,
     )
     text = {"dtype": bytes, "shape": (1,)}
     with Triton(config=config, security_config=security) as triton:

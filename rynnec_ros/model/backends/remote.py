@@ -58,7 +58,7 @@ class RemoteEngine:
         self.url = server_url.removeprefix("grpc://")
         if not self.url:
             raise ValueError("backend remote needs server_url (host:port of `rynnec-ros serve`)")
-        self.headers = {protocol.TOKEN_HEADER: token} if token else None
+        self.headers = {protocol.GRPC_TOKEN_HEADER: token} if token else None
         self.connect_timeout_s = float(connect_timeout_s)
         self.request_timeout_s = float(request_timeout_s)
         self.graph_providers = {"server": f"grpc://{self.url}"}
@@ -128,6 +128,8 @@ class RemoteEngine:
             for model in (protocol.FRAMES_MODEL, protocol.ASK_MODEL):
                 if not c.is_model_ready(model, headers=self.headers, client_timeout=t):
                     raise RemoteError(f"inference server {self.url} does not serve model {model}")
+                # a token-guarded endpoint: a missing or wrong token fails here, at load
+                c.get_model_config(model, headers=self.headers, client_timeout=t)
         except InferenceServerException as exc:
             self._drop_client()
             raise RemoteError(f"inference server {self.url} is not reachable: {_reason(exc)}") from None
