@@ -74,6 +74,7 @@ class ServerProcess:
         if self.token:
             args += ["--token", self.token]
         env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(REPO))
+        seen = self.log.stat().st_size if self.log.exists() else 0  # a restart appends to the log
         with self.log.open("a") as fh:
             self.proc = subprocess.Popen(
                 args, cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True
@@ -84,7 +85,7 @@ class ServerProcess:
                 raise RuntimeError(
                     f"server exited with {self.proc.returncode}:\n{self.log.read_text()[-3000:]}"
                 )
-            if f"ready grpc://127.0.0.1:{self.port}" in self.log.read_text():
+            if f"ready grpc://127.0.0.1:{self.port}" in self.log.read_text()[seen:]:
                 return
             time.sleep(0.5)
         self.kill()

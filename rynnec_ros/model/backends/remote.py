@@ -208,6 +208,7 @@ class RemoteEngine:
     ) -> tuple[str, dict[str, Any]]:
         """One streamed request: tokens go to ``on_token`` here (the caller's thread) until a final kind."""
         import tritonclient.grpc as grpcclient
+        from tritonclient.utils import InferenceServerException
 
         events: queue.Queue[tuple[Any, Any]] = queue.Queue()
         client = self._grpc()
@@ -221,7 +222,15 @@ class RemoteEngine:
         try:
             inp = grpcclient.InferInput("request", [1], "BYTES")
             inp.set_data_from_numpy(np.array([body], dtype=object))
-            client.async_stream_infer(protocol.ASK_MODEL, [inp], request_id=uuid.uuid4().hex)
+            try:
+                client.async_stream_infer(protocol.ASK_MODEL, [inp], request_id=uuid.uuid4().hex)
+            except InferenceServerException:
+                # the stream broke before the request went out; its callback holds the real reason
+                with contextlib.suppress(queue.Empty):
+                    _, error = events.get(timeout=1.0)
+                    if error is not None:
+                        raise error from None
+                raise
             while True:
                 if should_stop is not None and should_stop():
                     raise Cancelled("stopped by should_stop")
