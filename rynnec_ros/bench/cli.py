@@ -59,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p = sub.add_parser(name, help=text)
         _add_common(p)
         p.set_defaults(func=_run, sections=SECTIONS if name == "all" else (name,))
+    __import__("rynnec_ros.bench.serve_bench", fromlist=["register"]).register(sub)  # bench serve
 
 
 def _size(text: str) -> tuple[int, int]:
