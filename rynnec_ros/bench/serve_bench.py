@@ -34,7 +34,8 @@ QUESTIONS = (
 METHOD = (
     "wall clock per question (time.perf_counter) on client threads; throughput = questions / wall time of "
     "the round; all robots start together; server and local engines use the same --threads; local "
-    "engines share this process (one thread each)"
+    "engines share this process (one thread each); for each N the server round and the local round run "
+    "back to back (load average recorded around them)"
 )
 
 
@@ -189,25 +190,25 @@ def serve_section(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     results: dict[str, Any] = {}
     python = _serve_python(args.serve_python)
     with _server(python, checkpoint, args.threads, max(counts), workdir / "server.log", args.timeout) as url:
-        for n in counts:
+        for n in counts:  # server and local rounds alternate, so drifting machine load hits both alike
             robots = [
                 load_engine("", backend="remote", server_url=url, request_timeout_s=args.timeout)
                 for _ in range(n)
             ]
-            remote_ask = asker(lambda e, r: e.answer(r), robots, requests(n))
-            results[str(n)] = {"server": _round(remote_ask, args.questions)}
+            row: dict[str, Any] = {"load_avg_1min_before": os.getloadavg()[0]}
+            row["server"] = _round(asker(lambda e, r: e.answer(r), robots, requests(n)), args.questions)
             for r in robots:
                 r.close()
-    for n in counts:
-        engines = [load_engine(checkpoint) for _ in range(n)]
-        local_ask = asker(lambda e, r: run_request(e, "answer", r), engines, requests(n))
-        s, loc = results[str(n)]["server"], _round(local_ask, args.questions)
-        results[str(n)]["local"] = loc
-        if s["available"] and loc["available"]:
-            results[str(n)]["throughput_ratio_server_vs_local"] = ratio(
-                s["throughput_qps"], loc["throughput_qps"]
-            )
-        del engines, local_ask
+            engines = [load_engine(checkpoint) for _ in range(n)]
+            local_ask = asker(lambda e, r: run_request(e, "answer", r), engines, requests(n))
+            row["local"] = _round(local_ask, args.questions)  # the idle server holds no CPU meanwhile
+            row["load_avg_1min_after"] = os.getloadavg()[0]
+            if row["server"]["available"] and row["local"]["available"]:
+                row["throughput_ratio_server_vs_local"] = ratio(
+                    row["server"]["throughput_qps"], row["local"]["throughput_qps"]
+                )
+            results[str(n)] = row
+            del engines, local_ask
     return {
         "available": True,
         "checkpoint": str(checkpoint),
