@@ -76,3 +76,11 @@ def test_off_loopback_needs_a_token() -> None:
         timeout=60,
     )
     assert out.returncode == 2 and "--token" in out.stderr
+
+
+def test_serve_and_bench_serve_are_commands() -> None:
+    from rynnec_ros.cli import build_parser
+
+    args = build_parser().parse_args(["serve", "--checkpoint", "ck", "--port", "9001"])
+    assert args.host == "127.0.0.1" and args.port == 9001 and args.token == ""
+    assert build_parser().parse_args(["bench", "serve", "--out", "r.json"]).robots == "1,2,4,8"
