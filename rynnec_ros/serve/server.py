@@ -58,13 +58,15 @@ def run_request(
     if op == "segment":
         if request.regions:
             raise ValueError("segment takes no regions: the expression names the object")
-        return engine.segment(
+        seg = engine.segment(
             frames,
             request.question,
             max_new_tokens=request.max_new_tokens,
             on_token=on_token,
             frame_keys=keys,
         )
+        seg.task = request.task
+        return seg
     masks, idx, obj = [], [], []
     for r in request.regions:
         for i, m in sorted(protocol.region_frame_masks(r, len(frames)).items()):
