@@ -225,6 +225,10 @@ def serve(
 ) -> None:
     """Host ``engine`` on Triton until SIGINT/SIGTERM; ``ready`` runs once the models are loaded."""
     protocol.check_bind(host, token)
+    # the first request of a fresh engine pays one-off costs (weights paged in, kernels initialised)
+    # that would otherwise land on whichever robot asks first
+    warm = Frame(rgb=np.zeros((64, 64, 3), np.uint8), key=("serve", "warm-up"))
+    run_request(engine, "answer", Request(question="<video>\nwarm-up", frames=[warm], max_new_tokens=2))
     os.environ["LD_LIBRARY_PATH"] = _stub_library_path()
     from pytriton.model_config import ModelConfig, Tensor
     from pytriton.triton import DEFAULT_PROTECTED_ENDPOINTS, Triton, TritonConfig, TritonSecurityConfig
