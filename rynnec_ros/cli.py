@@ -17,6 +17,7 @@ _COMMAND_MODULES = (
     "rynnec_ros.eval.cli",
     "rynnec_ros.ros.cli",
     "rynnec_ros.bench.cli",
+    "rynnec_ros.serve.cli",
 )
 
 

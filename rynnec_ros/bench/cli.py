@@ -65,7 +65,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p = sub.add_parser(name, help=text)
         _add_common(p)
         p.set_defaults(func=_run, sections=SECTIONS if name == "all" else (name,))
-    __import__("rynnec_ros.bench.spatial_bench", fromlist=["register"]).register(sub)  # bench spatial
+    from rynnec_ros.bench import serve_bench, soak, spatial_bench
+
+    spatial_bench.register(sub)
+    serve_bench.register(sub)
+    soak.register(sub)
 
 
 def _size(text: str) -> tuple[int, int]:

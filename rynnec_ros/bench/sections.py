@@ -37,7 +37,7 @@ def run_section(
     name: str, args: argparse.Namespace, workdir: Path, width: int, height: int
 ) -> dict[str, Any]:
     if name in ("ingest", "service"):
-        from rynnec_ros.ros.bench import ros_section
+        from rynnec_ros.bench.ros_bench import ros_section
 
         return ros_section(name, args, workdir, width, height)
     checkpoint = resolve_checkpoint(args.checkpoint, workdir)

@@ -151,6 +151,9 @@ class CognitionNode(LifecycleNode):
                 p["checkpoint"], backend=p["backend"], device=p["device"], dtype=p["dtype"],
                 onnx_dir=p["onnx_dir"] or None, engine_dir=p["engine_dir"] or None,
                 provider=p["ort_provider"] or None, max_visual_tokens=p["max_visual_tokens"],
+                server_url=p["server_url"], server_token=p["server_token"],
+                connect_timeout_s=p["server_connect_timeout_s"],
+                request_timeout_s=p["server_request_timeout_s"],
             )
         except Exception as exc:
             self.get_logger().error(f"configure failed: cannot load checkpoint '{p['checkpoint']}' on "

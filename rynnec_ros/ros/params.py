@@ -93,8 +93,9 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("max_visual_tokens", 16384, "Visual token budget of the image processor (all frames together).",
               _range(16, 1 << 20), live=False),
     ParamSpec("backend", "torch", "What runs the engine's compute: torch (eager), onnxruntime (exported ONNX "
-              "graphs, needs onnx_dir) or tensorrt (TensorRT engines, needs engine_dir and a cuda device).",
-              _one_of("torch", "onnxruntime", "tensorrt"), live=False),
+              "graphs, needs onnx_dir), tensorrt (TensorRT engines, needs engine_dir and a cuda device) or "
+              "remote (a site server, `rynnec-ros serve`, at server_url).",
+              _one_of("torch", "onnxruntime", "tensorrt", "remote"), live=False),
     ParamSpec("onnx_dir", "", "Directory written by `rynnec-ros export onnx` for this checkpoint; required "
               "when backend is onnxruntime.", _path, live=False),
     ParamSpec("engine_dir", "", "Directory written by `rynnec-ros export tensorrt` (engines.json); required "
@@ -102,6 +103,15 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("ort_provider", "", "ONNX Runtime execution provider for backend onnxruntime: cpu, cuda or "
               "tensorrt; empty = cpu for device cpu, else cuda. A provider ONNX Runtime cannot give fails "
               "configure.", _one_of("", "cpu", "cuda", "tensorrt"), live=False),
+    ParamSpec("server_url", "", "host:port (gRPC) of the site server for backend remote; required then.",
+              _path, live=False),
+    ParamSpec("server_token", "", "Access token of the site server (required by servers off loopback).",
+              _path, live=False),
+    ParamSpec("server_connect_timeout_s", 5.0, "Seconds configure waits for the site server to answer.",
+              _positive(600.0), live=False),
+    ParamSpec("server_request_timeout_s", 120.0, "A site-server request not answered within this many "
+              "seconds fails with the reason (a dead server never hangs a request).", _positive(3600.0),
+              live=False),
     # Inputs (applied on activate).
     ParamSpec("color_topic", "/camera/color/image_raw", "Colour camera topic (sensor_msgs/Image).",
               _topic(False), live=False),
@@ -206,6 +216,8 @@ def validate_all(values: Mapping[str, Any]) -> str:
             return "backend tensorrt needs parameter 'engine_dir' (`rynnec-ros export tensorrt` makes one)"
         if not str(values.get("device", "cpu")).startswith("cuda"):
             return "backend tensorrt needs device cuda or cuda:N"
+    if backend == "remote" and not values.get("server_url"):
+        return "backend remote needs parameter 'server_url' (host:port of `rynnec-ros serve`)"
     if values.get("ort_provider") and backend != "onnxruntime":
         return f"ort_provider applies to backend onnxruntime only, but backend is {backend}"
     return ""

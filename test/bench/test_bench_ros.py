@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rynnec_ros.ros.bench import ros_missing
+from rynnec_ros.bench.ros_bench import ros_missing
 
 WHY = ros_missing()
 pytestmark = [pytest.mark.ros, pytest.mark.skipif(WHY is not None, reason=f"ROS not available: {WHY}")]
@@ -15,7 +15,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "checkpoin
 
 
 def test_ingest_measures_node_and_bare_subscriber(tmp_path: Path) -> None:
-    from rynnec_ros.ros.bench import ingest
+    from rynnec_ros.bench.ros_bench import ingest
 
     s = ingest(DATA, tmp_path, frames_n=6, rate_hz=10.0)
     assert s["available"] is True
@@ -26,8 +26,8 @@ def test_ingest_measures_node_and_bare_subscriber(tmp_path: Path) -> None:
 
 
 def test_service_overhead_is_latency_minus_engine_time(tmp_path: Path) -> None:
+    from rynnec_ros.bench.ros_bench import service
     from rynnec_ros.bench.workload import synthetic_window
-    from rynnec_ros.ros.bench import service
 
     s = service(DATA, tmp_path, synthetic_window(3, 112, 84), "<video>\nWhat is it?", new_tokens=2, repeat=3)
     assert s["available"] is True and s["frames_used"] == 3

@@ -131,8 +131,8 @@ def test_bench_cli_writes_a_report(tmp_path: Path) -> None:
 
 
 def test_ros_sections_say_why_they_are_missing(tmp_path: Path) -> None:
+    from rynnec_ros.bench.ros_bench import ros_missing
     from rynnec_ros.cli import main
-    from rynnec_ros.ros.bench import ros_missing
 
     if ros_missing() is None:
         pytest.skip("ROS is available here: the section runs instead")

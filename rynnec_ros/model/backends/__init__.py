@@ -1,4 +1,6 @@
-"""Backends behind one engine API: ``torch``, ``onnxruntime`` and ``tensorrt``.
+"""Backends behind one engine API: ``torch``, ``onnxruntime``, ``tensorrt`` and ``remote``.
+
+``remote`` is a client of a site server (``rynnec-ros serve``, see ``remote.py``); the others run here.
 
 ``load_engine`` builds the torch ``RynnEC`` (preprocessing, prompt building, caches, the decoding loop
 and answer parsing are shared) and swaps its compute components for graph-backed modules with the
@@ -13,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-BACKENDS = ("torch", "onnxruntime", "tensorrt")
+BACKENDS = ("torch", "onnxruntime", "tensorrt", "remote")
 
 
 def load_engine(
@@ -27,18 +29,27 @@ def load_engine(
     threads: int | None = None,
     max_visual_tokens: int = 16384,
     reuse: bool = True,
+    server_url: str = "",
+    server_token: str = "",
+    connect_timeout_s: float = 5.0,
+    request_timeout_s: float = 120.0,
 ) -> Any:
     """A ``RynnEC`` whose heavy compute runs on ``backend``.
 
     onnxruntime: graphs from ``onnx_dir`` (``rynnec-ros export onnx``) on ``provider`` (default: cpu
     for device cpu, cuda otherwise; 'tensorrt' selects ONNX Runtime's TensorRT provider). tensorrt:
     engines listed in ``engine_dir/engines.json`` (``rynnec-ros export tensorrt``).
-    ``engine.graph_providers`` records what every graph really runs on.
+    remote: the site server at ``server_url`` answers (``path`` and the compute options are the
+    server's business). ``engine.graph_providers`` records what every graph really runs on.
     """
-    from rynnec_ros.model.engine import RynnEC
-
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
+    if backend == "remote":
+        from rynnec_ros.model.backends.remote import RemoteEngine
+
+        return RemoteEngine(server_url, server_token, connect_timeout_s, request_timeout_s)
+    from rynnec_ros.model.engine import RynnEC
+
     if backend == "onnxruntime" and onnx_dir is None:
         raise ValueError("backend onnxruntime needs onnx_dir (make one with `rynnec-ros export onnx`)")
     if backend == "tensorrt" and engine_dir is None:

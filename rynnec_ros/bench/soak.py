@@ -10,7 +10,9 @@ one window's copies for the running question, allocator slack).
 
 from __future__ import annotations
 
+import argparse
 import array
+import json
 import threading
 import time
 from pathlib import Path
@@ -19,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from rynnec_ros.bench.report import not_available
-from rynnec_ros.ros.bench import _Diagnostics, _Node, _wait
+from rynnec_ros.bench.ros_bench import _Diagnostics, _Node, _wait
 
 MARGIN_MB = 150.0
 
@@ -125,3 +127,34 @@ def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: fl
         "method": "node subprocess keeping every frame; RSS from /proc/<pid>/status each second; "
         "baseline when active before streaming; bound = buffer_max_mb + margin_mb",
     }
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("soak", help="node RSS over a long colour + depth stream with questions (needs ROS)")
+    p.add_argument("--checkpoint", default="tiny", help="checkpoint dir, or tiny|small for a random one")
+    p.add_argument("--duration-s", type=float, default=600.0)
+    p.add_argument("--rate-hz", type=float, default=30.0)
+    p.add_argument("--size", default="1280x720", help="frame size WxH")
+    p.add_argument("--buffer-max-mb", type=int, default=200)
+    p.add_argument("--question-period-s", type=float, default=5.0)
+    p.add_argument("--out", required=True, help="JSON report path")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from rynnec_ros.bench.ros_bench import ros_missing
+    from rynnec_ros.bench.workload import resolve_checkpoint, scratch_dir
+
+    why = ros_missing()
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    with scratch_dir() as tmp:
+        result = not_available(why) if why else soak(
+            resolve_checkpoint(args.checkpoint, Path(tmp)), Path(tmp), args.duration_s, args.rate_hz, width,
+            height, args.buffer_max_mb, args.question_period_s)
+    Path(args.out).write_text(json.dumps(result, indent=1))
+    if result.get("available"):
+        print(f"wrote {args.out}: RSS growth {result['rss_growth_mb']} MB for a {result['buffer_max_mb']} MB "
+              f"buffer ({result['rss_growth_over_buffer_budget']}x), within bound: {result['within_bound']}")
+    else:
+        print(f"wrote {args.out}: not available: {result['reason']}")
+    return 0

@@ -1,0 +1,259 @@
+"""``backend="remote"``: the engine API answered by a site server (``rynnec-ros serve``) over Triton gRPC.
+
+Uses Triton's standard client (``tritonclient.grpc``). Each frame is uploaded once, under a key unique to
+this client (``Frame.key``) or to its pixels (no key); questions then name frames by key. A server that
+lost frames (restart, eviction) answers ``missing`` and the frames are uploaded again, so a restarted
+server is picked up without restarting the robot. Answers stream token by token (a decoupled Triton
+model); masks travel run-length encoded. Every wait is bounded by ``request_timeout_s``: a server that
+dies mid-request fails that request with the reason instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from rynnec_ros.serve import protocol
+from rynnec_ros.types import Answer, Cancelled, Frame, Request
+
+
+class RemoteError(RuntimeError):
+    """The site server could not be reached, was lost mid-request, or failed the request."""
+
+
+_POLL_S = 0.05  # how often a waiting request checks should_stop and its deadline
+_UPLOADED_KEYS = 4096  # keys remembered as uploaded; older ones are re-sent if the server asks
+
+
+class RemoteEngine:
+    """The engine API (``answer``/``segment``/``score_options`` on a ``Request``) served by a site server."""
+
+    backend = "remote"
+
+    def __init__(
+        self,
+        server_url: str,
+        token: str = "",
+        connect_timeout_s: float = 5.0,
+        request_timeout_s: float = 120.0,
+    ) -> None:
+        if connect_timeout_s <= 0 or request_timeout_s <= 0:
+            raise ValueError("connect_timeout_s and request_timeout_s must be > 0")
+        self.url = server_url.removeprefix("grpc://")
+        if not self.url:
+            raise ValueError("backend remote needs server_url (host:port of `rynnec-ros serve`)")
+        self.headers = {protocol.GRPC_TOKEN_HEADER: token} if token else None
+        self.connect_timeout_s = float(connect_timeout_s)
+        self.request_timeout_s = float(request_timeout_s)
+        self.graph_providers = {"server": f"grpc://{self.url}"}
+        self._session = uuid.uuid4().hex[:12]
+        self._uploaded: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+        self._client: Any = None
+        self._check_ready()
+
+    # ------------------------------------------------------------------------------------- engine API
+
+    def answer(
+        self,
+        request: Request,
+        *,
+        on_token: Callable[[str], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Answer:
+        """Greedy answer to ``request.question``, computed on the server."""
+        return self._call("answer", request, on_token, should_stop)
+
+    def segment(
+        self,
+        request: Request,
+        *,
+        on_token: Callable[[str], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Answer:
+        """Masks of the object ``request.question`` describes, computed on the server."""
+        return self._call("segment", request, on_token, should_stop)
+
+    def score_options(
+        self, request: Request, *, should_stop: Callable[[], bool] | None = None
+    ) -> list[float]:
+        """Summed log-likelihood of each of ``request.options``, computed on the server."""
+        return self._call("score", request, None, should_stop)
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop_client()
+
+    # ---------------------------------------------------------------------------------------- plumbing
+
+    def _grpc(self) -> Any:
+        if self._client is None:
+            import tritonclient.grpc as grpcclient
+
+            self._client = grpcclient.InferenceServerClient(self.url)
+        return self._client
+
+    def _drop_client(self) -> None:
+        """Forget the connection (and what it held) so the next call reconnects from scratch."""
+        if self._client is not None:
+            with contextlib.suppress(Exception):  # the channel is being discarded anyway
+                self._client.close()
+        self._client = None
+
+    def _check_ready(self) -> None:
+        """Fail at load, with the reason, when the server or its models are not up."""
+        from tritonclient.utils import InferenceServerException
+
+        try:
+            c = self._grpc()
+            t = self.connect_timeout_s
+            if not c.is_server_ready(headers=self.headers, client_timeout=t):
+                raise RemoteError(f"inference server {self.url} is up but not ready")
+            for model in (protocol.FRAMES_MODEL, protocol.ASK_MODEL):
+                if not c.is_model_ready(model, headers=self.headers, client_timeout=t):
+                    raise RemoteError(f"inference server {self.url} does not serve model {model}")
+                # a token-guarded endpoint: a missing or wrong token fails here, at load
+                c.get_model_config(model, headers=self.headers, client_timeout=t)
+        except InferenceServerException as exc:
+            self._drop_client()
+            raise RemoteError(f"inference server {self.url} is not reachable: {_reason(exc)}") from None
+
+    def _wire_keys(self, frames: Sequence[Frame]) -> list[str]:
+        keys = [protocol.pixel_key(f.rgb) if f.key is None else f"{self._session}:{f.key!r}" for f in frames]
+        if len(set(keys)) != len(keys):
+            raise ValueError("frame keys must be unique within a request")
+        return keys
+
+    def _upload(self, frames: Sequence[Frame], keys: Sequence[str], force: set[str] | None = None) -> None:
+        """Send the frames the server is not known to hold, one call per frame size."""
+        import tritonclient.grpc as grpcclient
+
+        todo: dict[tuple[int, ...], list[tuple[str, np.ndarray]]] = {}
+        for f, k in zip(frames, keys, strict=True):
+            if k in self._uploaded and not (force and k in force):
+                self._uploaded.move_to_end(k)
+                continue
+            rgb = np.ascontiguousarray(f.rgb)
+            if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
+                raise ValueError(f"frame must be H×W×3 uint8, got {rgb.dtype} {rgb.shape}")
+            todo.setdefault(rgb.shape, []).append((k, rgb))
+        for group in todo.values():
+            names = np.array([k.encode() for k, _ in group], dtype=object)
+            pixels = np.stack([rgb for _, rgb in group])
+            ik = grpcclient.InferInput("keys", [len(group)], "BYTES")
+            ik.set_data_from_numpy(names)
+            ip = grpcclient.InferInput("rgb", list(pixels.shape), "UINT8")
+            ip.set_data_from_numpy(pixels)
+            self._grpc().infer(
+                protocol.FRAMES_MODEL, [ik, ip], headers=self.headers, client_timeout=self.request_timeout_s
+            )
+            for k, _ in group:
+                self._uploaded[k] = None
+            while len(self._uploaded) > _UPLOADED_KEYS:
+                self._uploaded.popitem(last=False)
+
+    def _call(
+        self,
+        op: str,
+        request: Request,
+        on_token: Callable[[str], None] | None,
+        should_stop: Callable[[], bool] | None,
+    ) -> Any:
+        from tritonclient.utils import InferenceServerException
+
+        if not request.frames:
+            raise ValueError("at least one frame is required")
+        with self._lock:
+            keys = self._wire_keys(request.frames)
+            body = protocol.encode_request(op, request, keys, stream=on_token is not None)
+            try:
+                self._upload(request.frames, keys)
+                kind, doc = self._ask(body, on_token, should_stop)
+                if kind == "missing":  # the server restarted or evicted them: send them again, once
+                    self._upload(request.frames, keys, force=set(doc["keys"]))
+                    kind, doc = self._ask(body, on_token, should_stop)
+            except InferenceServerException as exc:
+                self._drop_client()
+                raise RemoteError(f"inference server {self.url} failed the request: {_reason(exc)}") from None
+        if kind == "answer":
+            return protocol.decode_answer(json.dumps(doc).encode())
+        if kind == "scores":
+            return [float(s) for s in doc["scores"]]
+        if kind == "error":
+            exc_type = ValueError if doc.get("type") == "ValueError" else RemoteError
+            raise exc_type(doc.get("message", "the server gave no reason"))
+        raise RemoteError(f"inference server {self.url} still lacks frames {doc.get('keys')} after re-upload")
+
+    def _ask(
+        self,
+        body: bytes,
+        on_token: Callable[[str], None] | None,
+        should_stop: Callable[[], bool] | None,
+    ) -> tuple[str, dict[str, Any]]:
+        """One streamed request: tokens go to ``on_token`` here (the caller's thread) until a final kind."""
+        import tritonclient.grpc as grpcclient
+        from tritonclient.utils import InferenceServerException
+
+        events: queue.Queue[tuple[Any, Any]] = queue.Queue()
+        client = self._grpc()
+        client.start_stream(
+            callback=lambda result, error: events.put((result, error)),
+            stream_timeout=self.request_timeout_s,
+            headers=self.headers,
+        )
+        deadline = time.monotonic() + self.request_timeout_s
+        finished = False
+        try:
+            inp = grpcclient.InferInput("request", [1], "BYTES")
+            inp.set_data_from_numpy(np.array([body], dtype=object))
+            try:
+                client.async_stream_infer(protocol.ASK_MODEL, [inp], request_id=uuid.uuid4().hex)
+            except InferenceServerException:
+                # the stream broke before the request went out; its callback holds the real reason
+                with contextlib.suppress(queue.Empty):
+                    _, error = events.get(timeout=1.0)
+                    if error is not None:
+                        raise error from None
+                raise
+            while True:
+                if should_stop is not None and should_stop():
+                    raise Cancelled("stopped by should_stop")
+                if time.monotonic() > deadline:
+                    raise RemoteError(
+                        f"inference server {self.url} gave no answer in {self.request_timeout_s:g} s"
+                    )
+                try:
+                    result, error = events.get(timeout=_POLL_S)
+                except queue.Empty:
+                    continue
+                if error is not None:
+                    raise error
+                kind = result.as_numpy("kind")
+                if kind is None:  # an empty final response of the decoupled model
+                    continue
+                name = bytes(kind.ravel()[0]).decode()
+                doc = json.loads(bytes(result.as_numpy("body").ravel()[0]).decode())
+                if name == "token":
+                    if on_token is not None:
+                        on_token(doc["text"])
+                    continue
+                finished = True
+                return name, doc
+        finally:
+            client.stop_stream(cancel_requests=not finished)  # an abandoned request is cancelled
+
+
+def _reason(exc: Exception) -> str:
+    """The useful part of a tritonclient exception (its status and message)."""
+    status = getattr(exc, "status", lambda: None)()
+    message = getattr(exc, "message", lambda: str(exc))()
+    return f"{status}: {message}" if status else str(message)

@@ -1,0 +1,75 @@
+"""``rynnec-ros serve``: the site inference server (see ``docs/serving.md``)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from . import protocol
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("serve", help="site inference server: the engine on Triton for many robots")
+    p.add_argument("--checkpoint", required=True, help="checkpoint directory")
+    p.add_argument("--backend", default="torch", choices=["torch", "onnxruntime", "tensorrt"])
+    p.add_argument("--onnx-dir", help="ONNX export for --backend onnxruntime")
+    p.add_argument("--engine-dir", help="TensorRT engines for --backend tensorrt")
+    p.add_argument("--provider", help="ONNX Runtime provider: cpu | cuda | tensorrt")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    p.add_argument("--threads", type=int, help="torch / ONNX Runtime intra-op threads")
+    p.add_argument("--max-visual-tokens", type=int, default=16384)
+    p.add_argument("--host", default="127.0.0.1", help="bind address; off loopback --token is required")
+    p.add_argument("--port", type=int, default=protocol.DEFAULT_PORT, help="gRPC port (robots connect here)")
+    p.add_argument("--http-port", type=int, default=protocol.DEFAULT_PORT - 1, help="Triton's HTTP port")
+    p.add_argument("--token", default="", help=f"access token robots send as '{protocol.TOKEN_HEADER}'")
+    p.add_argument("--robots", type=int, default=8, help="robots to size the engine's reuse caches for")
+    p.add_argument("--store-frames", type=int, default=512, help="uploaded frames kept (LRU)")
+    p.set_defaults(func=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        protocol.check_bind(args.host, args.token)
+        import torch
+
+        from rynnec_ros.model.backends import load_engine
+        from rynnec_ros.serve.server import serve, size_caches
+
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        engine = load_engine(
+            args.checkpoint,
+            backend=args.backend,
+            device=args.device,
+            dtype=args.dtype,
+            onnx_dir=args.onnx_dir,
+            engine_dir=args.engine_dir,
+            provider=args.provider,
+            threads=args.threads,
+            max_visual_tokens=args.max_visual_tokens,
+        )
+        size_caches(engine, frames=64 * args.robots, windows=2 * args.robots)
+        serve(
+            engine,
+            host=args.host,
+            port=args.port,
+            http_port=args.http_port,
+            token=args.token,
+            store_frames=args.store_frames,
+            ready=lambda: print(f"ready grpc://{args.host}:{args.port}", flush=True),
+        )
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        if exc.name != "pytriton":
+            raise
+        print(
+            "error: nvidia-pytriton is not installed here; see docs/serving.md (requirements-serve.txt)",
+            file=sys.stderr,
+        )
+        return 2
+    return 0

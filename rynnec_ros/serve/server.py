@@ -1,0 +1,252 @@
+"""``rynnec-ros serve``: one RynnEC engine behind Triton Inference Server, for all robots of a site.
+
+PyTriton starts the ``tritonserver`` binary it ships and binds two Python models to this process:
+
+* ``rynnec_frames``: robots upload each frame of a window once (raw uint8 pixels under a wire key);
+* ``rynnec_ask`` (decoupled): a question about frames by key, answered with streamed ``token``
+  responses and a final ``answer`` (or ``error``/``missing``) response.
+
+Both models share one in-process engine and so its work reuse: vision features per frame key and the
+prompt-prefix KV of recent windows survive across requests from one robot. The engine executes one
+request at a time (its vision tower encodes frame by frame by design and decoding is single-sequence),
+so Triton queues concurrent questions instead of batching them; uploads run on their own model
+instance and overlap with a question in progress.
+
+Python 3.11 note: PyTriton runs its model proxy inside Triton's ``triton_python_backend_stub``, which is
+linked against ``libpython3.11.so.1.0`` by name and finds the *system* one first (Debian: 3.11.2) while
+importing the stdlib of the interpreter that started it (here pyenv 3.11.7). 3.11.7's
+``multiprocessing/resource_tracker.py`` calls ``RLock._recursion_count()``, which 3.11.2's C ``RLock``
+lacks, hence ``AttributeError: '_thread.RLock' object has no attribute '_recursion_count'``.
+``_stub_library_path`` puts this interpreter's own libpython first, which fixes it on any minor version.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import signal
+import sysconfig
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..types import Answer, Frame, Request
+from . import protocol
+
+LOG = logging.getLogger("rynnec_ros.serve")
+
+_DONE = object()
+
+
+def run_request(
+    engine: Any, op: str, request: Request, on_token: Callable[[str], None] | None = None
+) -> Answer | list[float]:
+    """The one place the server calls the engine: the Request/Answer API every backend has."""
+    if op == "segment":
+        if request.regions:
+            raise ValueError("segment takes no regions: the expression names the object")
+        seg: Answer = engine.segment(request, on_token=on_token)
+        seg.task = request.task
+        return seg
+    if op == "score":
+        return list(engine.score_options(request))
+    ans: Answer = engine.answer(request, on_token=on_token)
+    ans.task = request.task
+    return ans
+
+
+class FrameStore:
+    """Uploaded frames by wire key, least recently used dropped first (robots re-upload on ``missing``)."""
+
+    def __init__(self, capacity: int) -> None:
+        if capacity < 1:
+            raise ValueError(f"frame store capacity must be >= 1, got {capacity}")
+        self.capacity = capacity
+        self._frames: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, key: str, rgb: np.ndarray) -> None:
+        with self._lock:
+            self._frames[key] = rgb
+            self._frames.move_to_end(key)
+            while len(self._frames) > self.capacity:
+                self._frames.popitem(last=False)
+
+    def get(self, keys: list[str]) -> tuple[list[np.ndarray], list[str]]:
+        """The frames for ``keys`` (touched), and the keys the store does not hold."""
+        with self._lock:
+            missing = [k for k in keys if k not in self._frames]
+            if missing:
+                return [], missing
+            for k in keys:
+                self._frames.move_to_end(k)
+            return [self._frames[k] for k in keys], []
+
+
+def _response(kind: str, body: dict[str, Any] | bytes) -> list[dict[str, np.ndarray]]:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return [{"kind": np.array([kind.encode()], dtype=object), "body": np.array([data], dtype=object)}]
+
+
+class RynnECModels:
+    """The two Triton models' inference functions over one engine and one frame store."""
+
+    def __init__(self, engine: Any, store: FrameStore) -> None:
+        self.engine = engine
+        self.store = store
+
+    def upload(self, requests: list[Any]) -> list[dict[str, np.ndarray]]:
+        out = []
+        for r in requests:
+            keys = [k.decode() if isinstance(k, bytes) else str(k) for k in r["keys"].ravel()]
+            rgb = r["rgb"]
+            if rgb.ndim != 4 or rgb.shape[-1] != 3 or rgb.shape[0] != len(keys):
+                raise ValueError(f"upload: rgb must be N×H×W×3 for {len(keys)} keys, got {rgb.shape}")
+            for k, f in zip(keys, rgb, strict=True):
+                # a copy: PyTriton hands inputs over in shared memory it reuses once this call returns
+                self.store.put(k, np.array(f, copy=True))
+            out.append({"stored": np.array([len(keys)], dtype=np.int32)})
+        return out
+
+    def ask(self, requests: list[Any]) -> Iterator[list[dict[str, np.ndarray]]]:
+        """One request at a time (batching disabled): stream its tokens, then its answer."""
+        for r in requests:
+            yield from self._ask_one(bytes(r["request"].ravel()[0]))
+
+    def _ask_one(self, body: bytes) -> Iterator[list[dict[str, np.ndarray]]]:
+        try:
+            doc = protocol.decode_request(body)
+            rgbs, missing = self.store.get(doc["keys"])
+            if missing:
+                yield _response("missing", {"keys": missing})
+                return
+            request = Request(
+                question=doc["question"],
+                frames=[Frame(rgb=f, key=k) for f, k in zip(rgbs, doc["keys"], strict=True)],
+                regions=protocol.regions_from_wire(doc.get("regions") or []),
+                options=doc.get("options"),
+                task=doc.get("task"),
+                max_new_tokens=doc["max_new_tokens"],
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            yield _response("error", {"type": "ValueError", "message": f"bad request: {exc}"})
+            return
+        yield from self._run(doc["op"], request, bool(doc.get("stream")))
+
+    def _run(self, op: str, request: Request, stream: bool) -> Iterator[list[dict[str, np.ndarray]]]:
+        """Run the engine in a worker thread so its tokens can be yielded while it decodes."""
+        events: queue.Queue[Any] = queue.Queue()
+        on_token = (lambda text: events.put(("token", text))) if stream and op != "score" else None
+
+        def work() -> None:
+            try:
+                result = run_request(self.engine, op, request, on_token)
+                if isinstance(result, Answer):
+                    events.put(("answer", protocol.encode_answer(result)))
+                else:
+                    events.put(("scores", {"scores": [float(s) for s in result]}))
+            except ValueError as exc:
+                events.put(("error", {"type": "ValueError", "message": str(exc)}))
+            except Exception as exc:  # reported to the robot, logged here
+                LOG.exception("engine failed")
+                events.put(("error", {"type": "RuntimeError", "message": f"{type(exc).__name__}: {exc}"}))
+            events.put(_DONE)
+
+        threading.Thread(target=work, name="rynnec-engine", daemon=True).start()
+        while (item := events.get()) is not _DONE:
+            kind, body = item
+            yield _response(kind, {"text": body} if kind == "token" else body)
+
+
+def _stub_library_path() -> str:
+    """LD_LIBRARY_PATH for tritonserver: this interpreter's libpython first, then PyTriton's bundled libs.
+
+    See the module docstring (``RLock._recursion_count``). PyTriton only finds its bundled libraries
+    itself when installed in a site-packages directory, hence the explicit path.
+    """
+    import pytriton
+
+    libs = Path(pytriton.__file__).resolve().parent.parent / "nvidia_pytriton.libs"
+    parts = [sysconfig.get_config_var("LIBDIR") or "", str(libs), os.environ.get("LD_LIBRARY_PATH", "")]
+    return ":".join(p for p in parts if p)
+
+
+def size_caches(engine: Any, frames: int, windows: int) -> None:
+    """Room in the engine's reuse caches for several robots' windows (``load_engine`` sizes them for one)."""
+    engine._vision_cache.capacity = frames
+    engine._sam2_cache.capacity = frames
+    engine._prefix_cache.capacity = windows
+
+
+def serve(
+    engine: Any,
+    host: str = "127.0.0.1",
+    port: int = protocol.DEFAULT_PORT,
+    http_port: int = protocol.DEFAULT_PORT - 1,
+    token: str = "",
+    store_frames: int = 512,
+    ready: Callable[[], None] | None = None,
+) -> None:
+    """Host ``engine`` on Triton until SIGINT/SIGTERM; ``ready`` runs once the models are loaded."""
+    protocol.check_bind(host, token)
+    # the first request of a fresh engine pays one-off costs (weights paged in, kernels initialised)
+    # that would otherwise land on whichever robot asks first
+    warm = Frame(rgb=np.zeros((64, 64, 3), np.uint8), key=("serve", "warm-up"))
+    run_request(engine, "answer", Request(question="<video>\nwarm-up", frames=[warm], max_new_tokens=2))
+    os.environ["LD_LIBRARY_PATH"] = _stub_library_path()
+    from pytriton.model_config import ModelConfig, Tensor
+    from pytriton.triton import DEFAULT_PROTECTED_ENDPOINTS, Triton, TritonConfig, TritonSecurityConfig
+
+    models = RynnECModels(engine, FrameStore(store_frames))
+    config = TritonConfig(
+        grpc_address=host,
+        grpc_port=port,
+        http_address=host,
+        http_port=http_port,
+        allow_metrics=False,
+        exit_timeout_secs=2,
+    )
+    # PyTriton guards the admin endpoints (model repository, shared memory, ...) with a token, random
+    # when none is given; a site token also guards inference and model configs. Health and metadata
+    # stay open: PyTriton's own start-up checks poll them without the header.
+    security = TritonSecurityConfig(
+        access_token=token or None,
+        restricted_endpoints=[*DEFAULT_PROTECTED_ENDPOINTS, "inference", "model-config"] if token else None,
+    )
+    text = {"dtype": bytes, "shape": (1,)}
+    with Triton(config=config, security_config=security) as triton:
+        triton.bind(
+            model_name=protocol.FRAMES_MODEL,
+            infer_func=models.upload,
+            inputs=[
+                Tensor(name="keys", dtype=bytes, shape=(-1,)),
+                Tensor(name="rgb", dtype=np.uint8, shape=(-1, -1, -1, 3)),
+            ],
+            outputs=[Tensor(name="stored", dtype=np.int32, shape=(1,))],
+            config=ModelConfig(batching=False),
+            strict=True,
+        )
+        triton.bind(
+            model_name=protocol.ASK_MODEL,
+            infer_func=models.ask,
+            inputs=[Tensor(name="request", **text)],
+            outputs=[Tensor(name="kind", **text), Tensor(name="body", **text)],
+            config=ModelConfig(batching=False, decoupled=True),
+        )
+        triton.run()
+        LOG.info("serving %s on %s:%d (gRPC), %s:%d (HTTP)", protocol.ASK_MODEL, host, port, host, http_port)
+        if ready is not None:
+            ready()
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            while triton.is_alive() and not stop.wait(1.0):
+                pass
+        except KeyboardInterrupt:
+            pass
