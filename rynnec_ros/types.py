@@ -50,6 +50,22 @@ class Region:
     masks: RegionMasks
     label: str = ""
 
+    def frame_masks(self, n_frames: int) -> dict[int, np.ndarray]:
+        """{frame index: mask} from any ``RegionMasks`` form, in the order given.
+
+        In the per-frame forms (a sequence or an N×H×W array, N = ``n_frames``) ``None`` or an all-false
+        mask means "no mask on that frame"; the dict form is returned as it is.
+        """
+        masks = self.masks
+        if isinstance(masks, dict):
+            return dict(masks)
+        if isinstance(masks, np.ndarray) and masks.ndim != 3:
+            raise ValueError(f"object {self.object_id}: a mask array must be N×H×W (one per frame), got "
+                             f"shape {masks.shape}")
+        if len(masks) != n_frames:
+            raise ValueError(f"object {self.object_id}: {len(masks)} per-frame masks for {n_frames} frames")
+        return {i: np.asarray(m) for i, m in enumerate(masks) if m is not None and np.asarray(m).any()}
+
 
 @dataclass
 class Request:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command (README: `make test`; .ci/run runs exactly this):
 #   1. set-up (idempotent): .venv + install/ (ROS 2 Kilted wheels), .venv-jazzy + install-jazzy/ (Jazzy wheels),
-#      .venv-py310 (Python 3.10, numpy 1, no ROS, no torch) where the machine has a Python 3.10;
-#   2. lint: ruff, shellcheck (where installed), package.xml format;
+#      .venv-py310 (Python 3.10, numpy 1, no ROS, no torch) where the machine has a Python 3.10,
+#      .venv-serve (PyTriton, numpy 1) for the site-server tests;
+#   2. lint: ruff, mypy (files in pyproject.toml), shellcheck (where installed), package.xml format;
 #   3. Python 3.10: every source compiles, and the ROS-/torch-free unit tests (scripts/py310_tests.txt) pass;
 #   4. Kilted: the whole suite (arguments of this script go to this pytest run);
 #   5. Jazzy: the ROS tests (-m ros), the same sources against Jazzy's rclpy and generated interfaces; the
@@ -35,12 +36,16 @@ if PY310=$(bash scripts/setup_py310.sh); then :; else
   echo "[test] no Python 3.10 on this machine: the Python 3.10 phase is SKIPPED"
 fi
 end "set-up py310"
+begin "set-up: site server (.venv-serve, PyTriton)"
+bash scripts/setup_serve.sh
+end "set-up serve"
 
 begin "lint"
 (
   # shellcheck disable=SC1091
   . scripts/env.sh
   ruff check .
+  mypy
   if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh .ci/run; else echo "[test] shellcheck not installed"; fi
   python -c "from catkin_pkg.package import parse_package; p = parse_package('package.xml'); assert p.package_format == 3, p.package_format; print(p.name, p.version, 'format', p.package_format)"
 )

@@ -488,20 +488,22 @@ class RynnEC:
             q = region_question(question, regions.counts, "<REGION>")
         _, prompt = build_prompt(n, q)
         per_frame = [f.grid_h * f.grid_w // (merge * merge) for f in ff]
-        ids = expand_image_tokens(self.tokenizer.encode(prompt), self.config.image_token_id, per_frame)
+        image_token = self.config.image_token_id
+        assert image_token is not None  # the loader refuses a checkpoint without one
+        ids = expand_image_tokens(self.tokenizer.encode(prompt), image_token, per_frame)
         chunks = self._chunk_plan(ids, keys, ff)
 
         with torch.inference_mode():
             id_t = torch.tensor(ids, device=self.device)
             embeds = self.model.embed(id_t).clone()
-            img_pos = (id_t == self.config.image_token_id).nonzero().flatten()
+            img_pos = torch.eq(id_t, image_token).nonzero().flatten()
             embeds[img_pos] = torch.cat([f.projected for f in ff]).to(embeds.dtype)
             prefix_len = max((c.end for c in chunks if c.signature is not None), default=0)
             prep = Prepared(ids, prefix_len, chunks, ff, inputs, embeds[None])
             prep.object_ids = regions.object_ids
             prep.mask_frames = regions.frames
             if regions.masks:
-                reg_pos = (id_t == self.config.region_token_id).nonzero().flatten()
+                reg_pos = torch.eq(id_t, int(self.config.region_token_id or -1)).nonzero().flatten()
                 if len(reg_pos) != len(regions.masks):
                     raise ValueError(
                         f"the prompt has {len(reg_pos)} <REGION> tokens "
@@ -776,7 +778,7 @@ class RynnEC:
         return masks, scores
 
     def sam2_decode(self, frame: np.ndarray, key: Hashable, seg: torch.Tensor) -> Any:
-        sam2 = self.model.sam2
+        sam2: Any = self.model.sam2
         if sam2 is None:
             raise ValueError("this checkpoint has no SAM2 mask decoder")
         feats = self._sam2_cache.get_touch(key)
@@ -846,20 +848,11 @@ class RynnEC:
         In the per-frame forms (a sequence or an N×H×W array, N = number of frames) ``None`` or an
         all-false mask means "no mask on that frame"; in the dict form every entry must select pixels.
         """
-        masks = region.masks
-        if isinstance(masks, dict):
-            return list(masks.items())
-        if isinstance(masks, np.ndarray) and masks.ndim != 3:
-            raise ValueError(
-                f"region {r} (object {region.object_id}): a mask array must be N×H×W "
-                f"(one per frame), got shape {masks.shape}"
-            )
-        if len(masks) != n_frames:
-            raise ValueError(
-                f"region {r} (object {region.object_id}): {len(masks)} per-frame masks for {n_frames} frames"
-            )
-        pairs = [(i, np.asarray(m)) for i, m in enumerate(masks) if m is not None and np.asarray(m).any()]
-        if not pairs:
+        try:
+            pairs = list(region.frame_masks(n_frames).items())
+        except ValueError as exc:
+            raise ValueError(f"region {r} ({exc})") from exc
+        if not pairs and not isinstance(region.masks, dict):
             raise ValueError(f"region {r} (object {region.object_id}) has no mask on any frame")
         return pairs
 

@@ -165,7 +165,8 @@ class CognitionClient:
         out = []
         for region in regions:
             masks = []
-            for key, mask in sorted(region.masks.items()):
+            n = len(frame_stamps_ns) if frame_stamps_ns is not None else len(region.masks)
+            for key, mask in sorted(region.frame_masks(n).items()):
                 if frame_stamps_ns is not None:
                     if not 0 <= key < len(frame_stamps_ns):
                         raise ValueError(

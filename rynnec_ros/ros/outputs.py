@@ -44,11 +44,12 @@ class Outputs:
             value=float(ans.value) if ans.value is not None else math.nan, unit=ans.unit or "",
             object_ids=[int(r.object_id) for r in request.regions], source=ans.source, reason=ans.reason,
         ))
-        with_masks = [i for i in range(len(request.frames)) if any(i in r.masks for r in request.regions)]
+        n = len(request.frames)
+        per_region = [(r, r.frame_masks(n)) for r in request.regions]
+        with_masks = [i for i in range(n) if any(i in m for _, m in per_region)]
         if overlay and with_masks:
             fi = with_masks[-1]
-            drawn = [(r.masks[fi], r.label or f"object {r.object_id}")
-                     for r in request.regions if fi in r.masks]
+            drawn = [(m[fi], r.label or f"object {r.object_id}") for r, m in per_region if fi in m]
             self._overlay(request.frames[fi], [m for m, _ in drawn], [lab for _, lab in drawn])
 
     def _overlay(self, frame: Frame, masks: list[np.ndarray], labels: list[str]) -> None:

@@ -80,19 +80,6 @@ def rle_decode(rle: dict[str, Any]) -> np.ndarray:
     return np.repeat(values, counts).reshape(h, w)
 
 
-def region_frame_masks(region: Region, n_frames: int) -> dict[int, np.ndarray]:
-    """A region's masks as {frame index: mask}, from any of the forms the engine accepts."""
-    masks = region.masks
-    if isinstance(masks, dict):
-        return {int(k): np.asarray(v) for k, v in masks.items()}
-    if isinstance(masks, np.ndarray) and masks.ndim == 3:
-        return {i: m for i, m in enumerate(masks) if m.any()}
-    out = {i: np.asarray(m) for i, m in enumerate(masks) if m is not None}
-    if len(masks) != n_frames:
-        raise ValueError(f"region {region.object_id}: {len(masks)} masks for {n_frames} frames")
-    return out
-
-
 # ------------------------------------------------------------------------------------------ requests
 
 
@@ -102,7 +89,7 @@ def encode_request(op: str, request: Request, keys: Sequence[str], stream: bool)
         raise ValueError(f"unknown op {op!r}; one of {OPS}")
     regions = []
     for r in request.regions:
-        masks = region_frame_masks(r, len(request.frames))
+        masks = r.frame_masks(len(request.frames))
         regions.append(
             {
                 "object_id": int(r.object_id),
