@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rynnec_ros.types import Answer, Cancelled, Predictor, Request
+from rynnec_ros.core.types import Answer, Cancelled, Predictor, Request
 
 SOURCES = ("auto", "model", "geometry")
 

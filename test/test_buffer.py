@@ -7,8 +7,8 @@ import threading
 import numpy as np
 import pytest
 
-from rynnec_ros.buffer import NS_PER_S, BufferLimits, FrameBuffer, frame_nbytes, sample_stamps
-from rynnec_ros.types import Frame
+from rynnec_ros.core.buffer import NS_PER_S, BufferLimits, FrameBuffer, frame_nbytes, sample_stamps
+from rynnec_ros.core.types import Frame
 
 
 def _frame(t_s: float, h: int = 4, w: int = 6, value: int = 0) -> Frame:

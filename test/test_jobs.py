@@ -12,8 +12,8 @@ from collections import Counter
 
 import pytest
 
-from rynnec_ros.jobs import Job, JobQueue
-from rynnec_ros.types import Cancelled
+from rynnec_ros.core.jobs import Job, JobQueue
+from rynnec_ros.core.types import Cancelled
 
 
 class Recorder:

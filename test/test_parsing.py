@@ -1,6 +1,6 @@
 import pytest
 
-from rynnec_ros.parsing import canonical_unit, parse_option, parse_quantity, parse_yes_no, to_metres
+from rynnec_ros.core.parsing import canonical_unit, parse_option, parse_quantity, parse_yes_no, to_metres
 
 
 @pytest.mark.parametrize(

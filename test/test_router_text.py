@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rynnec_ros.core.text import check_text
+from rynnec_ros.core.types import Answer, Cancelled, Frame, Request
 from rynnec_ros.router import Router
-from rynnec_ros.text import check_text
-from rynnec_ros.types import Answer, Cancelled, Frame, Request
 
 
 class Engine:

@@ -154,9 +154,9 @@ def serve_section(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     import torch
 
     from rynnec_ros.bench.workload import resolve_checkpoint, synthetic_window
+    from rynnec_ros.core.types import Frame, Request
     from rynnec_ros.model.backends import load_engine
     from rynnec_ros.serve.server import run_request
-    from rynnec_ros.types import Frame, Request
 
     counts = [int(x) for x in args.robots.split(",")]
     if not counts or min(counts) < 1 or max(counts) > 64:

@@ -36,7 +36,7 @@ def rss_mb(pid: int) -> float:
 
 def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: float = 30.0,
          width: int = 1280, height: int = 720, buffer_max_mb: int = 200,
-         question_period_s: float = 5.0) -> dict[str, Any]:
+         question_period_s: float = 5.0, precompute: bool = True) -> dict[str, Any]:
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import Image
 
@@ -47,7 +47,7 @@ def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: fl
     node = _Node(name, {
         "checkpoint": checkpoint, "color_topic": topic, "depth_topic": depth_topic, "ingest_fps": 0.0,
         "qos_reliability": "reliable", "buffer_max_mb": buffer_max_mb, "buffer_max_age_s": 0.0,
-        "max_frames_per_query": 8, "max_new_tokens": 4, "autostart": True,
+        "max_frames_per_query": 8, "max_new_tokens": 4, "autostart": True, "precompute_window": precompute,
     }, workdir / "soak_node.log")
     rng = np.random.default_rng(0)
     colour = [rng.integers(0, 256, (height, width, 3), dtype=np.uint8) for _ in range(4)]
@@ -117,6 +117,7 @@ def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: fl
         "questions_answered": answered,
         "questions_failed": failed,
         "buffer_max_mb": buffer_max_mb,
+        "precompute_window": precompute,
         "rss_baseline_mb": round(baseline, 1),
         "rss_peak_mb": round(peak, 1),
         "rss_growth_mb": round(growth, 1),
@@ -137,6 +138,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--size", default="1280x720", help="frame size WxH")
     p.add_argument("--buffer-max-mb", type=int, default=200)
     p.add_argument("--question-period-s", type=float, default=5.0)
+    p.add_argument("--no-precompute", action="store_true", help="precompute_window false on the node")
     p.add_argument("--out", required=True, help="JSON report path")
     p.set_defaults(func=_run)
 
@@ -150,7 +152,7 @@ def _run(args: argparse.Namespace) -> int:
     with scratch_dir() as tmp:
         result = not_available(why) if why else soak(
             resolve_checkpoint(args.checkpoint, Path(tmp)), Path(tmp), args.duration_s, args.rate_hz, width,
-            height, args.buffer_max_mb, args.question_period_s)
+            height, args.buffer_max_mb, args.question_period_s, not args.no_precompute)
     Path(args.out).write_text(json.dumps(result, indent=1))
     if result.get("available"):
         print(f"wrote {args.out}: RSS growth {result['rss_growth_mb']} MB for a {result['buffer_max_mb']} MB "

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rynnec_ros.types import Frame, Request
+from rynnec_ros.core.types import Frame, Request
 
 if TYPE_CHECKING:
     from rynnec_ros.model.engine import RynnEC

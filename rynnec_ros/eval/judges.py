@@ -23,9 +23,9 @@ from typing import Protocol
 
 import numpy as np
 
+from rynnec_ros.core.parsing import parse_yes_no, to_metres
 from rynnec_ros.eval.metrics import read_quantity
 from rynnec_ros.eval.robobench import offline_choice, offline_yes_no
-from rynnec_ros.parsing import parse_yes_no, to_metres
 
 BINARY = "binary"
 GRADED = "graded"

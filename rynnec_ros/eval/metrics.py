@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rynnec_ros.parsing import parse_quantity, to_metres
+from rynnec_ros.core.parsing import parse_quantity, to_metres
 
 THRESHOLDS: tuple[float, ...] = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 PROTOCOLS = ("upstream", "paper")
@@ -88,7 +88,7 @@ _PREPOSITION_IN_RE = re.compile(
 
 
 def read_quantity(text: str) -> tuple[float, str | None] | None:
-    """The paper protocol's reader: :func:`rynnec_ros.parsing.parse_quantity` with "N in <word>" read
+    """The paper protocol's reader: :func:`rynnec_ros.core.parsing.parse_quantity` with "N in <word>" read
     as a number followed by the preposition, not as N inches."""
     return parse_quantity(_PREPOSITION_IN_RE.sub(r"\1_in", text))
 

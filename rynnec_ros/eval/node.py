@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rynnec_ros.types import Answer, Request, StopFn, TokenFn
+from rynnec_ros.core.types import Answer, Request, StopFn, TokenFn
 
 _STAMP_STEP_NS = 1_000_000_000
 _RESET_STAMP_NS = 1_000_000_000

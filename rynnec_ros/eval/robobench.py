@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from rynnec_ros.parsing import parse_yes_no
+from rynnec_ros.core.parsing import parse_yes_no
 
 Fact = tuple[str, ...]
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from rynnec_ros.core.parsing import parse_option
+from rynnec_ros.core.types import Answer, Frame, Predictor, Region, Request
 from rynnec_ros.eval import metrics, robobench
 from rynnec_ros.eval.datasets import EmbSpatialItem, RoboBenchItem, RynnECItem
 from rynnec_ros.eval.judges import BINARY, GRADED, Judge
-from rynnec_ros.parsing import parse_option
-from rynnec_ros.types import Answer, Frame, Predictor, Region, Request
 
 # ----------------------------------------------------------------------------------------------------
 # Results file

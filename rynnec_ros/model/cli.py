@@ -62,7 +62,8 @@ def _infer(args: argparse.Namespace) -> int:
     import numpy as np
     from PIL import Image
 
-    from ..types import Frame, Region, Request
+    from rynnec_ros.core.types import Frame, Region, Request
+
     from .engine import RynnEC
     from .video import read_image, read_mask, read_video
 

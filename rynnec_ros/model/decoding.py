@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..types import Cancelled, StopFn
+from rynnec_ros.core.types import Cancelled, StopFn
 
 
 def rotate_half(x: torch.Tensor) -> torch.Tensor:

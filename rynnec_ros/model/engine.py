@@ -34,8 +34,9 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import torch
 
-from ..parsing import parse_option, parse_quantity
-from ..types import Answer, Cancelled, Frame, Region, Request, StopFn, TokenFn
+from rynnec_ros.core.parsing import parse_option, parse_quantity
+from rynnec_ros.core.types import Answer, Cancelled, Frame, Region, Request, StopFn, TokenFn
+
 from .config import RynnECConfig
 from .decoding import CudaGraphDecoder, Decoder, KVCache, StaticQwen2, check_stop, greedy_pick
 from .heads import mask_to_grid, scrambled_grid
@@ -445,7 +446,7 @@ class RynnEC:
             raise ValueError(f"question must be a string, got {type(question).__name__}")
         for i, f in enumerate(frames):
             if not isinstance(f, Frame):
-                raise ValueError(f"frame {i} must be a rynnec_ros.types.Frame, got {type(f).__name__}")
+                raise ValueError(f"frame {i} must be a rynnec_ros.core.types.Frame, got {type(f).__name__}")
             check_frame(f.rgb, i)
         keys = self._frame_keys(frames)
         regions = self._check_regions(frames, request.regions)
@@ -871,7 +872,8 @@ class RynnEC:
         out = _Regions([], [], [], [])
         for r, region in enumerate(regions):
             if not isinstance(region, Region):
-                raise ValueError(f"region {r} must be a rynnec_ros.types.Region, got {type(region).__name__}")
+                raise ValueError(f"region {r} must be a rynnec_ros.core.types.Region, "
+                                 f"got {type(region).__name__}")
             pairs = self._region_masks(region, r, len(frames))
             if not pairs:
                 raise ValueError(f"region {r} (object {region.object_id}) has no masks")

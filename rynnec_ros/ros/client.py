@@ -21,12 +21,12 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image
 
 from rynnec_ros.action import Ask
+from rynnec_ros.core.types import Answer, Region
 from rynnec_ros.msg import Region as RegionMsg
 from rynnec_ros.msg import RegionMask
 from rynnec_ros.ros import convert
 from rynnec_ros.ros.qos import SERVICE_QOS
 from rynnec_ros.srv import AskQuestion, ListFrames, Segment
-from rynnec_ros.types import Answer, Region
 
 
 def _ns(stamp: Any) -> int:

@@ -21,7 +21,8 @@ from PIL import Image as PILImage
 from pycocotools import mask as mask_utils
 from sensor_msgs.msg import CompressedImage, Image, RegionOfInterest
 
-NS_PER_S = 1_000_000_000
+from rynnec_ros.core.types import NS_PER_S
+
 INT32_MAX = 2**31 - 1
 
 # channels, dtype, and how to reach RGB, for the colour encodings accepted on the camera topic.

@@ -7,8 +7,8 @@ from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
-from rynnec_ros.buffer import FrameBuffer
-from rynnec_ros.jobs import JobQueue
+from rynnec_ros.core.buffer import FrameBuffer
+from rynnec_ros.core.jobs import JobQueue
 from rynnec_ros.ros.guard import CallbackGuard
 from rynnec_ros.ros.ingest import CameraIngest
 

@@ -15,7 +15,7 @@ from typing import Any
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 
 from rynnec_ros.action import Ask
-from rynnec_ros.jobs import Job, JobQueue
+from rynnec_ros.core.jobs import Job, JobQueue
 
 
 def failed(response: Any, message: str) -> Any:

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 
-from rynnec_ros.buffer import NS_PER_S, FrameBuffer
+from rynnec_ros.core.buffer import NS_PER_S, FrameBuffer
+from rynnec_ros.core.types import Frame
 from rynnec_ros.ros import convert
-from rynnec_ros.types import Frame
 
 MAX_PENDING_DEPTH = 8  # depth frames waiting for their colour frame (drivers publish them a few ms apart)
 

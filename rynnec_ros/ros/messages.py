@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 from std_msgs.msg import Header
 
-from rynnec_ros.buffer import NS_PER_S, FrameBuffer
+from rynnec_ros.core.buffer import NS_PER_S, FrameBuffer
+from rynnec_ros.core.text import check_text as _check_text
+from rynnec_ros.core.types import Answer, Frame, Region, Request
 from rynnec_ros.msg import ObjectMask, StageTiming
 from rynnec_ros.ros import convert
 from rynnec_ros.ros.params import MAX_NEW_TOKENS
-from rynnec_ros.text import check_text as _check_text
-from rynnec_ros.types import Answer, Frame, Region, Request
 
 MAX_OPTIONS = 64
 MAX_REGIONS = 64

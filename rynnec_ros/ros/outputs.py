@@ -12,9 +12,9 @@ import numpy as np
 from sensor_msgs.msg import Image
 from std_msgs.msg import Header
 
+from rynnec_ros.core.types import Answer, Frame, Request
 from rynnec_ros.msg import ObjectMask, ObjectMasks, SpatialAnswer
 from rynnec_ros.ros import convert
-from rynnec_ros.types import Answer, Frame, Request
 
 
 class Outputs:

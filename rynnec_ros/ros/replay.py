@@ -16,7 +16,7 @@ from typing import Any
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-NS_PER_S = 1_000_000_000
+from rynnec_ros.core.types import NS_PER_S
 
 
 def message_class(msgtype: str) -> type:

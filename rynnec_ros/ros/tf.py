@@ -15,8 +15,8 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.time import Time
 
+from rynnec_ros.core.transforms import TransformStore, make_transform
 from rynnec_ros.ros.convert import stamp_to_ns
-from rynnec_ros.ros.transforms import TransformStore, make_transform
 
 
 def _matrix(transform: Any) -> np.ndarray:

@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 
-from . import protocol
+from rynnec_ros.core import wire
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,9 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, help="torch / ONNX Runtime intra-op threads")
     p.add_argument("--max-visual-tokens", type=int, default=16384)
     p.add_argument("--host", default="127.0.0.1", help="bind address; off loopback --token is required")
-    p.add_argument("--port", type=int, default=protocol.DEFAULT_PORT, help="gRPC port (robots connect here)")
-    p.add_argument("--http-port", type=int, default=protocol.DEFAULT_PORT - 1, help="Triton's HTTP port")
-    p.add_argument("--token", default="", help=f"access token robots send as '{protocol.TOKEN_HEADER}'")
+    p.add_argument("--port", type=int, default=wire.DEFAULT_PORT, help="gRPC port (robots connect here)")
+    p.add_argument("--http-port", type=int, default=wire.DEFAULT_PORT - 1, help="Triton's HTTP port")
+    p.add_argument("--token", default="", help=f"access token robots send as '{wire.TOKEN_HEADER}'")
     p.add_argument("--robots", type=int, default=8, help="robots to size the engine's reuse caches for")
     p.add_argument("--store-frames", type=int, default=512, help="uploaded frames kept (LRU)")
     p.set_defaults(func=_serve)
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
-        protocol.check_bind(args.host, args.token)
+        wire.check_bind(args.host, args.token)
         import torch
 
         from rynnec_ros.model.backends import load_engine

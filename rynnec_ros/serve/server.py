@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ..types import Answer, Frame, Request
-from . import protocol
+from rynnec_ros.core import wire
+from rynnec_ros.core.types import Answer, Frame, Request
 
 LOG = logging.getLogger("rynnec_ros.serve")
 
@@ -121,7 +121,7 @@ class RynnECModels:
 
     def _ask_one(self, body: bytes) -> Iterator[list[dict[str, np.ndarray]]]:
         try:
-            doc = protocol.decode_request(body)
+            doc = wire.decode_request(body)
             rgbs, missing = self.store.get(doc["keys"])
             if missing:
                 yield _response("missing", {"keys": missing})
@@ -129,7 +129,7 @@ class RynnECModels:
             request = Request(
                 question=doc["question"],
                 frames=[Frame(rgb=f, key=k) for f, k in zip(rgbs, doc["keys"], strict=True)],
-                regions=protocol.regions_from_wire(doc.get("regions") or []),
+                regions=wire.regions_from_wire(doc.get("regions") or []),
                 options=doc.get("options"),
                 task=doc.get("task"),
                 max_new_tokens=doc["max_new_tokens"],
@@ -148,7 +148,7 @@ class RynnECModels:
             try:
                 result = run_request(self.engine, op, request, on_token)
                 if isinstance(result, Answer):
-                    events.put(("answer", protocol.encode_answer(result)))
+                    events.put(("answer", wire.encode_answer(result)))
                 else:
                     events.put(("scores", {"scores": [float(s) for s in result]}))
             except ValueError as exc:
@@ -187,14 +187,14 @@ def size_caches(engine: Any, frames: int, windows: int) -> None:
 def serve(
     engine: Any,
     host: str = "127.0.0.1",
-    port: int = protocol.DEFAULT_PORT,
-    http_port: int = protocol.DEFAULT_PORT - 1,
+    port: int = wire.DEFAULT_PORT,
+    http_port: int = wire.DEFAULT_PORT - 1,
     token: str = "",
     store_frames: int = 512,
     ready: Callable[[], None] | None = None,
 ) -> None:
     """Host ``engine`` on Triton until SIGINT/SIGTERM; ``ready`` runs once the models are loaded."""
-    protocol.check_bind(host, token)
+    wire.check_bind(host, token)
     # the first request of a fresh engine pays one-off costs (weights paged in, kernels initialised)
     # that would otherwise land on whichever robot asks first
     warm = Frame(rgb=np.zeros((64, 64, 3), np.uint8), key=("serve", "warm-up"))
@@ -222,7 +222,7 @@ def serve(
     text = {"dtype": bytes, "shape": (1,)}
     with Triton(config=config, security_config=security) as triton:
         triton.bind(
-            model_name=protocol.FRAMES_MODEL,
+            model_name=wire.FRAMES_MODEL,
             infer_func=models.upload,
             inputs=[
                 Tensor(name="keys", dtype=bytes, shape=(-1,)),
@@ -233,14 +233,14 @@ def serve(
             strict=True,
         )
         triton.bind(
-            model_name=protocol.ASK_MODEL,
+            model_name=wire.ASK_MODEL,
             infer_func=models.ask,
             inputs=[Tensor(name="request", **text)],
             outputs=[Tensor(name="kind", **text), Tensor(name="body", **text)],
             config=ModelConfig(batching=False, decoupled=True),
         )
         triton.run()
-        LOG.info("serving %s on %s:%d (gRPC), %s:%d (HTTP)", protocol.ASK_MODEL, host, port, host, http_port)
+        LOG.info("serving %s on %s:%d (gRPC), %s:%d (HTTP)", wire.ASK_MODEL, host, port, host, http_port)
         if ready is not None:
             ready()
         stop = threading.Event()

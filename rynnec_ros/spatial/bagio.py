@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
-from rynnec_ros.types import Frame
+from rynnec_ros.core.types import Frame
 
 COLOR_TOPIC = "/camera/color/image_raw"
 DEPTH_TOPIC = "/camera/depth/image_raw"

@@ -135,8 +135,8 @@ def _gen_qa(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from rynnec_ros.eval.spatial import evaluate, format_table, summarise
     from rynnec_ros.spatial.engine import SpatialParams
-    from rynnec_ros.spatial.evaluate import evaluate, format_table, summarise
 
     if len(args.bag) != len(args.questions):
         raise ValueError(f"{len(args.bag)} --bag but {len(args.questions)} --questions; give them in pairs")

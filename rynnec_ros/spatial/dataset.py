@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from rynnec_ros.types import Frame, Region, Request
+from rynnec_ros.core.types import Frame, Region, Request
 
 QA_FORMAT = "rynnec_ros.spatial_qa/1"
 MASKS_FORMAT = "rynnec_ros.spatial_masks/1"

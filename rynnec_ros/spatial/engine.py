@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rynnec_ros.core.types import Answer, Frame, Request
 from rynnec_ros.spatial.ground import GroundParams, Plane, choose_ground, detect_planes, rotation_aligning
 from rynnec_ros.spatial.parse import (
     NOT_MEASURABLE,
@@ -38,7 +39,6 @@ from rynnec_ros.spatial.points import (
 from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
 from rynnec_ros.spatial.support import remove_support_points, rest_on_support
 from rynnec_ros.spatial.templates import TASK_BY_NAME
-from rynnec_ros.types import Answer, Frame, Request
 
 
 @dataclass

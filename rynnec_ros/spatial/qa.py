@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from rynnec_ros.core.types import Frame, Region, Request
 from rynnec_ros.spatial.bagio import read_frames
 from rynnec_ros.spatial.dataset import MASKS_FORMAT, decode_mask, encode_mask, load_json
 from rynnec_ros.spatial.egocentric import after_turn, bearing_cw_deg, heading, lateral_and_forward
@@ -23,7 +24,6 @@ from rynnec_ros.spatial.engine import SpatialEngine
 from rynnec_ros.spatial.parse import SLOTS, parse_question
 from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
 from rynnec_ros.spatial.templates import TASKS, TaskSpec, turn_phrase
-from rynnec_ros.types import Frame, Region, Request
 
 _SIZE_TASKS = {"object_height", "object_width", "object_length", "tallest_choice"}
 _DIRECTION_TASKS = {

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from rynnec_ros.core.types import Frame, Region, Request
 from rynnec_ros.spatial.engine import SpatialEngine, SpatialParams
 from rynnec_ros.spatial.paraphrases import split
 from rynnec_ros.spatial.parse import Parsed, object_references, parse_structured
@@ -26,7 +27,6 @@ from rynnec_ros.spatial.scene import Scene, SceneObject, degrade_depth, make_sce
 from rynnec_ros.spatial.solvers import UNIT_SCALE
 from rynnec_ros.spatial.synth import observability
 from rynnec_ros.spatial.templates import TASK_BY_NAME
-from rynnec_ros.types import Frame, Region, Request
 
 _THRESHOLDS = np.arange(0.50, 0.951, 0.05)
 ARM_LENGTH_M = 0.8

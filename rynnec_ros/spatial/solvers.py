@@ -26,6 +26,7 @@ from typing import Protocol
 
 import numpy as np
 
+from rynnec_ros.core.types import Answer
 from rynnec_ros.spatial.egocentric import (
     after_turn,
     bearing_cw_deg,
@@ -36,7 +37,6 @@ from rynnec_ros.spatial.egocentric import (
 )
 from rynnec_ros.spatial.ground import Plane
 from rynnec_ros.spatial.parse import SLOTS
-from rynnec_ros.types import Answer
 
 # "Rests on": a vase's bottom meets the table's top; depth noise makes the two differ by centimetres.
 ABOVE_TOLERANCE_M = 0.05

@@ -11,8 +11,8 @@ import time
 import numpy as np
 import pytest
 
+from rynnec_ros.core.types import Answer, Frame, Region, Request
 from rynnec_ros.eval.node import NodePredictor
-from rynnec_ros.types import Answer, Frame, Region, Request
 
 
 class Recorder:

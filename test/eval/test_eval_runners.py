@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rynnec_ros.core.types import Answer, Request
 from rynnec_ros.eval.datasets import load_embspatial, load_robobench, load_rynnec_bench
 from rynnec_ros.eval.judges import OfflineJudge
 from rynnec_ros.eval.report import embspatial_summary, robobench_summary, rynnec_summary, write_report
 from rynnec_ros.eval.runners import ResultsFile, run_embspatial, run_robobench, run_rynnec_bench
-from rynnec_ros.types import Answer, Request
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "eval"
 

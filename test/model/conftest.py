@@ -11,7 +11,7 @@ import pytest
 import torch
 from PIL import Image
 
-from rynnec_ros.types import Frame, Region, Request
+from rynnec_ros.core.types import Frame, Region, Request
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny"
 CHECKPOINT = FIXTURE / "checkpoint"

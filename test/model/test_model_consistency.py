@@ -16,13 +16,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from rynnec_ros.core.types import Region
 from rynnec_ros.model import RynnEC
 from rynnec_ros.model.config import ProcessorConfig
 from rynnec_ros.model.heads import scrambled_grid
 from rynnec_ros.model.processing import target_size
 from rynnec_ros.model.resize import resize_bicubic
 from rynnec_ros.model.vision import apply_rotary
-from rynnec_ros.types import Region
 
 from .conftest import request
 from .pillow10_resize import resize_bicubic as pillow10_resize

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
+from rynnec_ros.core.types import Frame, Region, Request
 from rynnec_ros.model import RynnEC
 from rynnec_ros.model.processing import build_prompt, region_question
-from rynnec_ros.types import Frame, Region, Request
 
 from .conftest import regions_of, request
 
@@ -99,7 +99,7 @@ def test_answer_fields_and_streaming(untied_ckpt: Path, frames: list[np.ndarray]
 
 
 def test_quantity_and_option_parsing_of_answers(untied_ckpt: Path) -> None:
-    from rynnec_ros.types import Answer
+    from rynnec_ros.core.types import Answer
 
     a = Answer(text="It is about 2.5 meters away.")
     RynnEC._fill_parsed(a, ["1 meter", "2.5 meters"])
@@ -116,7 +116,7 @@ def test_bad_inputs_raise_clear_errors(untied_ckpt: Path, frames: list[np.ndarra
         eng.answer(request([frames[0].astype(np.float32)], "q"))
     with pytest.raises(ValueError, match="H×W×3"):
         eng.answer(request([frames[0][..., 0]], "q"))
-    with pytest.raises(ValueError, match=r"must be a rynnec_ros\.types\.Frame"):
+    with pytest.raises(ValueError, match=r"must be a rynnec_ros\.core\.types\.Frame"):
         eng.answer(Request("q", list(frames)))  # type: ignore[arg-type]  # raw arrays, not Frames
     with pytest.raises(ValueError, match="mask is 10×10 but the frame is 160×120"):
         eng.answer(request(frames, "q <object0>", [Region(0, {0: np.ones((10, 10), bool)})]))

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
+from rynnec_ros.core.types import Frame, Region
 from rynnec_ros.model import RynnEC
 from rynnec_ros.model.engine import Generation, _TextStream
 from rynnec_ros.model.heads import mask_to_grid
-from rynnec_ros.types import Frame, Region
 
 from .conftest import request
 

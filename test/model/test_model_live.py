@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
+from rynnec_ros.core.types import Cancelled, Region
 from rynnec_ros.model import RynnEC
-from rynnec_ros.types import Cancelled, Region
 
 from .conftest import request
 

@@ -95,8 +95,8 @@ def test_ignored_tensors_are_drawn_like_the_rest(generated: Path) -> None:
 
 
 def test_generated_checkpoint_loads_and_answers(generated: Path, make_frames) -> None:
+    from rynnec_ros.core.types import Frame, Request
     from rynnec_ros.model import RynnEC
-    from rynnec_ros.types import Frame, Request
 
     eng = RynnEC.from_pretrained(generated)
     frames = make_frames(2, 56, 84, seed=4)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rynnec_ros.types import Frame, Request
+from rynnec_ros.core.types import Frame, Request
 
 from ..model.conftest import CHECKPOINT, Case
 
@@ -97,8 +97,8 @@ def test_onnxruntime_node_logs_backend_and_providers(ort_client, ort_node) -> No
 
 
 def test_region_answer_over_ros_equals_torch_in_process(ort_client, stamps, torch_engine) -> None:
+    from rynnec_ros.core.types import Region
     from rynnec_ros.ros.convert import stamp_to_ns
-    from rynnec_ros.types import Region
 
     meta, frames, masks = _case("b1_region_qa_224x168")
     assert masks is not None

@@ -80,8 +80,8 @@ def test_segmentation_masks_carry_buffered_stamps_and_frame_size(client, stamps)
 
 
 def test_region_question_uses_the_mask_frames(client, stamps) -> None:
+    from rynnec_ros.core.types import Region
     from rynnec_ros.ros.convert import stamp_to_ns
-    from rynnec_ros.types import Region
 
     mask = np.zeros((H, W), bool)
     mask[10:30, 5:40] = True
@@ -113,7 +113,7 @@ def test_region_question_uses_the_mask_frames(client, stamps) -> None:
     ],
 )
 def test_bad_requests_fail_with_a_reason(client, stamps, kwargs, reason) -> None:
-    from rynnec_ros.types import Region
+    from rynnec_ros.core.types import Region
 
     mask = kwargs.pop("mask", None)
     label = kwargs.pop("label", "")
@@ -325,7 +325,7 @@ def test_ask_stream_action_streams_pieces_and_can_be_cancelled(client, stamps) -
 
 
 def test_geometry_without_depth_or_camera_info_fails_with_the_reason(client, stamps) -> None:
-    from rynnec_ros.types import Region
+    from rynnec_ros.core.types import Region
 
     mask = np.zeros((H, W), bool)
     mask[5:20, 5:20] = True

@@ -462,7 +462,7 @@ def answered(node_factory, segmenting_checkpoint, humble_bag, ros_domain):
 
 
 def _ask(client, question: str):
-    from rynnec_ros.types import Region
+    from rynnec_ros.core.types import Region
 
     stamps = SCENE.stamps()[-3:]
     region = Region(object_id=0, label="box", masks={i: SCENE.face_mask() for i in range(len(stamps))})

@@ -97,8 +97,8 @@ def test_looping_bag_resets_the_buffer_once_per_loop(replayed) -> None:
 
 
 def test_spatial_question_from_replayed_depth_and_tf_is_answered_by_geometry(replayed, scene) -> None:
+    from rynnec_ros.core.types import Region
     from rynnec_ros.ros.convert import rle_to_mask
-    from rynnec_ros.types import Region
 
     questions = json.loads((scene / "questions.json").read_text())["questions"]
     q = next(q for t in SPATIAL_TASKS for q in questions if q["task"] == t and q["objects"])
@@ -119,8 +119,8 @@ def test_spatial_question_from_replayed_depth_and_tf_is_answered_by_geometry(rep
 
 
 def test_spatial_source_parameter_routes_questions(replayed, scene) -> None:
+    from rynnec_ros.core.types import Region
     from rynnec_ros.ros.convert import rle_to_mask, stamp_to_ns
-    from rynnec_ros.types import Region
 
     obj = json.loads((scene / "masks.json").read_text())["objects"][0]
     stamp, rle = next(iter(obj["masks"].items()))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from rynnec_ros.ros.transforms import TransformStore
+from rynnec_ros.core.transforms import TransformStore
 
 S = 1_000_000_000
 

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from rynnec_ros.core.types import Answer, Frame, Region, Request
+from rynnec_ros.core.wire import rle_encode
 from rynnec_ros.model.backends import load_engine
 from rynnec_ros.model.backends.remote import RemoteError
-from rynnec_ros.serve.protocol import rle_encode
 from rynnec_ros.serve.server import run_request
-from rynnec_ros.types import Answer, Frame, Region, Request
 
 pytest.importorskip("tritonclient.grpc")
 

@@ -11,19 +11,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from rynnec_ros.serve import protocol
-from rynnec_ros.types import Answer, Frame, Region, Request
+from rynnec_ros.core import wire
+from rynnec_ros.core.types import Answer, Frame, Region, Request
 
 
 @settings(max_examples=50, deadline=None)
 @given(arrays(bool, st.tuples(st.integers(1, 12), st.integers(1, 12))))
 def test_rle_round_trips(mask: np.ndarray) -> None:
-    assert np.array_equal(protocol.rle_decode(protocol.rle_encode(mask)), mask)
+    assert np.array_equal(wire.rle_decode(wire.rle_encode(mask)), mask)
 
 
 def test_rle_rejects_counts_that_do_not_fill_the_mask() -> None:
     with pytest.raises(ValueError, match="sum to"):
-        protocol.rle_decode({"size": [2, 2], "counts": [1, 2]})
+        wire.rle_decode({"size": [2, 2], "counts": [1, 2]})
 
 
 def test_request_travels_as_keys_and_rle_masks() -> None:
@@ -32,11 +32,11 @@ def test_request_travels_as_keys_and_rle_masks() -> None:
     m[1:3, 2:4] = True
     per_frame = Region(7, [None, m, None])  # the engine's per-frame form
     req = Request(question="<video>\n<object0>?", frames=frames, regions=[per_frame], options=["a"], task="t")
-    body = protocol.encode_request("answer", req, ["k0", "k1", "k2"], stream=True)
+    body = wire.encode_request("answer", req, ["k0", "k1", "k2"], stream=True)
     assert len(body) < 1000  # keys, not pixels
-    doc = protocol.decode_request(body)
+    doc = wire.decode_request(body)
     assert doc["keys"] == ["k0", "k1", "k2"] and doc["stream"] and doc["options"] == ["a"]
-    (region,) = protocol.regions_from_wire(doc["regions"])
+    (region,) = wire.regions_from_wire(doc["regions"])
     assert region.object_id == 7 and list(region.masks) == [1]
     assert np.array_equal(region.masks[1], m)
 
@@ -52,23 +52,23 @@ def test_request_travels_as_keys_and_rle_masks() -> None:
 )
 def test_server_rejects_malformed_requests(doc: bytes) -> None:
     with pytest.raises(ValueError):
-        protocol.decode_request(doc)
+        wire.decode_request(doc)
 
 
 def test_answer_round_trips_with_masks() -> None:
     m = np.eye(4, dtype=bool)
     ans = Answer(text="x", token_ids=[1, 2], masks=[m, None], mask_scores=[0.5, 0.1], value=2.0, unit="m")
-    back = protocol.decode_answer(protocol.encode_answer(ans))
+    back = wire.decode_answer(wire.encode_answer(ans))
     assert back.text == "x" and back.token_ids == [1, 2] and back.value == 2.0 and back.masks[1] is None
     assert np.array_equal(back.masks[0], m)
 
 
 def test_off_loopback_needs_a_token() -> None:
-    protocol.check_bind("127.0.0.1", "")
-    protocol.check_bind("::1", "")
-    protocol.check_bind("0.0.0.0", "secret")
+    wire.check_bind("127.0.0.1", "")
+    wire.check_bind("::1", "")
+    wire.check_bind("0.0.0.0", "secret")
     with pytest.raises(ValueError, match="--token"):
-        protocol.check_bind("0.0.0.0", "")
+        wire.check_bind("0.0.0.0", "")
     out = subprocess.run(
         [sys.executable, "-m", "rynnec_ros.cli", "serve", "--checkpoint", "x", "--host", "0.0.0.0"],
         capture_output=True,

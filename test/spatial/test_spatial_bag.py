@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from rynnec_ros.cli import main
+from rynnec_ros.eval.spatial import evaluate
 from rynnec_ros.spatial.bagio import TfTree, read_frames
 from rynnec_ros.spatial.dataset import QA_FORMAT, decode_mask, encode_mask
-from rynnec_ros.spatial.evaluate import evaluate
 from rynnec_ros.spatial.synth import SceneOptions, generate_scene
 from rynnec_ros.spatial.templates import TASK_BY_NAME
 

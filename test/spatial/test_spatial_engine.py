@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from rynnec_ros.core.types import Frame, Region, Request
 from rynnec_ros.spatial import SpatialEngine, SpatialParams
 from rynnec_ros.spatial.egocentric import bearing_cw_deg, heading, to_clock
 from rynnec_ros.spatial.scene import (
@@ -22,7 +23,6 @@ from rynnec_ros.spatial.scene import (
     render,
     yaw_matrix,
 )
-from rynnec_ros.types import Frame, Region, Request
 
 BOX = SceneObject(
     1, "box", [Box(np.array([2.0, 0.6, 0.35]), np.array([0.6, 0.4, 0.7]), 0.3)], (200, 60, 50), 0.3

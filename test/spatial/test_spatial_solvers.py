@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from rynnec_ros.parsing import parse_quantity
+from rynnec_ros.core.parsing import parse_quantity
 from rynnec_ros.spatial.ground import Plane
 from rynnec_ros.spatial.scene import LINK_R_OPTICAL, make_T, yaw_matrix
 from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve

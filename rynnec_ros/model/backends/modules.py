@@ -13,8 +13,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from rynnec_ros.core.types import StopFn
 from rynnec_ros.model.decoding import KVCache, check_stop
-from rynnec_ros.types import StopFn
 
 Graph = Callable[..., dict[str, torch.Tensor]]
 

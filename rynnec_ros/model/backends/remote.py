@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from rynnec_ros.serve import protocol
-from rynnec_ros.types import Answer, Cancelled, Frame, Request
+from rynnec_ros.core import wire
+from rynnec_ros.core.types import Answer, Cancelled, Frame, Request
 
 
 class RemoteError(RuntimeError):
@@ -51,7 +51,7 @@ class RemoteEngine:
         self.url = server_url.removeprefix("grpc://")
         if not self.url:
             raise ValueError("backend remote needs server_url (host:port of `rynnec-ros serve`)")
-        self.headers = {protocol.GRPC_TOKEN_HEADER: token} if token else None
+        self.headers = {wire.GRPC_TOKEN_HEADER: token} if token else None
         self.connect_timeout_s = float(connect_timeout_s)
         self.request_timeout_s = float(request_timeout_s)
         self.graph_providers = {"server": f"grpc://{self.url}"}
@@ -118,7 +118,7 @@ class RemoteEngine:
             t = self.connect_timeout_s
             if not c.is_server_ready(headers=self.headers, client_timeout=t):
                 raise RemoteError(f"inference server {self.url} is up but not ready")
-            for model in (protocol.FRAMES_MODEL, protocol.ASK_MODEL):
+            for model in (wire.FRAMES_MODEL, wire.ASK_MODEL):
                 if not c.is_model_ready(model, headers=self.headers, client_timeout=t):
                     raise RemoteError(f"inference server {self.url} does not serve model {model}")
                 # a token-guarded endpoint: a missing or wrong token fails here, at load
@@ -128,7 +128,7 @@ class RemoteEngine:
             raise RemoteError(f"inference server {self.url} is not reachable: {_reason(exc)}") from None
 
     def _wire_keys(self, frames: Sequence[Frame]) -> list[str]:
-        keys = [protocol.pixel_key(f.rgb) if f.key is None else f"{self._session}:{f.key!r}" for f in frames]
+        keys = [wire.pixel_key(f.rgb) if f.key is None else f"{self._session}:{f.key!r}" for f in frames]
         if len(set(keys)) != len(keys):
             raise ValueError("frame keys must be unique within a request")
         return keys
@@ -154,7 +154,7 @@ class RemoteEngine:
             ip = grpcclient.InferInput("rgb", list(pixels.shape), "UINT8")
             ip.set_data_from_numpy(pixels)
             self._grpc().infer(
-                protocol.FRAMES_MODEL, [ik, ip], headers=self.headers, client_timeout=self.request_timeout_s
+                wire.FRAMES_MODEL, [ik, ip], headers=self.headers, client_timeout=self.request_timeout_s
             )
             for k, _ in group:
                 self._uploaded[k] = None
@@ -174,7 +174,7 @@ class RemoteEngine:
             raise ValueError("at least one frame is required")
         with self._lock:
             keys = self._wire_keys(request.frames)
-            body = protocol.encode_request(op, request, keys, stream=on_token is not None)
+            body = wire.encode_request(op, request, keys, stream=on_token is not None)
             try:
                 self._upload(request.frames, keys)
                 kind, doc = self._ask(body, on_token, should_stop)
@@ -185,7 +185,7 @@ class RemoteEngine:
                 self._drop_client()
                 raise RemoteError(f"inference server {self.url} failed the request: {_reason(exc)}") from None
         if kind == "answer":
-            return protocol.decode_answer(json.dumps(doc).encode())
+            return wire.decode_answer(json.dumps(doc).encode())
         if kind == "scores":
             return [float(s) for s in doc["scores"]]
         if kind == "error":
@@ -216,7 +216,7 @@ class RemoteEngine:
             inp = grpcclient.InferInput("request", [1], "BYTES")
             inp.set_data_from_numpy(np.array([body], dtype=object))
             try:
-                client.async_stream_infer(protocol.ASK_MODEL, [inp], request_id=uuid.uuid4().hex)
+                client.async_stream_infer(wire.ASK_MODEL, [inp], request_id=uuid.uuid4().hex)
             except InferenceServerException:
                 # the stream broke before the request went out; its callback holds the real reason
                 with contextlib.suppress(queue.Empty):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rynnec_ros.types import Cancelled
+from rynnec_ros.core.types import Cancelled
 
 
 class JobError(Exception):

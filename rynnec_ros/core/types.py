@@ -12,6 +12,8 @@ from typing import Protocol, TypeAlias
 
 import numpy as np
 
+NS_PER_S = 1_000_000_000  # stamps are integer nanoseconds everywhere
+
 
 @dataclass
 class Frame:

@@ -22,9 +22,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rynnec_ros.types import Frame
+from rynnec_ros.core.types import NS_PER_S, Frame
 
-NS_PER_S = 1_000_000_000
 # Process-wide: buffers are recreated on configure while an engine may keep its caches.
 _KEYS = itertools.count(1)
 

@@ -14,11 +14,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from rynnec_ros.core.types import Answer
 from rynnec_ros.spatial.bagio import read_frames
 from rynnec_ros.spatial.dataset import QA_FORMAT, build_request, load_json
 from rynnec_ros.spatial.engine import SpatialEngine, SpatialParams
 from rynnec_ros.spatial.templates import TASK_BY_NAME
-from rynnec_ros.types import Answer
 
 _DEG_PER_HOUR = 30.0
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..types import Answer, Region, Request
+from .types import Answer, Region, Request
 
 FRAMES_MODEL = "rynnec_frames"
 """Upload model: stores frames under their wire keys, so questions refer to them by key."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-NS_PER_S = 1_000_000_000
+from rynnec_ros.core.types import NS_PER_S
 
 
 def quat_to_matrix(x: float, y: float, z: float, w: float) -> np.ndarray:
