@@ -20,7 +20,9 @@ from rynnec_ros.core.types import Answer, Request, StopFn, TokenFn
 _STAMP_STEP_NS = 1_000_000_000
 _RESET_STAMP_NS = 1_000_000_000
 _FRAME_RETRIES = 3
-_MISSING_FRAME_MESSAGES = ("is not in the buffer", "the frame buffer is empty")
+# A frame the request names has not reached the node yet (camera topics are best effort; a jump to the
+# wall clock is believed after a moment): the request is asked again, then with the frames re-sent.
+_MISSING_FRAME_MESSAGES = ("is not in the buffer", "the frame buffer is empty", "is not a buffered frame")
 
 
 class NodePredictor:

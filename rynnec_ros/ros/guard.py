@@ -9,6 +9,7 @@ else is a bug, logged with the input's stamp the first time and counted in /diag
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -62,8 +63,8 @@ class CallbackGuard:
             except Exception as exc:
                 self.failed(what, (msg,), exc)
                 return
-            if note:
-                self.warn(f"{what} note", note)
+            if note:  # throttled per kind of note (numbers aside), so a reset never hides a replacement
+                self.warn(f"{what} note: {re.sub(r'[0-9]+', '#', note)}", note)
 
         return call
 

@@ -482,7 +482,9 @@ def test_50_concurrent_goals_and_their_cancels_are_all_answered(burst_node) -> N
     assert sum(r["result_no_reply"] for r in results) == 0, f"accepted goals without a result: {summary}"
     assert sum(r["cancel_no_reply"] for r in results) == 0, f"cancel requests without a reply: {summary}"
     assert sum(r["no_reason"] for r in results) == 0, summary
-    assert sum(r["cancels"] for r in results) >= 10, summary
+    # Cancels go to accepted goals only, and with request_queue_size 4 most goals are rejected at once:
+    # how many are accepted depends on timing (6-12 seen), so require that cancels were exercised at all.
+    assert sum(r["cancels"] for r in results) >= 4, summary
 
 
 def test_burst_node_still_answers_normally(burst_node) -> None:
