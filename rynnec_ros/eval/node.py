@@ -2,7 +2,7 @@
 
 Frames are published as images with synthetic stamps one second apart (so the node's 2 fps ingest and
 1 fps query sampling keep every one of them), strictly increasing across items and starting at the
-wall clock after one reset frame that clears what a previous run left in the node's buffer; each
+wall clock or after the newest frame a previous run left in the node's buffer, whichever is later; each
 request names those stamps so the node answers about exactly the item's frames. The node should not be
 fed by a live camera on the same topic meanwhile.
 """
@@ -18,7 +18,6 @@ import numpy as np
 from rynnec_ros.core.types import Answer, Request, StopFn, TokenFn
 
 _STAMP_STEP_NS = 1_000_000_000
-_RESET_STAMP_NS = 1_000_000_000
 _FRAME_RETRIES = 3
 # A frame the request names has not reached the node yet (camera topics are best effort; a jump to the
 # wall clock is believed after a moment): the request is asked again, then with the frames re-sent.
@@ -49,15 +48,16 @@ class NodePredictor:
         self.timeout_s = timeout_s
         self.retry_pause_s = 0.5
         self._next_ns = time.time_ns()
-        self._reset_done = False
+        self._started = False
 
     def _publish(self, frames: Sequence[np.ndarray]) -> list[int]:
-        if not self._reset_done:
-            # A frame stamped far behind everything a previous run left makes the node's buffer treat
-            # it as a clock reset and clear itself; our wall-clock stamps then never meet stale frames
-            # (nor fall within the ingest thinning interval of the previous run's last frame).
-            self.client.publish_frames([np.zeros((2, 2, 3), np.uint8)], [_RESET_STAMP_NS])
-            self._reset_done = True
+        if not self._started:
+            # Our stamps continue after whatever a previous run left in the node's buffer (its synthetic
+            # 1 s steps may run ahead of the wall clock): stamps interleaved with stale frames would be
+            # thinned by the node's ingest or held back as a time jump, never matching the request.
+            newest = max(self.client.buffered_stamps(), default=0)
+            self._next_ns = max(self._next_ns, newest + _STAMP_STEP_NS)
+            self._started = True
         stamps = [self._next_ns + k * _STAMP_STEP_NS for k in range(len(frames))]
         self._next_ns += len(frames) * _STAMP_STEP_NS
         self.client.publish_frames(list(frames), stamps)
