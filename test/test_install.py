@@ -26,8 +26,6 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 ROSDEP = yaml.safe_load((REPO / "test" / "data" / "rosdep_keys.yaml").read_text())
 DEP_TAGS = ("depend", "build_depend", "buildtool_depend", "exec_depend", "test_depend", "build_export_depend")
-# Imported only inside ``try`` where installed (rynnec_ros/ros/convert.py): never a declared dependency.
-OPTIONAL_ROS_IMPORTS = {"cv_bridge"}
 
 
 def _package_deps() -> dict[str, set[str]]:
@@ -72,11 +70,12 @@ def test_every_imported_ros_package_is_declared_and_nothing_unused() -> None:
         *(REPO / "scripts" / "ros").iterdir(),
     ]
     known_ros = set(ROSDEP["ros_packages"]["humble"]) | {"cv_bridge", "message_filters"}
-    imported = (_imported_top_modules(sources) & known_ros) - OPTIONAL_ROS_IMPORTS
+    imported = _imported_top_modules(sources) & known_ros
     declared = _all_deps()
     assert imported <= declared, f"imported but not in package.xml: {sorted(imported - declared)}"
     assert "rcl_interfaces" in imported  # the node's parameter services
-    assert not {"cv_bridge", "message_filters"} & declared, "optional/unused packages must not be required"
+    assert not {"cv_bridge", "message_filters", "tf2_ros"} & imported  # one tested path: no optional branches
+    assert not {"cv_bridge", "message_filters", "tf2_ros"} & declared, "unused packages must not be required"
 
 
 def test_pip_keys_are_what_the_documented_pip_step_installs() -> None:

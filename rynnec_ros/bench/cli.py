@@ -1,4 +1,4 @@
-"""``rynnec-ros bench {engine,reuse,live,decode,backends,ingest,service,all}`` and ``export``.
+"""``rynnec-ros bench {engine,reuse,live,decode,backends,configure,ingest,service,all}`` and ``export``.
 
 Every subcommand writes one JSON report (``--out``) with the environment, the configuration and one
 section per measurement, and prints a one-line summary per section.
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SECTIONS = ("engine", "reuse", "live", "decode", "backends", "ingest", "service")
+SECTIONS = ("engine", "reuse", "live", "decode", "backends", "configure", "ingest", "service")
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -57,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "live": "live window: TTFT on a precomputed window vs a cold one, ingest CPU per frame",
         "decode": "static-KV decode step vs transformers' DynamicCache loop: identical ids, tok/s",
         "backends": "ONNX Runtime vs torch on the same checkpoint",
+        "configure": "peak RSS of loading each backend in a fresh process (torch vs ONNX Runtime)",
         "ingest": "node ingest CPU per 1080p frame vs a bare rclpy subscriber (needs ROS)",
         "service": "service overhead: end-to-end latency minus engine time (needs ROS)",
         "all": "every section in one report",
@@ -136,4 +137,11 @@ def summary(name: str, section: dict[str, Any]) -> str:
     if name == "backends":
         parts = [f"{k}: {v['ratio_wall_vs_reference']:.3f}x" for k, v in section["backends"].items()]
         return "wall vs torch " + ", ".join(parts)
+    if name == "configure":
+        parts = [
+            f"{k} {stored}: {v['load_peak_mb']:.0f} MB"
+            for stored in ("as_stored", "stored_bfloat16")
+            for k, v in section[stored]["backends"].items()
+        ]
+        return "configure peak above imports " + ", ".join(parts)
     return "done"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -91,4 +92,16 @@ def run_section(
         return compare_backends(
             engines, frames, args.question, new_tokens=args.new_tokens, repeat=args.repeat
         )
+    if name == "configure":
+        from rynnec_ros.bench.configure_bench import bfloat16_copy, configure_memory
+
+        other = "onnxruntime" if args.backend == "torch" else args.backend
+        specs = {b: _spec(args, checkpoint, b, workdir) for b in ("torch", other)}
+        bf16 = str(bfloat16_copy(checkpoint, workdir))
+        return {
+            "as_stored": configure_memory(specs),
+            "stored_bfloat16": configure_memory(
+                {b: dataclasses.replace(s, checkpoint=bf16) for b, s in specs.items()}
+            ),
+        } | {"available": True}
     return not_available(f"unknown section {name!r}")

@@ -1,9 +1,8 @@
-"""A small transform store for machines without tf2_ros (pure numpy; the ROS side feeds it).
+"""A small transform store (pure numpy; ``ros/tf.py`` feeds it from /tf and /tf_static).
 
 It keeps a bounded, sorted history per child frame, interpolates between neighbouring samples
-(linear translation, quaternion slerp) and chains transforms through the tree. On robots tf2_ros
-is used instead (see rynnec_ros/ros/tf.py); this mirrors only what the node needs: "where was the
-camera in the world frame at this stamp".
+(linear translation, quaternion slerp) and chains transforms through the tree, as tf2's BufferCore
+does for what the node needs: "where was the camera in the world frame at this stamp".
 """
 
 from __future__ import annotations

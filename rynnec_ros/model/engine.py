@@ -277,8 +277,13 @@ class RynnEC:
         max_visual_tokens: int = 16384,
         reuse: bool = True,
         cuda_graphs: bool = True,
+        graph_backed: bool = False,
     ) -> RynnEC:
-        """Load a checkpoint directory in the official format (safetensors only, never the network)."""
+        """Load a checkpoint directory in the official format (safetensors only, never the network).
+
+        ``graph_backed``: only the host tensors are loaded (``loader.load_model``); the caller swaps in
+        the graph-backed components (``backends.swap_components``) before the first call.
+        """
         root = Path(path)
         if not root.is_dir():
             raise ValueError(f"checkpoint directory {root} does not exist")
@@ -289,7 +294,7 @@ class RynnEC:
         config = RynnECConfig.from_pretrained(root)
         tokenizer = RynnECTokenizer(root)
         config.resolve_token_ids(tokenizer)
-        model = load_model(root, device=dev, dtype=torch_dtype, rconfig=config)
+        model = load_model(root, device=dev, dtype=torch_dtype, rconfig=config, graph_backed=graph_backed)
         return cls(
             model, tokenizer, config, dev, torch_dtype, max_visual_tokens, reuse, cuda_graphs=cuda_graphs
         )

@@ -654,19 +654,24 @@ class Sam2Model(nn.Module):
         """An inference-only model (eval mode, no gradients); weights come from load_inference_state_dict."""
         return cls(cfg).eval().requires_grad_(False)
 
-    def load_inference_state_dict(self, sd: Mapping[str, torch.Tensor]) -> None:
+    def load_inference_state_dict(
+        self, sd: Mapping[str, torch.Tensor], shapes: Mapping[str, tuple[int, ...]] | None = None
+    ) -> None:
         """Load checkpoint tensors (prefix stripped); every needed key must be present with its exact shape.
 
         Keys matched by :func:`is_ignored_key` are skipped; anything else unknown is an error, so a
         checkpoint of another architecture (or SAM 2.1) is rejected instead of being half loaded.
+        ``shapes`` (every checkpoint key's shape, from the file headers) is what is checked when ``sd``
+        holds only some of the tensors: the graph backends load the prompt encoder alone.
         """
         own = self.state_dict()
-        given = {k: v for k, v in sd.items() if not is_ignored_key(k)}
+        every = {k: tuple(v.shape) for k, v in sd.items()} if shapes is None else dict(shapes)
+        given = {k: tuple(s) for k, s in every.items() if not is_ignored_key(k)}
         missing = sorted(set(own) - set(given))
         unexpected = sorted(set(given) - set(own))
         wrong = sorted(
-            f"{k}: checkpoint {tuple(given[k].shape)} vs model {tuple(own[k].shape)}"
-            for k in set(own) & set(given) if tuple(given[k].shape) != tuple(own[k].shape)
+            f"{k}: checkpoint {given[k]} vs model {tuple(own[k].shape)}"
+            for k in set(own) & set(given) if given[k] != tuple(own[k].shape)
         )
         if missing or unexpected or wrong:
             parts = []
@@ -679,22 +684,25 @@ class Sam2Model(nn.Module):
                     more = f", ... ({len(keys) - 8} more)" if len(keys) > 8 else ""
                     parts.append(f"{len(keys)} {label}: " + "; ".join(keys[:8]) + more)
             raise ValueError("SAM2 state dict does not fit the model: " + " | ".join(parts))
+        tensors = {k: v for k, v in sd.items() if k in own}
         # A model built on the meta device adopts the given tensors (their dtype/device) instead of copying.
-        self.load_state_dict(given, strict=True, assign=any(p.is_meta for p in self.parameters()))
+        self.load_state_dict(
+            tensors, strict=len(tensors) == len(own), assign=any(p.is_meta for p in self.parameters())
+        )
 
-    def _size_hint(self, given: Mapping[str, torch.Tensor]) -> str:
-        """Name the config values a checkpoint disagrees on, when its key tensors reveal them."""
+    def _size_hint(self, given: Mapping[str, tuple[int, ...]]) -> str:
+        """Name the config values a checkpoint disagrees on, when its key tensors' shapes reveal them."""
         cfg = self.config
         found = []
         patch = given.get("image_encoder.trunk.patch_embed.proj.weight")
-        if patch is not None and patch.shape[0] != cfg.embed_dim:
-            found.append(f"trunk embed_dim {patch.shape[0]} (config {cfg.embed_dim})")
+        if patch is not None and patch[0] != cfg.embed_dim:
+            found.append(f"trunk embed_dim {patch[0]} (config {cfg.embed_dim})")
         blocks = {int(k.split(".")[3]) for k in given if k.startswith("image_encoder.trunk.blocks.")}
         if blocks and max(blocks) + 1 != sum(cfg.stages):
             found.append(f"{max(blocks) + 1} Hiera blocks (config {sum(cfg.stages)})")
         no_mem = given.get("no_mem_embed")
-        if no_mem is not None and no_mem.shape[-1] != cfg.d_model:
-            found.append(f"d_model {no_mem.shape[-1]} (config {cfg.d_model})")
+        if no_mem is not None and no_mem[-1] != cfg.d_model:
+            found.append(f"d_model {no_mem[-1]} (config {cfg.d_model})")
         return "checkpoint is a different SAM2 size: " + ", ".join(found) if found else ""
 
     @property
@@ -714,7 +722,7 @@ class Sam2Model(nn.Module):
         if frame.shape[0] == 0 or frame.shape[1] == 0:
             raise ValueError(f"SAM2 frame is empty: shape {frame.shape}")
         size = self.config.image_size
-        # Pillow-10 bicubic pinned in numpy: newer Pillow releases round some pixels differently.
+        # Pillow 10 bicubic pixels (one Pillow call per axis, see model/resize.py), which upstream saw.
         resized = resize_bicubic(np.ascontiguousarray(frame), size, size)
         x = torch.from_numpy(resized).permute(2, 0, 1)
         mean = torch.tensor(PIXEL_MEAN).view(3, 1, 1)

@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _node(args: argparse.Namespace) -> int:
-    from rynnec_ros.ros.node import run
+    from rynnec_ros.ros.process import run
 
     ros_args = ["rynnec-ros", "--ros-args", "-r", f"__node:={args.name}"]
     if args.namespace:

@@ -2,8 +2,8 @@
 
 Every function raises ValueError naming what was wrong (unknown encoding, wrong size, malformed RLE) so
 the node can answer ``success=false`` with that reason instead of dying. Raw ``sensor_msgs/Image`` is
-decoded with numpy (no copy beyond what the encoding needs); ``CompressedImage`` goes through OpenCV,
-or cv_bridge when it is installed (robots), which wraps the same decoder.
+decoded with numpy (no copy beyond what the encoding needs); ``CompressedImage`` goes through OpenCV's
+``imdecode`` (what cv_bridge's ``compressed_imgmsg_to_cv2`` calls), after its size is read from the header.
 """
 
 from __future__ import annotations
@@ -121,17 +121,6 @@ def image_to_depth(msg: Image, depth_scale: float = 0.001) -> np.ndarray:
     return depth
 
 
-def _cv_bridge() -> Any | None:
-    try:
-        from cv_bridge import CvBridge
-    except ImportError:
-        return None
-    return CvBridge()
-
-
-_BRIDGE: Any | None = _cv_bridge()
-
-
 def compressed_size(data: bytes) -> tuple[int, int]:
     """(width, height) from a JPEG/PNG header without decoding the pixels; ValueError when unreadable."""
     try:
@@ -151,16 +140,10 @@ def compressed_to_rgb(msg: CompressedImage, max_pixels: int) -> np.ndarray:
     data = bytes(msg.data)
     width, height = compressed_size(data)
     check_size(width, height, max_pixels, f"compressed image ({msg.format})")
-    if _BRIDGE is not None:
-        try:
-            bgr = _BRIDGE.compressed_imgmsg_to_cv2(msg, desired_encoding="bgr8")
-        except Exception as exc:
-            raise ValueError(f"cannot decode compressed image ({msg.format}): {exc}") from exc
-    else:
-        try:
-            bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-        except cv2.error as exc:
-            raise ValueError(f"cannot decode compressed image ({msg.format}): {exc}") from exc
+    try:
+        bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error as exc:
+        raise ValueError(f"cannot decode compressed image ({msg.format}): {exc}") from exc
     if bgr is None or bgr.shape[:2] != (height, width):
         raise ValueError(f"cannot decode compressed image of format '{msg.format}' ({len(data)} bytes)")
     return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)

@@ -10,25 +10,18 @@ No exception from a callback ends the process: it is logged once with its input 
 
 from __future__ import annotations
 
-import ctypes
-import os
-import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
-import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from rclpy.parameter import Parameter
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 
 from rynnec_ros.action import Ask
@@ -48,9 +41,7 @@ from rynnec_ros.ros.tf import PoseSource
 from rynnec_ros.router import Router
 from rynnec_ros.srv import AskQuestion, ListFrames, Segment
 
-EXECUTOR_THREADS = 4  # ingest, services/action bookkeeping, timers, the one running goal's result
 WORKER_JOIN_S = 10.0  # how long a transition waits for a running inference to reach its next check
-DRAIN_S = 1.5  # how long shutdown keeps spinning so the last answers leave before the node goes
 
 
 
@@ -198,7 +189,7 @@ class CognitionNode(LifecycleNode):
         qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=p["qos_depth"], reliability=reliability)
         compressed = p["color_transport"] == "compressed"
         color_topic = p["color_topic"].rstrip("/") + ("/compressed" if compressed else "")
-        colour = self._guard.ingest("colour", self._on_color)
+        colour = self._guard.ingest("colour", self._ingest.on_color)
         topics: list[tuple[Any, str, Callable[[Any], None]]] = [
             (CompressedImage if compressed else Image, color_topic, colour)]
         if p["depth_topic"]:
@@ -259,12 +250,6 @@ class CognitionNode(LifecycleNode):
         self.get_logger().error(message, throttle_duration_sec=5.0)
 
     # -------------------------------------------------------------------------------------- ingest
-
-    def _on_color(self, msg: Image | CompressedImage) -> str:
-        note = self._ingest.on_color(msg)
-        if note.startswith("camera stamps jumped") and self._pose is not None:
-            self._pose.reset()
-        return note
 
     # ------------------------------------------------------------------------------------ requests
 
@@ -371,58 +356,3 @@ class CognitionNode(LifecycleNode):
     def pending(self) -> bool:
         """Whether answers or goal results are still on their way out (the executor must spin)."""
         return self._goals.pending() or self._ask_srv.waiting() or self._segment_srv.waiting()
-
-
-def _return_freed_frames_to_the_os() -> None:
-    """glibc raises its mmap threshold after each large free, up to 32 MiB, so multi-MB camera frames soon
-    come from the heap, and a buffer that keeps evicting them leaves the process holding the holes. A
-    fixed 1 MiB threshold keeps every frame-sized block mmapped, returned to the OS when freed (bench
-    soak, 720p at 30 Hz, 200 MB buffer: RSS growth 725 MB over 180 s without it, 580 MB over 150 s with
-    it; the rest is the engine's per-frame feature caches). No-op off glibc."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:
-        return
-    m_mmap_threshold = -3  # malloc.h
-    libc.mallopt(m_mmap_threshold, 1 << 20)
-
-
-def run(args: list[str] | None = None, autostart: bool | None = None) -> NoReturn:
-    """Run the node until SIGINT/SIGTERM or the shutdown transition, then exit the process with 0."""
-    _return_freed_frames_to_the_os()
-    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    node = CognitionNode()
-    executor = MultiThreadedExecutor(num_threads=EXECUTOR_THREADS)
-    executor.add_node(node)
-    start = node._p["autostart"] if autostart is None else autostart
-    try:
-        if start:
-            if node.trigger_configure() != TransitionCallbackReturn.SUCCESS:
-                node.get_logger().error("autostart: configure failed; staying unconfigured")
-            elif node.trigger_activate() != TransitionCallbackReturn.SUCCESS:
-                node.get_logger().error("autostart: activate failed")
-        while not stop.is_set() and not node.finished.is_set() and rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
-        node.close("the node is shutting down")
-        deadline = time.monotonic() + DRAIN_S
-        while node.pending() and time.monotonic() < deadline and rclpy.ok():  # the last answers leave
-            executor.spin_once(timeout_sec=0.05)
-    except ExternalShutdownException:
-        pass
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
-    # Everything that needed closing is closed; interpreter finalisation (torch, transformers, the DDS
-    # participant's threads) would take seconds more, and a supervisor waits for the exit.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
-
-
-def main() -> None:
-    """Entry point of ``ros2 run rynnec_ros rynnec_node`` (arguments are ROS arguments)."""
-    run(sys.argv)

@@ -97,3 +97,80 @@ def test_partial_export_is_rejected(tmp_path: Path) -> None:
     export_onnx(CHECKPOINT, tmp_path, graphs=["vision", "projector"])
     with pytest.raises(ValueError, match="lacks graphs"):
         load_engine(CHECKPOINT, backend="onnxruntime", onnx_dir=tmp_path)
+
+
+def _poisoned_copy(tmp: Path) -> Path:
+    """CHECKPOINT with every tensor NaN except the token embedding and the SAM2 prompt encoder.
+
+    Those two (plus ``no_mem_embed``) are what onnx_export.py's docstring says stays outside the graphs;
+    a backend that still read any other tensor from the checkpoint would answer with NaN logits.
+    """
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    out = tmp / "poisoned"
+    shutil.copytree(CHECKPOINT, out)
+    host = ("model.embed_tokens.", "grounding_encoder.sam2_model.sam_prompt_encoder.",
+            "grounding_encoder.sam2_model.no_mem_embed")
+    state = load_file(str(CHECKPOINT / "model.safetensors"))
+    poisoned = {
+        k: v if k.startswith(host) or not v.is_floating_point() else torch.full_like(v, float("nan"))
+        for k, v in state.items()
+    }
+    save_file(poisoned, str(out / "model.safetensors"), metadata={"format": "pt"})
+    return out
+
+
+def test_graph_backend_reads_only_the_host_tensors(engines, onnx_dir: Path, tmp_path: Path) -> None:
+    """ORT configure does not build the torch model: graph weights come from the export alone."""
+    poisoned = load_engine(_poisoned_copy(tmp_path), backend="onnxruntime", onnx_dir=onnx_dir, threads=2)
+    held = {n for n, _ in poisoned.model.named_parameters()}
+    assert held == {
+        "model.embed_tokens.weight",
+        "grounding_encoder.sam2_model.sam_prompt_encoder.not_a_point_embed.weight",
+        "grounding_encoder.sam2_model.sam_prompt_encoder.no_mask_embed.weight",
+        "grounding_encoder.sam2_model.no_mem_embed",
+    }
+    meta, frames, _ = load_case("a1_video_qa_224x168")
+    a = poisoned.segment(request(frames, meta["question"], max_new_tokens=12))
+    b = engines[1].segment(request(frames, meta["question"], max_new_tokens=12))
+    assert a.token_ids == b.token_ids
+    assert a.masks is not None and b.masks is not None
+    for ma, mb in zip(a.masks, b.masks, strict=True):
+        np.testing.assert_array_equal(ma, mb)
+
+
+def test_graph_backend_still_checks_every_key(onnx_dir: Path, tmp_path: Path) -> None:
+    """Shapes of the tensors it does not read are checked from the safetensors headers."""
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    bad = tmp_path / "bad"
+    shutil.copytree(CHECKPOINT, bad)
+    state = load_file(str(CHECKPOINT / "model.safetensors"))
+    key = "model.layers.0.mlp.down_proj.weight"
+    state[key] = torch.zeros(state[key].shape[0], state[key].shape[1] + 1)
+    save_file(state, str(bad / "model.safetensors"), metadata={"format": "pt"})
+    with pytest.raises(ValueError, match=r"model\.layers\.0\.mlp\.down_proj\.weight"):
+        load_engine(bad, backend="onnxruntime", onnx_dir=onnx_dir, threads=2)
+
+
+def test_decode_graph_prefills_like_the_prefill_graph(onnx_dir: Path) -> None:
+    """ONNX Runtime prefills through llm_decode with an empty past (one copy of the LLM weights); the
+    exported prefill graph is the reference: same hidden states and present, to the bit."""
+    from rynnec_ros.model.backends.ort import OrtGraph
+
+    prefill, decode = OrtGraph(onnx_dir / "llm_prefill.onnx"), OrtGraph(onnx_dir / "llm_decode.onnx")
+    layers, two, kv, _, head_dim = decode.session.get_inputs()[2].shape
+    hidden = prefill.session.get_inputs()[0].shape[2]
+    x = np.random.default_rng(0).standard_normal((1, 37, hidden)).astype(np.float32)
+    pos = np.arange(37, dtype=np.int64)[None]
+    ref = prefill.run_numpy({"inputs_embeds": x, "position_ids": pos})
+    empty = np.zeros((layers, two, kv, 0, head_dim), np.float32)
+    got = decode.run_numpy({"inputs_embeds": x, "position_ids": pos, "past": empty})
+    np.testing.assert_array_equal(got["hidden"], ref["hidden"])
+    np.testing.assert_array_equal(got["present"], ref["present"])

@@ -1,4 +1,4 @@
-"""The built-in transform store used when tf2_ros is not installed."""
+"""The built-in transform store behind the node's /tf + /tf_static listener."""
 
 from __future__ import annotations
 

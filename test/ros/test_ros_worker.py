@@ -52,7 +52,7 @@ def _feed(node, stamp_ns: int, value: int = 0) -> None:
     from rynnec_ros.ros import convert
 
     rgb = np.random.default_rng(value).integers(0, 256, (H, W, 3), dtype=np.uint8)
-    node._on_color(convert.rgb_to_image(rgb, stamp_ns, "cam"))
+    node._ingest.on_color(convert.rgb_to_image(rgb, stamp_ns, "cam"))
 
 
 def _ask(question: str, max_new_tokens: int = 0, **fields):

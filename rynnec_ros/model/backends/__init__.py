@@ -2,10 +2,12 @@
 
 ``remote`` is a client of a site server (``rynnec-ros serve``, see ``remote.py``); the others run here.
 
-``load_engine`` builds the torch ``RynnEC`` (preprocessing, prompt building, caches, the decoding loop
-and answer parsing are shared) and swaps its compute components for graph-backed modules with the
-same call signatures: vision tower, projector, region MLP, LLM decoder stack, LM head, [SEG] head,
-SAM2 image encoder and mask decoder. The torch weights those components held are released.
+``load_engine`` builds the shared ``RynnEC`` host (preprocessing, prompt building, caches, the
+decoding loop and answer parsing) with graph-backed modules of the same call signatures for the compute
+components: vision tower, projector, region MLP, LLM decoder stack, LM head, [SEG] head, SAM2 image
+encoder and mask decoder. For the graph backends the torch versions of those components are never
+built: they stay on the meta device (no memory), only the host tensors (token embedding, SAM2 prompt
+encoder) are read from the checkpoint, and ``swap_components`` checks that no meta tensor is left.
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ def load_engine(
     if backend == "tensorrt" and engine_dir is None:
         raise ValueError("backend tensorrt needs engine_dir (make one with `rynnec-ros export tensorrt`)")
     engine = RynnEC.from_pretrained(
-        path, device=device, dtype=dtype, max_visual_tokens=max_visual_tokens, reuse=reuse
+        path, device=device, dtype=dtype, max_visual_tokens=max_visual_tokens, reuse=reuse,
+        graph_backed=backend != "torch",
     )
     engine.backend = backend
     if backend == "torch":
@@ -66,21 +69,33 @@ def load_engine(
     else:
         graphs = _trt_graphs(Path(engine_dir), device)
     swap_components(engine, graphs)
-    engine.graph_providers = {name: getattr(g, "active_provider", "?") for name, g in graphs.items()}
+    engine.graph_providers = {
+        name: getattr(g if g is not None else graphs["llm_decode"], "active_provider", "?")
+        for name, g in graphs.items()
+    }
     return engine
 
 
 def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None) -> dict[str, Any]:
+    """One session per graph, except that the decode graph also prefills (from an empty past).
+
+    TensorRT needs the two LLM graphs for their own optimisation profiles; ONNX Runtime's shapes are
+    dynamic, and two sessions would hold the LLM's weights twice.
+    """
     from rynnec_ros.model.backends.ort import OrtGraph
     from rynnec_ros.model.export.manifest import Manifest
 
     manifest = Manifest.load(onnx_dir)
-    return {
+    graphs: dict[str, Any] = {
         name: OrtGraph(
             onnx_dir / spec.file, provider=provider, threads=threads, trt_cache_dir=onnx_dir / "ort_trt_cache"
         )
         for name, spec in manifest.graphs.items()
+        if name != "llm_prefill"
     }
+    if "llm_decode" in graphs:
+        graphs["llm_prefill"] = None  # GraphDecoderStack prefills through llm_decode
+    return graphs
 
 
 def _trt_graphs(engine_dir: Path, device: str) -> dict[str, Any]:
@@ -96,7 +111,7 @@ def _trt_graphs(engine_dir: Path, device: str) -> dict[str, Any]:
 REQUIRED = ("vision", "projector", "region", "llm_prefill", "llm_decode", "lm_head")
 
 
-def swap_components(engine: Any, graphs: dict[str, Callable[..., Any]]) -> None:
+def swap_components(engine: Any, graphs: dict[str, Callable[..., Any] | None]) -> None:
     """Replace the engine model's compute modules by graph-backed ones (see module docstring)."""
     from torch import nn
 
@@ -122,8 +137,12 @@ def swap_components(engine: Any, graphs: dict[str, Callable[..., Any]]) -> None:
     tower.encoder.layers = nn.ModuleList()  # RoPE helper stays; the weights go
     llm.mm_projector = GraphMLP(graphs["projector"], llm.mm_projector)
     llm.region_encoder = GraphRegionEncoder(graphs["region"], llm.region_encoder)
-    llm.forward = GraphDecoderStack(graphs["llm_prefill"], graphs["llm_decode"], engine.dtype)
+    cfg = model.config
+    head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+    empty_past = (cfg.num_hidden_layers, 2, cfg.num_key_value_heads, 0, head_dim)  # the export's layout
+    llm.forward = GraphDecoderStack(graphs["llm_prefill"], graphs["llm_decode"], engine.dtype, empty_past)
     llm.layers = nn.ModuleList()
+    llm.norm = nn.Identity()  # the final norm is inside the LLM graphs
     model.lm_head = GraphMLP(graphs["lm_head"], model.lm_head)
     if model.seg_head is not None:
         llm.text_hidden_fcs[0] = GraphMLP(graphs["seg_head"], model.seg_head)
@@ -132,6 +151,9 @@ def swap_components(engine: Any, graphs: dict[str, Callable[..., Any]]) -> None:
         sam2.image_features = sam2_image_features(graphs["sam2_image"], sam2)
         sam2.sam_mask_decoder = GraphSam2Decoder(graphs["sam2_decoder"])
         sam2.image_encoder = nn.Identity()
+    left = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
+    if left:
+        raise ValueError(f"graph backend: tensors the graphs do not cover were never loaded: {left}")
     engine.clear_cache()
 
 

@@ -64,12 +64,25 @@ class GraphDecoderStack:
     ``past [layers, 2, kv_heads, P, head_dim]`` and return ``present`` with the new ones, which are
     written back into the cache buffers. A graph runs the whole stack in one call, so ``should_stop``
     is checked per chunk, not per layer.
+
+    ``prefill=None`` runs the first chunk through the decode graph with an empty past of
+    ``empty_past`` = (layers, 2, kv_heads, 0, head_dim): the same results to the bit in ONNX Runtime
+    (``test_backends_engine``), and the LLM's weights are loaded once instead of once per graph.
     """
 
-    def __init__(self, prefill: Graph, decode: Graph, dtype: torch.dtype) -> None:
+    def __init__(
+        self,
+        prefill: Graph | None,
+        decode: Graph,
+        dtype: torch.dtype,
+        empty_past: tuple[int, ...] | None = None,
+    ) -> None:
+        if prefill is None and (empty_past is None or len(empty_past) != 5 or empty_past[3] != 0):
+            raise ValueError(f"without a prefill graph the empty past shape is needed, got {empty_past}")
         self.prefill = prefill
         self.decode = decode
         self.dtype = dtype
+        self.empty_past = empty_past
 
     def new_cache(self, capacity: int) -> KVCache:
         """An empty cache of ``capacity`` positions; its buffers take their shape from the first present."""
@@ -85,8 +98,12 @@ class GraphDecoderStack:
             raise ValueError(f"{start + s} positions exceed the KV cache capacity {cache.capacity}")
         positions = torch.arange(start, start + s, device=embeds.device, dtype=torch.int64)[None]
         like = torch.empty(0, dtype=self.dtype, device=embeds.device)
-        if start == 0:
+        if start == 0 and self.prefill is not None:
             outs = _run(self.prefill, {"inputs_embeds": embeds, "position_ids": positions}, like)
+        elif start == 0:
+            assert self.empty_past is not None  # checked in __init__
+            past = torch.zeros(self.empty_past, dtype=self.dtype, device=embeds.device)
+            outs = _run(self.decode, {"inputs_embeds": embeds, "position_ids": positions, "past": past}, like)
         else:
             past = torch.stack((cache.k[:, :, :start], cache.v[:, :, :start]), dim=1)
             feeds = {"inputs_embeds": embeds, "position_ids": positions, "past": past}
