@@ -58,8 +58,8 @@ def _child(spec: EngineSpec) -> dict[str, Any]:
     engine = build_engine(spec, reuse=True)
     load_s = time.perf_counter() - t0
     held = sum(t.numel() * t.element_size() for t in engine.model.parameters()) / _MB
-    peak = _status_mb("VmHWM")
     after = _status_mb("VmRSS")
+    peak = _status_mb("VmHWM")  # read second: the kernel reports max(high-water mark, current RSS)
     engine.answer(window_request(synthetic_window(2, 320, 240), "What is this?", max_new_tokens=2))
     return {
         "baseline_rss_mb": baseline,

@@ -156,6 +156,7 @@ def serve_section(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     from rynnec_ros.bench.workload import resolve_checkpoint, synthetic_window
     from rynnec_ros.core.types import Frame, Request
     from rynnec_ros.model.backends import load_engine
+    from rynnec_ros.model.backends.remote import RemoteEngine
     from rynnec_ros.serve.server import run_request
 
     counts = [int(x) for x in args.robots.split(",")]
@@ -192,7 +193,7 @@ def serve_section(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     with _server(python, checkpoint, args.threads, max(counts), workdir / "server.log", args.timeout) as url:
         for n in counts:  # server and local rounds alternate, so drifting machine load hits both alike
             robots = [
-                load_engine("", backend="remote", server_url=url, request_timeout_s=args.timeout)
+                RemoteEngine(url, request_timeout_s=args.timeout)
                 for _ in range(n)
             ]
             row: dict[str, Any] = {"load_avg_1min_before": os.getloadavg()[0]}

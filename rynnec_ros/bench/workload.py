@@ -64,9 +64,10 @@ def build_engine(spec: EngineSpec, reuse: bool) -> RynnEC:
     import torch
 
     from rynnec_ros.model.backends import load_engine
+    from rynnec_ros.model.engine import RynnEC
 
     torch.set_num_threads(spec.threads)
-    return load_engine(
+    engine = load_engine(
         spec.checkpoint,
         backend=spec.backend,
         device=spec.device,
@@ -78,6 +79,9 @@ def build_engine(spec: EngineSpec, reuse: bool) -> RynnEC:
         max_visual_tokens=spec.max_visual_tokens,
         reuse=reuse,
     )
+    if not isinstance(engine, RynnEC):
+        raise ValueError(f"benchmarks run a local engine, not backend {spec.backend!r}")
+    return engine
 
 
 def synthetic_window(n: int, width: int, height: int, seed: int = 0) -> list[np.ndarray]:

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from rynnec_ros.core.types import Cancelled, StopFn
+
+if TYPE_CHECKING:
+    from transformers.models.qwen2.modeling_qwen2 import Qwen2DecoderLayer, Qwen2Model
 
 
 def rotate_half(x: torch.Tensor) -> torch.Tensor:
@@ -88,19 +91,23 @@ class Decoder(Protocol):
 class StaticQwen2(nn.Module):
     """A transformers ``Qwen2Model``'s layers run over a ``KVCache`` (numerically the HF SDPA path)."""
 
-    def __init__(self, model: nn.Module) -> None:
+    def __init__(self, model: Qwen2Model) -> None:
         super().__init__()
         cfg = model.config
         if getattr(cfg, "use_sliding_window", False):
             raise ValueError("sliding-window attention is not supported by the static-cache decoder")
-        self.embed_tokens = model.embed_tokens
-        self.layers = model.layers
-        self.norm = model.norm
-        self.rotary_emb = model.rotary_emb
+        self.embed_tokens: nn.Embedding = model.embed_tokens
+        self.layers: nn.ModuleList = model.layers
+        self.norm: nn.Module = model.norm
+        self.rotary_emb: nn.Module = model.rotary_emb
         self.num_heads = int(cfg.num_attention_heads)
         self.num_kv = int(cfg.num_key_value_heads)
         self.head_dim = int(getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads)
         self._rope: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    @property
+    def decoder_layers(self) -> list[Qwen2DecoderLayer]:
+        return cast("list[Qwen2DecoderLayer]", list(self.layers))
 
     @property
     def dtype(self) -> torch.dtype:
@@ -111,7 +118,7 @@ class StaticQwen2(nn.Module):
         return self.embed_tokens.weight.device
 
     def new_cache(self, capacity: int) -> KVCache:
-        shape = (len(self.layers), self.num_kv, int(capacity), self.head_dim)
+        shape = (len(self.decoder_layers), self.num_kv, int(capacity), self.head_dim)
         k = torch.zeros(shape, dtype=self.dtype, device=self.device)
         return KVCache(k, torch.zeros_like(k))
 
@@ -126,7 +133,7 @@ class StaticQwen2(nn.Module):
 
     def _layer(
         self,
-        layer: nn.Module,
+        layer: Qwen2DecoderLayer,
         i: int,
         x: torch.Tensor,
         cos: torch.Tensor,
@@ -191,7 +198,7 @@ class StaticQwen2(nn.Module):
             vbuf[:, start:end] = kv[1]
 
         x = embeds
-        for i, layer in enumerate(self.layers):
+        for i, layer in enumerate(self.decoder_layers):
             check_stop(should_stop)
             x = self._layer(layer, i, x, cos, sin, cache, write, end, mask, causal=start == 0 and s > 1)
         cache.length = end
@@ -219,7 +226,7 @@ class StaticQwen2(nn.Module):
             vbuf.index_copy_(1, pos, kv[1])
 
         x = embeds
-        for i, layer in enumerate(self.layers):
+        for i, layer in enumerate(self.decoder_layers):
             x = self._layer(layer, i, x, cos, sin, cache, write, span, mask, causal=False)
         return self.norm(x)[0, -1]
 

@@ -239,6 +239,9 @@ class RynnEC:
         self.device = device
         self.dtype = dtype
         self.reuse = reuse
+        # set by backends.load_engine: the backend name and what every exported graph really runs on
+        self.backend = "torch"
+        self.graph_providers: dict[str, str] = {}
         # CUDA graphs for the decode step (CUDA only; the same step runs eagerly otherwise)
         self.cuda_graphs = cuda_graphs and device.type == "cuda"
         if max_visual_tokens < config.processor.min_tokens:

@@ -54,7 +54,7 @@ class MaskExtractor(nn.Module):
         return torch.einsum("hwc,hw->c", grid.to(torch.float32), weights)
 
     def forward(self, pooled: torch.Tensor) -> torch.Tensor:
-        return self.feat_linear(pooled.to(self.feat_linear[0].weight.dtype))
+        return self.feat_linear(pooled.to(next(self.feat_linear.parameters()).dtype))
 
 
 class SegHead(nn.Sequential):

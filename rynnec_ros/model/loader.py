@@ -14,15 +14,17 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import torch
 from safetensors import SafetensorError, safe_open
-from torch import nn
 
 from .config import RynnECConfig
 from .modeling import GroundingEncoder, RynnecQwen2ForCausalLM
 from .vision import VisionRotaryEmbedding
+
+if TYPE_CHECKING:
+    from .sam2 import Sam2Model
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +120,7 @@ def _split_sam2(state: dict[str, _V]) -> dict[str, _V]:
     return {k[len(SAM2_PREFIX) :]: state.pop(k) for k in [k for k in state if k.startswith(SAM2_PREFIX)]}
 
 
-def _build_sam2(rconfig: RynnECConfig) -> nn.Module:
+def _build_sam2(rconfig: RynnECConfig) -> Sam2Model:
     """SAM 2.0 from the checkpoint's yaml when it ships one, else the Hiera-L that upstream hard-codes."""
     from .sam2 import Sam2Config, Sam2Model
 

@@ -14,13 +14,14 @@ from transformers import Qwen2ForCausalLM
 
 from .config import RynnECConfig
 from .heads import MaskExtractor, MlpGeluProjector, SegHead
-from .vision import Videollama3VisionEncoder
+from .sam2 import Sam2Model
+from .vision import Videollama3VisionEncoder, Videollama3VisionEncoderModel
 
 
 class GroundingEncoder(nn.Module):
     """Holder so the SAM2 keys read ``grounding_encoder.sam2_model.*``."""
 
-    def __init__(self, sam2_model: nn.Module) -> None:
+    def __init__(self, sam2_model: Sam2Model) -> None:
         super().__init__()
         self.sam2_model = sam2_model
 
@@ -37,8 +38,9 @@ class RynnecQwen2ForCausalLM(Qwen2ForCausalLM):
         self.grounding_encoder: GroundingEncoder | None = None
 
     @property
-    def vision_tower(self) -> nn.Module:
-        return self.model.vision_encoder.vision_encoder
+    def vision_tower(self) -> Videollama3VisionEncoderModel:
+        tower: Videollama3VisionEncoderModel = self.model.vision_encoder.vision_encoder
+        return tower
 
     @property
     def seg_head(self) -> nn.Module | None:
@@ -46,8 +48,10 @@ class RynnecQwen2ForCausalLM(Qwen2ForCausalLM):
         return None if fcs is None else fcs[0]
 
     @property
-    def sam2(self) -> nn.Module | None:
-        return None if self.grounding_encoder is None else self.grounding_encoder.sam2_model
+    def sam2(self) -> Sam2Model | None:
+        if self.grounding_encoder is None:
+            return None
+        return self.grounding_encoder.sam2_model
 
     def embed(self, input_ids: torch.Tensor) -> torch.Tensor:
         return self.model.embed_tokens(input_ids)

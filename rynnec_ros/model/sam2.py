@@ -191,12 +191,12 @@ class Sam2Config:
             raise ValueError(f"SAM2 config {path}: neck needs d_model and backbone_channel_list")
         values: dict[str, Any] = {}
         for name, spec in cls.__dataclass_fields__.items():
-            raw = sources.get(name)
+            raw: Any = sources.get(name)
             if raw is None:
                 raw = _UPSTREAM_DEFAULTS.get(name)
             if raw is None and name == "fpn_top_down_levels":  # FpnNeck default: every level
                 raw = range(len(sources["backbone_channel_list"]))
-            default = spec.default
+            default: Any = spec.default
             try:
                 if isinstance(default, tuple):
                     values[name] = tuple(int(x) for x in raw)
@@ -360,7 +360,7 @@ class Hiera(nn.Module):
                 dim_out = int(embed_dim * cfg.dim_mul)
                 num_heads = int(num_heads * cfg.head_mul)
                 stage += 1
-            q_stride = tuple(cfg.q_stride) if i in q_pool_blocks else None
+            q_stride = (int(cfg.q_stride[0]), int(cfg.q_stride[1])) if i in q_pool_blocks else None
             blocks.append(MultiScaleBlock(embed_dim, dim_out, num_heads, q_stride, window))
             embed_dim = dim_out
         self.blocks = nn.ModuleList(blocks)
@@ -433,6 +433,7 @@ class ImageEncoder(nn.Module):
 class PositionEmbeddingRandom(nn.Module):
     def __init__(self, num_pos_feats: int) -> None:
         super().__init__()
+        self.positional_encoding_gaussian_matrix: torch.Tensor
         self.register_buffer("positional_encoding_gaussian_matrix", torch.randn(2, num_pos_feats))
 
     def forward(self, h: int, w: int) -> torch.Tensor:
@@ -784,7 +785,7 @@ def resize_mask_to_frame(mask_1024: torch.Tensor | np.ndarray, height: int, widt
     pixel with a non-zero interpolated value is True (the mask grows slightly at its border).
     """
     def is_size(v: object) -> bool:
-        return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and bool(v >= 1)
 
     if not (is_size(height) and is_size(width)):
         raise ValueError(f"target size must be positive integers, got {height}x{width}")

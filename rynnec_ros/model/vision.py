@@ -19,6 +19,8 @@ from .config import VisionConfig
 class VisionRotaryEmbedding(nn.Module):
     """Angles ``pos * theta^(-2i/dim)`` for one image axis."""
 
+    inv_freq: torch.Tensor
+
     def __init__(self, dim: int, theta: float = 10000.0) -> None:
         super().__init__()
         inv_freq = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float) / dim))

@@ -174,3 +174,30 @@ def test_decode_graph_prefills_like_the_prefill_graph(onnx_dir: Path) -> None:
     got = decode.run_numpy({"inputs_embeds": x, "position_ids": pos, "past": empty})
     np.testing.assert_array_equal(got["hidden"], ref["hidden"])
     np.testing.assert_array_equal(got["present"], ref["present"])
+
+
+def test_configure_memory_bench_reports_what_each_backend_holds(onnx_dir: Path) -> None:
+    """``bench configure``: one fresh process per backend. The torch parameters an engine holds are
+    checked against the checkpoint's own file: everything (torch) or the host tensors only (ORT)."""
+    from safetensors import safe_open
+
+    from rynnec_ros.bench.configure_bench import configure_memory
+    from rynnec_ros.bench.workload import EngineSpec
+
+    host = ("model.embed_tokens.", "grounding_encoder.sam2_model.sam_prompt_encoder.not_a_point_embed",
+            "grounding_encoder.sam2_model.sam_prompt_encoder.no_mask_embed",
+            "grounding_encoder.sam2_model.no_mem_embed")
+    with safe_open(str(CHECKPOINT / "model.safetensors"), framework="pt") as f:
+        sizes = {k: f.get_tensor(k).nbytes for k in f.keys()}  # noqa: SIM118
+    host_mb = sum(v for k, v in sizes.items() if k.startswith(host)) / 2**20
+    out = configure_memory({
+        "torch": EngineSpec(str(CHECKPOINT)),
+        "onnxruntime": EngineSpec(str(CHECKPOINT), backend="onnxruntime", onnx_dir=str(onnx_dir)),
+    })
+    rows = out["backends"]
+    assert rows["onnxruntime"]["torch_parameters_held_mb"] == pytest.approx(host_mb, rel=1e-6)
+    assert rows["torch"]["torch_parameters_held_mb"] > 10 * host_mb
+    assert set(rows["onnxruntime"]["graph_providers"].values()) == {"CPUExecutionProvider"}
+    for row in rows.values():
+        assert row["peak_rss_mb"] >= row["rss_after_load_mb"] > 0 < row["baseline_rss_mb"]
+        assert row["first_answer_peak_mb"] >= row["load_peak_mb"] >= 0

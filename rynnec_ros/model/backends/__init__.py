@@ -15,7 +15,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rynnec_ros.model.backends.remote import RemoteEngine
+    from rynnec_ros.model.engine import RynnEC
 
 BACKENDS = ("torch", "onnxruntime", "tensorrt", "remote")
 
@@ -35,7 +39,7 @@ def load_engine(
     server_token: str = "",
     connect_timeout_s: float = 5.0,
     request_timeout_s: float = 120.0,
-) -> Any:
+) -> RynnEC | RemoteEngine:
     """A ``RynnEC`` whose heavy compute runs on ``backend``.
 
     onnxruntime: graphs from ``onnx_dir`` (``rynnec-ros export onnx``) on ``provider`` (default: cpu
@@ -65,8 +69,10 @@ def load_engine(
         engine.graph_providers = {}
         return engine
     if backend == "onnxruntime":
+        assert onnx_dir is not None  # checked above
         graphs = _ort_graphs(Path(onnx_dir), provider or ("cpu" if device == "cpu" else "cuda"), threads)
     else:
+        assert engine_dir is not None  # checked above
         graphs = _trt_graphs(Path(engine_dir), device)
     swap_components(engine, graphs)
     engine.graph_providers = {
@@ -111,8 +117,11 @@ def _trt_graphs(engine_dir: Path, device: str) -> dict[str, Any]:
 REQUIRED = ("vision", "projector", "region", "llm_prefill", "llm_decode", "lm_head")
 
 
-def swap_components(engine: Any, graphs: dict[str, Callable[..., Any] | None]) -> None:
-    """Replace the engine model's compute modules by graph-backed ones (see module docstring)."""
+def swap_components(engine: RynnEC, graphs: dict[str, Callable[..., Any] | None]) -> None:
+    """Replace the engine model's compute modules by graph-backed ones (see module docstring).
+
+    ``graphs["llm_prefill"]`` may be None: the decode graph then prefills from an empty past.
+    """
     from torch import nn
 
     from rynnec_ros.model.backends.modules import (
@@ -131,25 +140,32 @@ def swap_components(engine: Any, graphs: dict[str, Callable[..., Any] | None]) -
     if missing:
         raise ValueError(f"the export lacks graphs {missing}; re-run the export for this checkpoint")
 
+
+    def need(name: str) -> Callable[..., Any]:
+        graph = graphs[name]
+        if graph is None:
+            raise ValueError(f"graph {name} is required")
+        return graph
+
     llm = model.model
     tower = model.vision_tower
-    llm.vision_encoder.vision_encoder = GraphVisionTower(graphs["vision"], tower)
+    llm.vision_encoder.vision_encoder = GraphVisionTower(need("vision"), tower)
     tower.encoder.layers = nn.ModuleList()  # RoPE helper stays; the weights go
-    llm.mm_projector = GraphMLP(graphs["projector"], llm.mm_projector)
-    llm.region_encoder = GraphRegionEncoder(graphs["region"], llm.region_encoder)
+    llm.mm_projector = GraphMLP(need("projector"), llm.mm_projector)
+    llm.region_encoder = GraphRegionEncoder(need("region"), llm.region_encoder)
     cfg = model.config
     head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
     empty_past = (cfg.num_hidden_layers, 2, cfg.num_key_value_heads, 0, head_dim)  # the export's layout
-    llm.forward = GraphDecoderStack(graphs["llm_prefill"], graphs["llm_decode"], engine.dtype, empty_past)
+    llm.forward = GraphDecoderStack(graphs["llm_prefill"], need("llm_decode"), engine.dtype, empty_past)
     llm.layers = nn.ModuleList()
     llm.norm = nn.Identity()  # the final norm is inside the LLM graphs
-    model.lm_head = GraphMLP(graphs["lm_head"], model.lm_head)
+    model.lm_head = GraphMLP(need("lm_head"), model.lm_head)
     if model.seg_head is not None:
-        llm.text_hidden_fcs[0] = GraphMLP(graphs["seg_head"], model.seg_head)
-    sam2 = model.sam2
+        llm.text_hidden_fcs[0] = GraphMLP(need("seg_head"), model.seg_head)
+    sam2: Any = model.sam2  # its modules are swapped for duck-typed stand-ins
     if sam2 is not None:
-        sam2.image_features = sam2_image_features(graphs["sam2_image"], sam2)
-        sam2.sam_mask_decoder = GraphSam2Decoder(graphs["sam2_decoder"])
+        sam2.image_features = sam2_image_features(need("sam2_image"), sam2)
+        sam2.sam_mask_decoder = GraphSam2Decoder(need("sam2_decoder"))
         sam2.image_encoder = nn.Identity()
     left = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
     if left:

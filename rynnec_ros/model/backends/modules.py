@@ -15,6 +15,8 @@ from torch import nn
 
 from rynnec_ros.core.types import StopFn
 from rynnec_ros.model.decoding import KVCache, check_stop
+from rynnec_ros.model.heads import MaskExtractor
+from rynnec_ros.model.vision import Videollama3VisionEncoderModel
 
 Graph = Callable[..., dict[str, torch.Tensor]]
 
@@ -47,7 +49,7 @@ class GraphMLP(nn.Module):
 class GraphRegionEncoder(nn.Module):
     """Replaces ``MaskExtractor``: pooling stays the torch code, ``feat_linear`` runs as a graph."""
 
-    def __init__(self, graph: Graph, ref: nn.Module) -> None:
+    def __init__(self, graph: Graph, ref: MaskExtractor) -> None:
         super().__init__()
         self.pool = ref.pool
         self.mlp = GraphMLP(graph, ref.feat_linear)
@@ -133,7 +135,7 @@ class GraphDecoderStack:
 class GraphVisionTower(nn.Module):
     """Replaces ``Videollama3VisionEncoderModel``: RoPE tables from the torch tower's own helper."""
 
-    def __init__(self, graph: Graph, tower: nn.Module) -> None:
+    def __init__(self, graph: Graph, tower: Videollama3VisionEncoderModel) -> None:
         super().__init__()
         self.graph = graph
         self.rope = tower.encoder.rope

@@ -111,7 +111,7 @@ def _monitor(label: str) -> Any:
 
     class Monitor(base):  # type: ignore[misc, valid-type]
         def __init__(self) -> None:
-            base.__init__(self)
+            base.__init__(self)  # type: ignore[misc]
             self.impl = _Progress(label)
 
         def phase_start(self, phase_name: str, parent_phase: str | None, num_steps: int) -> None:
