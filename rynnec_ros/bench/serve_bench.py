@@ -33,8 +33,9 @@ QUESTIONS = (
 )
 METHOD = (
     "wall clock per question (time.perf_counter) on client threads; throughput = questions / wall time of "
-    "the round; all robots start together; server and local engines use the same --threads; local "
-    "engines share this process (one thread each); for each N the server round and the local round run "
+    "the round; all robots start together; server and local engines use the same --threads and run the "
+    "same warm-up question before their round; local engines share this process (one thread each); "
+    "for each N the server round and the local round run "
     "back to back (load average recorded around them)"
 )
 
@@ -114,9 +115,12 @@ def _server(python: str, checkpoint: Path, threads: int, robots: int, log: Path,
         proc.wait(timeout=20)
 
 
-def _round(ask: list[Callable[[int], None]], questions: int) -> dict[str, Any]:
-    """Every robot asks ``questions`` questions at once; latencies per question and the round's wall."""
+def _round(ask: list[Callable[[int], Any]], questions: int) -> dict[str, Any]:
+    """Every robot asks ``questions`` questions at once; latencies per question and the round's wall.
+
+    ``token_ids`` keeps each answer's ids by robot and question, so the two sides can be compared."""
     latencies: list[float] = []
+    ids: dict[tuple[int, int], list[int]] = {}
     errors: list[str] = []
     lock = threading.Lock()
 
@@ -124,13 +128,14 @@ def _round(ask: list[Callable[[int], None]], questions: int) -> dict[str, Any]:
         for q in range(questions):
             t0 = time.perf_counter()
             try:
-                ask[i](q)
+                ans = ask[i](q)
             except Exception as exc:  # reported in the section
                 with lock:
                     errors.append(f"robot {i}: {exc}")
                 return
             with lock:
                 latencies.append(time.perf_counter() - t0)
+                ids[(i, q)] = [int(t) for t in ans.token_ids]
 
     threads = [threading.Thread(target=robot, args=(i,)) for i in range(len(ask))]
     t0 = time.perf_counter()
@@ -147,6 +152,7 @@ def _round(ask: list[Callable[[int], None]], questions: int) -> dict[str, Any]:
         "wall_s": wall,
         "throughput_qps": len(latencies) / wall,
         "latency": Stats.of(latencies),
+        "token_ids": [ids[k] for k in sorted(ids)],
     }
 
 
@@ -157,7 +163,7 @@ def serve_section(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     from rynnec_ros.core.types import Frame, Request
     from rynnec_ros.model.backends import load_engine
     from rynnec_ros.model.backends.remote import RemoteEngine
-    from rynnec_ros.serve.server import run_request
+    from rynnec_ros.serve.server import run_request, warm_up
 
     counts = [int(x) for x in args.robots.split(",")]
     if not counts or min(counts) < 1 or max(counts) > 64:
@@ -201,10 +207,14 @@ def serve_section(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             for r in robots:
                 r.close()
             engines = [load_engine(checkpoint) for _ in range(n)]
+            for e in engines:  # the same one-off warm-up the server runs before it accepts requests
+                warm_up(e)
             local_ask = asker(lambda e, r: run_request(e, "answer", r), engines, requests(n))
             row["local"] = _round(local_ask, args.questions)  # the idle server holds no CPU meanwhile
             row["load_avg_1min_after"] = os.getloadavg()[0]
             if row["server"]["available"] and row["local"]["available"]:
+                # same pixels and questions on both sides: the server must answer as a local engine does
+                row["answers_identical"] = row["server"].pop("token_ids") == row["local"].pop("token_ids")
                 row["throughput_ratio_server_vs_local"] = ratio(
                     row["server"]["throughput_qps"], row["local"]["throughput_qps"]
                 )
@@ -245,6 +255,8 @@ def _run(args: argparse.Namespace) -> int:
                 if x["available"]
                 else f"{side} failed: {x['reason']}"
             )
+        same = r.get("answers_identical")
+        parts.append("answers identical" if same else "ANSWERS DIFFER" if same is False else "not compared")
         print(f"[bench] serve {n} robots: " + ", ".join(parts), file=sys.stderr)
     print(f"wrote {path}")
     return 0

@@ -7,10 +7,11 @@ PyTriton starts the ``tritonserver`` binary it ships and binds two Python models
   responses and a final ``answer`` (or ``error``/``missing``) response.
 
 Both models share one in-process engine and so its work reuse: vision features per frame key and the
-prompt-prefix KV of recent windows survive across requests from one robot. The engine executes one
-request at a time (its vision tower encodes frame by frame by design and decoding is single-sequence),
-so Triton queues concurrent questions instead of batching them; uploads run on their own model
-instance and overlap with a question in progress.
+prompt-prefix KV of recent windows survive across requests from one robot. Nothing is batched across
+robots (docs/serving.md, "What is and is not batched"): PyTriton hands concurrent questions to ``ask``
+at once, each in its own worker thread here, and the engine's lock runs their compute one at a time
+(its vision tower encodes one frame per call and decoding is single-sequence); uploads run on their
+own model and overlap with a question in progress.
 
 Python 3.11 note: PyTriton runs its model proxy inside Triton's ``triton_python_backend_stub``, which is
 linked against ``libpython3.11.so.1.0`` by name and finds the *system* one first (Debian: 3.11.2) while
@@ -115,7 +116,7 @@ class RynnECModels:
         return out
 
     def ask(self, requests: list[Any]) -> Iterator[list[dict[str, np.ndarray]]]:
-        """One request at a time (batching disabled): stream its tokens, then its answer."""
+        """Each request (batching disabled): stream its tokens, then its answer."""
         for r in requests:
             yield from self._ask_one(bytes(r["request"].ravel()[0]))
 
@@ -177,6 +178,13 @@ def _stub_library_path() -> str:
     return ":".join(p for p in parts if p)
 
 
+def warm_up(engine: Any) -> None:
+    """One tiny question: the first request of a fresh engine pays one-off costs (weights paged in,
+    kernels initialised) that would otherwise land on whichever robot asks first."""
+    warm = Frame(rgb=np.zeros((64, 64, 3), np.uint8), key=("serve", "warm-up"))
+    run_request(engine, "answer", Request(question="<video>\nwarm-up", frames=[warm], max_new_tokens=2))
+
+
 def size_caches(engine: Any, frames: int, windows: int) -> None:
     """Room in the engine's reuse caches for several robots' windows (``load_engine`` sizes them for one)."""
     engine._vision_cache.capacity = frames
@@ -195,10 +203,7 @@ def serve(
 ) -> None:
     """Host ``engine`` on Triton until SIGINT/SIGTERM; ``ready`` runs once the models are loaded."""
     wire.check_bind(host, token)
-    # the first request of a fresh engine pays one-off costs (weights paged in, kernels initialised)
-    # that would otherwise land on whichever robot asks first
-    warm = Frame(rgb=np.zeros((64, 64, 3), np.uint8), key=("serve", "warm-up"))
-    run_request(engine, "answer", Request(question="<video>\nwarm-up", frames=[warm], max_new_tokens=2))
+    warm_up(engine)
     os.environ["LD_LIBRARY_PATH"] = _stub_library_path()
     from pytriton.model_config import ModelConfig, Tensor
     from pytriton.triton import DEFAULT_PROTECTED_ENDPOINTS, Triton, TritonConfig, TritonSecurityConfig
