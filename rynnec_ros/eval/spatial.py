@@ -1,10 +1,22 @@
-"""``eval spatial``: answer every question of a spatial QA file through the geometric engine and score it.
+"""Spatial evaluation of the geometric engine: one scorer and one aggregation for every spatial test set.
+
+Two sources of questions, scored the same way (``score``, ``summarise``, ``format_table``):
+
+* ``evaluate_paraphrases(half)`` (``rynnec-ros eval-paraphrases``): the paraphrase sets
+  (``spatial.paraphrases``: ``dev`` = the parser's development set, ``heldout`` = the set written blind)
+  asked on scenes rendered in memory; labels from the scene model (``spatial.truth``).
+* ``evaluate(bag, questions)`` (``rynnec-ros eval spatial``): a question file. Files written by
+  ``gen-scene`` (``"source": "scene_model"``) carry labels from ``spatial.truth`` on the generator's
+  scene model, so their scores are **accuracy**. Files written by ``gen-spatial-qa`` (``"source":
+  "geometry"``) carry labels that the same engine estimated from the same bag: scoring the engine on
+  them measures only **consistency** (routing of the template phrasings, determinism), never accuracy;
+  the result says so (``"labels"``).
 
 Scores follow RynnEC-Bench (``rynnec_ros.eval.metrics``, paper protocol): MRA over θ ∈ {0.50…0.95} for
-lengths, RoA (1 − wrapped error / 90°, o'clock as 30° per hour) for directions, accuracy for choices and
-yes/no. A question the geometry cannot answer scores 0 and is counted as ``unanswered``. By default
-the task is recognised from the question text (so routing is evaluated too); ``use_task`` passes the
-file's task as the structured field instead.
+lengths, RoA (1 − wrapped error / 90°, o'clock with period 12 and 3 h reference) for directions,
+accuracy for choices and yes/no. A question is scored only when it was routed to its task with its
+slots (the whole canonical structured form matches); otherwise, or when the geometry cannot answer,
+it scores 0. Heights are reported per reference point (``height_from_ground point=top`` …).
 """
 
 from __future__ import annotations
@@ -14,37 +26,87 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from rynnec_ros.core.types import Answer
+import numpy as np
+
+from rynnec_ros.core.types import Answer, Frame, Region, Request
+from rynnec_ros.eval.metrics import mean_relative_accuracy, rotational_accuracy
 from rynnec_ros.spatial.bagio import read_frames
 from rynnec_ros.spatial.dataset import QA_FORMAT, build_request, load_json
 from rynnec_ros.spatial.engine import SpatialEngine, SpatialParams
+from rynnec_ros.spatial.paraphrases import split
+from rynnec_ros.spatial.parse import Parsed, object_references, parse_structured
+from rynnec_ros.spatial.points import backproject, transform
+from rynnec_ros.spatial.scene import Scene, SceneObject, degrade_depth, make_scene, render
+from rynnec_ros.spatial.synth import observability
 from rynnec_ros.spatial.templates import TASK_BY_NAME
+from rynnec_ros.spatial.truth import ARM_LENGTH_M, ground_truth
 
-_DEG_PER_HOUR = 30.0
+LABELS = {
+    "scene_model": "accuracy (labels from the scene generator's model)",
+    "geometry": "consistency only (labels estimated by this engine from the same bag; not accuracy)",
+}
 
 
-def score_answer(question: dict[str, Any], answer: Answer) -> float:
-    """Score of one geometric answer against the question's ground truth."""
-    from rynnec_ros.eval.metrics import mean_relative_accuracy, rotational_accuracy
+# ------------------------------------------------------------------ scoring (one implementation)
+def score(gt: dict[str, Any], answer: Answer, object_ids: list[int]) -> float:
+    """Score of a geometric answer against a label (``spatial.truth`` form).
 
-    spec = TASK_BY_NAME[question["task"]]
-    if spec.kind == "choice":
-        if not answer.object_ids:
-            return 0.0
-        return float(answer.object_ids[0] == question["objects"][question["answer_index"]]["object_id"])
-    if spec.kind == "yesno":
-        said = answer.text.strip().lower()
-        want = question["options"][question["answer_index"]].lower()
-        return float(said.startswith(want))
-    if answer.value is None or answer.unit != question["unit"]:
+    ``object_ids[i]`` is the object id of label index ``i``. A label with a ``unit`` scores 0 when the
+    answer comes in another unit.
+    """
+    kind = gt["kind"]
+    if kind == "word":
+        return float(answer.text.strip().lower().startswith(gt["word"]))
+    if kind == "index":
+        want = [] if gt["index"] is None else [object_ids[gt["index"]]]
+        return float(list(answer.object_ids[:1]) == want)
+    if answer.value is None or ("unit" in gt and answer.unit != gt["unit"]):
         return 0.0
-    gt = float(question["value"])
-    if spec.metric == "mra":
-        return mean_relative_accuracy(float(answer.value), gt)
-    scale = _DEG_PER_HOUR if question["unit"] == "oclock" else 1.0
-    return rotational_accuracy(float(answer.value) * scale, gt * scale)
+    if kind == "mra":
+        return mean_relative_accuracy(float(answer.value), float(gt["value"]))
+    if kind == "clock":
+        return rotational_accuracy(float(answer.value), float(gt["value"]), 12.0, 3.0)
+    return rotational_accuracy(float(answer.value), float(gt["value"]), 360.0, 90.0)
 
 
+def label_of_question(question: dict[str, Any]) -> tuple[dict[str, Any], list[int]]:
+    """A question file entry's label in ``spatial.truth`` form, with the object ids its indices name."""
+    ids = [int(o["object_id"]) for o in question.get("objects", [])]
+    kind = TASK_BY_NAME[question["task"]].kind
+    if kind == "choice":
+        return {"kind": "index", "index": question["answer_index"]}, ids
+    if kind == "yesno":
+        return {"kind": "word", "word": question["options"][question["answer_index"]].lower()}, ids
+    unit = question["unit"]
+    metric = {"oclock": "clock", "deg": "deg"}.get(unit, "mra")
+    return {"kind": metric, "value": float(question["value"]), "unit": unit}, ids
+
+
+def _metric(task: str) -> str:
+    return {"mra": "MRA", "roa": "RoA"}.get(TASK_BY_NAME[task].metric, "accuracy")
+
+
+def _record(
+    task: str, expected: str, question: str, parsed: Parsed | None, answer: Answer, value: float
+) -> dict[str, Any]:
+    got = None if parsed is None else parsed.structured()
+    return {
+        "task": task,
+        "question": question,
+        "expected": expected,
+        "parsed": got,
+        "routed": parsed is not None and parsed.task == task,
+        "slots_ok": got == expected,
+        "metric": _metric(task),
+        "score": value if got == expected else 0.0,
+        "answer": answer.text,
+        "value": answer.value,
+        "unit": answer.unit,
+        "reason": answer.reason,
+    }
+
+
+# ------------------------------------------------------------------ question files (eval spatial)
 def evaluate(
     bag: Path | str,
     questions_file: Path | str,
@@ -52,7 +114,8 @@ def evaluate(
     use_task: bool = False,
     world_frame: str = "odom",
 ) -> dict[str, Any]:
-    """Per-question records and per-task summary (metric, mean score, counts, routing accuracy)."""
+    """Per-question records and per-task summary of one bag's question file; ``labels`` says what the
+    scores mean (accuracy for ``gen-scene`` files, consistency only for ``gen-spatial-qa`` files)."""
     data = load_json(questions_file, QA_FORMAT)
     params = params or SpatialParams(arm_length_m=float(data.get("arm_length_m", 0.8)))
     frames = read_frames(bag, world_frame=world_frame)
@@ -61,52 +124,163 @@ def evaluate(
     records = []
     for q in data["questions"]:
         request = build_request(q, by_stamp, use_task)
+        # Files from gen-scene name the slots (``structured``); older files only the task.
+        expected = parse_structured(q.get("structured") or q["task"]).structured()
         t0 = time.perf_counter()
         parsed, why = engine.understand(request)
-        recognised = None if parsed is None else parsed.task
         answer = Answer(text="", reason=why) if parsed is None else engine.answer(request)
-        records.append(
-            {
-                "id": q["id"],
-                "task": q["task"],
-                "recognised": recognised,
-                "question": q["question"],
-                "gt": q["answer"],
-                "gt_value": q["value"],
-                "unit": q["unit"],
-                "pred": answer.text,
-                "pred_value": answer.value,
-                "pred_unit": answer.unit,
-                "reason": answer.reason,
-                "score": score_answer(q, answer) if recognised == q["task"] else 0.0,
-                "seconds": round(time.perf_counter() - t0, 4),
-            }
+        if "structured" not in q and parsed is not None and parsed.task == q["task"]:
+            expected = parsed.structured()  # the slots cannot be checked: routing is
+        gt, ids = label_of_question(q)
+        rec = _record(q["task"], expected, q["question"], parsed, answer, score(gt, answer, ids))
+        rec.update(
+            id=q["id"], gt=q["answer"], gt_value=q["value"], seconds=round(time.perf_counter() - t0, 4)
         )
-    return {"per_task": summarise(records), "records": records}
+        records.append(rec)
+    source = str(data.get("source", "geometry"))
+    return {
+        "labels": LABELS.get(source, LABELS["geometry"]),
+        "per_task": summarise(records),
+        "records": records,
+    }
+
+
+# ------------------------------------------------------------------ paraphrase sets on rendered scenes
+def _frames(
+    scene: Scene, noise: float, holes: float, seed: int
+) -> tuple[list[Frame], list[np.ndarray], dict[int, dict[int, np.ndarray]]]:
+    """Degraded frames, the instance ids per frame and each object's visible surface (clean depth)."""
+    rng = np.random.default_rng(seed + 7)
+    frames, ids = [], []
+    seen: dict[int, dict[int, np.ndarray]] = {o.object_id: {} for o in scene.objects}
+    for i in range(len(scene.base_poses)):
+        T = scene.world_T_camera(i)
+        r = render(scene, T)
+        depth = degrade_depth(r.depth, noise, holes, rng)
+        frames.append(Frame(rgb=r.rgb, stamp_ns=i, depth=depth, K=scene.camera.K, world_T_camera=T))
+        ids.append(r.ids)
+        for oid in seen:
+            rows, cols = np.nonzero(r.ids == oid)
+            if rows.size:
+                seen[oid][i] = transform(T, backproject(r.depth, scene.camera.K, rows, cols))
+    return frames, ids, seen
+
+
+def _well_seen(scene: Scene, ids: list[np.ndarray], min_px: int) -> list[SceneObject]:
+    """Objects seen with a sizeable mask on several frames away from the image border on one."""
+    out = []
+    for o in scene.objects:
+        masks = [m == o.object_id for m in ids]
+        big = [m for m in masks if m.sum() >= min_px]
+        inner = [m for m in big if not (m[0].any() or m[-1].any() or m[:, 0].any() or m[:, -1].any())]
+        if len(big) >= 3 and inner:
+            out.append(o)
+    return out
+
+
+def evaluate_paraphrases(
+    half: str,
+    seeds: tuple[int, ...] = (0, 1, 2),
+    noise: float = 0.0,
+    holes: float = 0.0,
+    frames: int = 10,
+    width: int = 320,
+    height: int = 240,
+) -> dict[str, Any]:
+    """Ask every paraphrase of one set on every seed's scene; per-task scores and routing errors."""
+    engine = SpatialEngine(SpatialParams(arm_length_m=ARM_LENGTH_M))
+    records: list[dict[str, Any]] = []
+    for seed in seeds:
+        scene = make_scene(seed, frames, width, height)
+        fr, ids, surfaces = _frames(scene, noise, holes, seed)
+        # As in gen-scene: a size or height is asked only when the views span 90 % of it (the width of
+        # a cabinet against a wall is seen from nowhere).
+        observable = observability(scene, surfaces)
+        seen = _well_seen(scene, ids, max(20, width * height // 1500))
+        rng = np.random.default_rng(seed)
+        vase = next((o for o in seen if o.label == "vase"), None)
+        table = next((o for o in seen if o.label == "table"), None)
+        for family, expected, question in split(half):
+            want = parse_structured(expected)
+            n = len([k for k in range(3) if f"<object{k}>" in question])
+            if want.task != "walked_distance" and len(seen) < n:
+                continue
+            if family == "above_below" and vase is not None and table is not None and rng.random() < 0.6:
+                pick = [vase, table] if rng.random() < 0.5 else [table, vase]
+            elif want.task == "height_from_ground" and want.slots["point"] == "bottom" and vase is not None:
+                pick = [vase]  # everything else stands on the floor: a bottom height of 0 has no MRA
+            else:
+                pick = [seen[i] for i in rng.choice(len(seen), n, replace=False)] if n else []
+            regions = [
+                Region(
+                    o.object_id, {i: m == o.object_id for i, m in enumerate(ids) if (m == o.object_id).any()}
+                )
+                for o in pick
+            ]
+            named = list(dict.fromkeys(r for r in object_references(question) if r is not None))
+            order = want.objects if want.objects is not None else named
+            gt = ground_truth(want, scene, [pick[k] for k in order], len(fr) - 1)
+            if gt is None or not observable(want.task, list(range(len(fr))), [o.object_id for o in pick]):
+                continue
+            request = Request(question=question, frames=fr, regions=regions)
+            t0 = time.perf_counter()
+            parsed, _why = engine.understand(request)
+            answer = engine.answer(request)
+            seconds = time.perf_counter() - t0
+            value = score(gt, answer, [pick[k].object_id for k in order])
+            rec = _record(want.task, want.structured(), question, parsed, answer, value)
+            rec.update(seed=seed, family=family, seconds=round(seconds, 4))
+            records.append(rec)
+    return {"half": half, "noise": noise, "holes": holes, "per_task": summarise(records), "records": records}
+
+
+# ------------------------------------------------------------------ aggregation (one implementation)
+def _row(record: dict[str, Any]) -> str:
+    """Table row of a record: its task, split by reference point for heights (top/centre/bottom each)."""
+    want = parse_structured(record["expected"])
+    if "point" in want.slots:
+        return f"{want.task} point={want.slots['point']}"
+    return want.task
 
 
 def summarise(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Mean score per task with the metric name, counts, unanswered and mis-routed questions."""
+    """Per task (heights per reference point): metric, n, mean score, unanswered, mis-routed, slot errors.
+
+    ``unanswered``: routed with the right slots but no answer (the geometry gave a reason);
+    ``misrouted``: a different task or none; ``slot_errors``: the right task with a wrong slot.
+    """
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
-        groups[r["task"]].append(r)
-    out = {}
-    for task in [t for t in TASK_BY_NAME if t in groups]:
-        rs = groups[task]
-        out[task] = {
-            "metric": {"mra": "MRA", "roa": "RoA", "accuracy": "accuracy"}[TASK_BY_NAME[task].metric],
+        groups[_row(r)].append(r)
+    return {
+        task: {
+            "metric": rs[0]["metric"],
             "n": len(rs),
-            "score": sum(r["score"] for r in rs) / len(rs),
-            "unanswered": sum(1 for r in rs if r["reason"]),
-            "misrouted": sum(1 for r in rs if r["recognised"] != task),
+            "score": round(sum(r["score"] for r in rs) / len(rs), 4),
+            "unanswered": sum(1 for r in rs if r["slots_ok"] and r.get("reason")),
+            "misrouted": sum(1 for r in rs if not r["routed"]),
+            "slot_errors": sum(1 for r in rs if r["routed"] and not r["slots_ok"]),
         }
+        for task, rs in sorted(groups.items())
+    }
+
+
+def overall(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Mean score and count per metric over all records."""
+    out: dict[str, dict[str, float]] = {}
+    for metric in ("MRA", "RoA", "accuracy"):
+        rs = [r["score"] for r in records if r["metric"] == metric]
+        if rs:
+            out[metric] = {"n": len(rs), "score": round(sum(rs) / len(rs), 4)}
     return out
 
 
 def format_table(per_task: dict[str, dict[str, Any]]) -> str:
-    lines = [f"{'task':<26}{'metric':<10}{'n':>5}{'score':>8}{'unans.':>8}{'misrouted':>10}"]
+    """Plain-text per-task table (the issue's report form)."""
+    lines = [f"{'task':<34}{'metric':<10}{'n':>5}{'score':>8}{'unans.':>8}{'misrouted':>10}{'slot err':>9}"]
     for task, s in per_task.items():
         lines.append(
-            f"{task:<26}{s['metric']:<10}{s['n']:>5}{s['score']:>8.3f}{s['unanswered']:>8}{s['misrouted']:>10}"
+            f"{task:<34}{s['metric']:<10}{s['n']:>5}{s['score']:>8.3f}{s['unanswered']:>8}"
+            f"{s['misrouted']:>10}{s['slot_errors']:>9}"
         )
     return "\n".join(lines)

@@ -47,9 +47,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "eval-paraphrases",
-        help="paraphrase set (dev or held-out half) on rendered scenes, scored against the scene model",
+        help="paraphrase sets (development, blind held-out) on rendered scenes, scored vs the scene model",
     )
-    p.add_argument("--half", choices=["dev", "heldout"], required=True)
+    p.add_argument(
+        "--half",
+        choices=["dev", "heldout", "both"],
+        default="both",
+        help="dev: spatial/paraphrases.py; heldout: spatial/paraphrases_blind.py (written blind)",
+    )
     p.add_argument("--seeds", default="0,1,2", help="scene seeds, comma-separated")
     p.add_argument("--depth-noise", type=float, default=0.0, help="relative depth noise σ (0.01 = 1%%)")
     p.add_argument("--holes", type=float, default=0.0, help="fraction of depth pixels set to NaN")
@@ -140,28 +145,49 @@ def _eval(args: argparse.Namespace) -> int:
 
     if len(args.bag) != len(args.questions):
         raise ValueError(f"{len(args.bag)} --bag but {len(args.questions)} --questions; give them in pairs")
-    records = []
+    records, labels = [], []
     for bag, qfile in zip(args.bag, args.questions, strict=True):
         params = None if args.arm_length is None else SpatialParams(arm_length_m=args.arm_length)
         res = evaluate(bag, qfile, params, use_task=args.use_task, world_frame=args.world_frame)
         for r in res["records"]:
             r["bag"] = str(bag)
         records.extend(res["records"])
+        labels.append(res["labels"])
     per_task = summarise(records)
+    for bag, label in zip(args.bag, labels, strict=True):
+        print(f"{bag}: {label}")
     print(format_table(per_task))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"per_task": per_task, "records": records}, indent=1))
+        args.out.write_text(
+            json.dumps(
+                {
+                    "labels": dict(zip(map(str, args.bag), labels, strict=True)),
+                    "per_task": per_task,
+                    "records": records,
+                },
+                indent=1,
+            )
+        )
     return 0
 
 
 def _eval_paraphrases(args: argparse.Namespace) -> int:
-    from rynnec_ros.spatial.scene_eval import evaluate_half, format_table
+    from rynnec_ros.eval.spatial import evaluate_paraphrases, format_table, overall
 
     seeds = tuple(int(x) for x in args.seeds.split(","))
-    res = evaluate_half(args.half, seeds, noise=args.depth_noise, holes=args.holes)
-    print(format_table(res["per_task"]))
+    halves = ["dev", "heldout"] if args.half == "both" else [args.half]
+    results = {}
+    for half in halves:
+        res = evaluate_paraphrases(half, seeds, noise=args.depth_noise, holes=args.holes)
+        res["overall"] = overall(res["records"])
+        results[half] = res
+        print(
+            f"== {half} ({len(res['records'])} questions; depth noise {args.depth_noise}, holes {args.holes})"
+        )
+        print(format_table(res["per_task"]))
+        print("overall: " + ", ".join(f"{m} {v['score']:.3f} ({v['n']})" for m, v in res["overall"].items()))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(res, indent=1))
+        args.out.write_text(json.dumps(results if len(halves) > 1 else results[halves[0]], indent=1))
     return 0

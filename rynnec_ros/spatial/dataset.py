@@ -89,5 +89,5 @@ def build_request(question: dict[str, Any], frames_by_stamp: dict[int, Frame], u
         frames=[frames_by_stamp[s] for s in stamps],
         regions=regions,
         options=question.get("options"),
-        task=question["task"] if use_task else None,
+        task=(question.get("structured") or question["task"]) if use_task else None,
     )

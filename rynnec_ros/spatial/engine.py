@@ -308,10 +308,10 @@ class SpatialEngine:
         depth = np.asarray(frame.depth, dtype=np.float32)
         K = validate_K(frame.K)  # type: ignore[arg-type]
         ok = valid_depth(depth, self.params.points.min_depth, self.params.points.max_depth)
-        rows, cols = np.nonzero(ok)
-        if rows.size > self.params.ground_points_per_frame:
-            pick = rng.choice(rows.size, self.params.ground_points_per_frame, replace=False)
-            rows, cols = rows[pick], cols[pick]
+        flat = np.flatnonzero(ok)  # pixel indices in row-major order, as np.nonzero gives them
+        if flat.size > self.params.ground_points_per_frame:
+            flat = flat[rng.choice(flat.size, self.params.ground_points_per_frame, replace=False)]
+        rows, cols = np.divmod(flat, depth.shape[1])
         return transform(pose, backproject(depth, K, rows, cols))
 
     def _cache_key(self, frames: list[Frame]) -> str:

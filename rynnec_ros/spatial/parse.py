@@ -393,6 +393,8 @@ def _classify(t: str, n: int) -> Parsed | None:
         if n == 3:
             return _make("closest_to_camera", order=order)
         return _make("closer_to_camera", order=order, form=form)
-    if n == 2 and _has(t, r"how far|distance|apart|separat|\bgap\b|space between|how distant"):
+    if n == 2 and _has(
+        t, r"how far|distance|apart|separat|\bgap\b|\b(?:space|room)\b.*\bbetween\b|how distant"
+    ):
         return _make("center_distance", unit=unit)
     return None

@@ -1,16 +1,21 @@
 """Template-based spatial QA generation (RynnEC appendix A.3) over windows of a recording.
 
-The same generator serves two oracles: the exact scene model of a synthetic scene (ground truth for
-evaluation) and the geometric estimate from a real RGB-D bag with masks (``gen-spatial-qa``, for
-evaluation or fine-tuning sets from a robot's own recordings). Both answer through the task solvers,
-so the two share the task definitions; questions whose answer is a close call (choices within a
-small margin, directions on a clock boundary) are skipped because their labels would be noise.
+The same generator serves two oracles: the exact scene model of a synthetic scene (``gen-scene``) and
+the geometric estimate from a real RGB-D bag with masks (``gen-spatial-qa``, for fine-tuning sets
+from a robot's own recordings, or consistency checks). The answer *text* comes from the task solvers
+in both cases. For a scene model the *label* (``value``, ``answer_index``) comes from ``truth``
+(``spatial.truth``: the definitions implemented a second time on the generator's boxes and poses,
+never through the solvers), so an evaluation against it cannot agree with the answering code by
+construction; a question whose solver answer on the exact scene disagrees with that label is left out
+and counted (``GenStats.disagreements``: a definition bug to look at, expected 0). Questions whose
+answer is a close call (choices within a small margin, directions on a clock boundary) are skipped
+because their labels would be noise.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +26,7 @@ from rynnec_ros.spatial.bagio import read_frames
 from rynnec_ros.spatial.dataset import MASKS_FORMAT, decode_mask, encode_mask, load_json
 from rynnec_ros.spatial.egocentric import after_turn, bearing_cw_deg, heading, lateral_and_forward
 from rynnec_ros.spatial.engine import SpatialEngine
-from rynnec_ros.spatial.parse import SLOTS, parse_question
+from rynnec_ros.spatial.parse import SLOTS, Parsed, parse_question
 from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
 from rynnec_ros.spatial.templates import TASKS, TaskSpec, turn_phrase
 
@@ -54,6 +59,35 @@ class GenParams:
     min_direction_distance_m: float = 1.0
     full_window: bool = False
     max_window: int | None = None
+
+
+@dataclass
+class GenStats:
+    """What ``generate`` left out because the solver's answer on the exact scene contradicted ``truth``."""
+
+    disagreements: int = 0
+    examples: list[dict[str, Any]] = field(default_factory=list)
+
+
+# ``truth(window, object_ids, parsed)`` → label in ``spatial.truth`` form, or None for a close call.
+Truth = Callable[[list[int], list[int], Parsed], "dict[str, Any] | None"]
+
+
+def _agrees(label: dict[str, Any], ans: Any, order: list[int]) -> bool:
+    """Whether a solver answer says what the label says (values within 0.5 %, the same hour, ±0.5°)."""
+    kind = label["kind"]
+    if kind == "index":
+        want = [] if label["index"] is None else [order[label["index"]]]
+        return list(ans.object_ids[:1]) == want
+    if kind == "word":
+        return bool(ans.text.strip().lower().startswith(label["word"]))
+    if ans.value is None:
+        return False
+    if kind == "mra":
+        return abs(float(ans.value) - label["value"]) <= 0.005 * abs(label["value"]) + 1e-6
+    period = 12.0 if kind == "clock" else 360.0
+    d = abs(float(ans.value) - label["value"]) % period
+    return min(d, period - d) <= (1e-6 if kind == "clock" else 0.5)
 
 
 def _touches_border(mask: np.ndarray) -> bool:
@@ -121,13 +155,17 @@ def generate(
     id_prefix: str = "q",
     tasks: Sequence[TaskSpec] = TASKS,
     observable: Callable[[str, list[int], list[int]], bool] | None = None,
+    truth: Truth | None = None,
+    stats: GenStats | None = None,
 ) -> list[dict[str, Any]]:
     """Questions per task: random window, random visible objects, random phrasing, oracle answer.
 
     ``oracle(window_frame_indices, object_ids)`` returns the scene facts with objects keyed 0..n−1
     in the given order, or ``None`` when it cannot describe them. ``observable(task, window,
     object_ids)`` can veto questions about quantities the window does not show (used with the
-    scene model, which knows what is hidden).
+    scene model, which knows what is hidden). ``truth(window, object_ids, parsed)`` gives the label
+    (see the module notes); without it the label is the oracle's answer. Every entry names its
+    structured task (``structured``: task and slots, objects subject first).
     """
     out: list[dict[str, Any]] = []
     seen: set[tuple] = set()
@@ -170,9 +208,10 @@ def generate(
                 continue
             question = _fill(spec, rng, n_obj)
             parsed, _ = parse_question(question, n_obj)
-            slots = (
-                parsed.slots if parsed is not None and parsed.task == spec.name else dict(SLOTS[spec.name])
-            )
+            if parsed is None or parsed.task != spec.name:
+                parsed = Parsed(spec.name, dict(SLOTS[spec.name]))
+            slots = parsed.slots
+            order = parsed.objects if parsed.objects is not None else list(range(n_obj))
             scene = oracle(window, [v.object_id for v in chosen])
             if scene is None or len(scene.objects) != n_obj:
                 continue
@@ -186,9 +225,20 @@ def generate(
                 continue
             if spec.kind == "choice" and not ans.object_ids:  # "neither is above the other": no label
                 continue
+            label = None
+            if truth is not None:
+                label = truth(window, [chosen[k].object_id for k in order], parsed)
+                if label is None:  # a close call by the scene model's own margins
+                    continue
+                if not _agrees(label, ans, order):
+                    if stats is not None:
+                        stats.disagreements += 1
+                        stats.examples.append({"question": question, "label": label, "solver": ans.text})
+                    continue
             entry: dict[str, Any] = {
                 "id": f"{id_prefix}{len(out):04d}",
                 "task": spec.name,
+                "structured": parsed.structured(),
                 "question": question,
                 "frames": [int(stamps[f]) for f in window],
                 "objects": [
@@ -217,6 +267,14 @@ def generate(
                     ["Left", "Right"] if ans.text.startswith(("Left", "Right")) else ["Yes", "No"]
                 )
                 entry["answer_index"] = 0 if ans.text.startswith(("Yes", "Left")) else 1
+            if label is not None:  # the label is the scene model's (it agrees with the text, checked above)
+                if label["kind"] == "index":
+                    entry["answer_index"] = int(order[label["index"]])
+                elif label["kind"] == "word":
+                    words = [o.lower() for o in entry["options"]]
+                    entry["answer_index"] = words.index(label["word"])
+                else:
+                    entry["value"] = round(float(label["value"]), 4)
             out.append(entry)
             made += 1
     return out

@@ -1,6 +1,6 @@
 """One solver per spatial task: geometry summaries and parsed slots in, a RynnEC-style ``Answer`` out.
 
-Definitions (the scene-model ground truth in ``scene_eval.py`` implements them independently):
+Definitions (the scene-model ground truth in ``truth.py`` implements them independently):
 - an object's *centre* is the centre of its box (robust extents, see ``points.summarise``); its *top*
   and *bottom* are the box's highest and lowest points;
 - *distance to me*: camera optical centre (last frame) to the object centre, 3D;

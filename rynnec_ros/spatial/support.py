@@ -17,12 +17,11 @@ from rynnec_ros.spatial.ground import Plane
 from rynnec_ros.spatial.points import ObjectGeometry
 
 
-def _is_foreign(plane: Plane, pts: np.ndarray, margin: float) -> bool:
+def _is_foreign(plane: Plane, box: tuple[np.ndarray, np.ndarray]) -> bool:
     """Whether most of the plane lies outside the object's box (so it is not the object's own face)."""
     if plane.sample is None or plane.sample.shape[0] == 0:
         return False
-    lo = np.percentile(pts, 2, axis=0) - margin
-    hi = np.percentile(pts, 98, axis=0) + margin
+    lo, hi = box
     inside = np.all((plane.sample >= lo) & (plane.sample <= hi), axis=1)
     return bool(inside.mean() < 0.5)
 
@@ -44,13 +43,19 @@ def remove_support_points(
     """
     touched: list[Plane] = []
     keep = np.ones(pts.shape[0], dtype=bool)
+    box: tuple[np.ndarray, np.ndarray] | None = None  # the object's 2–98 % box, once for all planes
     for plane in planes:
         horizontal = abs(float(plane.normal[2])) >= np.cos(np.deg2rad(15.0))
         need = min_support_horizontal if horizontal else min_support_other
         if plane.n_inliers < need * n_points:
             continue
         on = np.abs(plane.height(pts)) < threshold
-        if not on.any() or on.mean() > 0.25 or not _is_foreign(plane, pts, margin):
+        if not on.any() or on.mean() > 0.25:
+            continue
+        if box is None:
+            lo, hi = np.percentile(pts, [2, 98], axis=0)
+            box = (lo - margin, hi + margin)
+        if not _is_foreign(plane, box):
             continue
         keep &= ~on
         touched.append(plane)

@@ -3,7 +3,7 @@
 Output directory layout::
 
     DIR/bag/             rosbag2 (sqlite3): colour, registered depth, camera_info, /tf, /tf_static
-    DIR/questions.json   spatial QA whose answers come from the scene model (dataset.QA_FORMAT)
+    DIR/questions.json   spatial QA labelled from the scene model by ``spatial.truth`` (dataset.QA_FORMAT)
     DIR/masks.json       every object's instance masks on every frame (dataset.MASKS_FORMAT)
     DIR/scene.json       the scene model: room, objects (centre, size), camera poses
 """
@@ -20,7 +20,8 @@ from scipy.ndimage import binary_dilation
 from rynnec_ros.spatial.bagio import OPTICAL_FRAME, BagFrame, write_bag
 from rynnec_ros.spatial.dataset import MASKS_FORMAT, QA_FORMAT, encode_mask, save_json
 from rynnec_ros.spatial.ground import Plane
-from rynnec_ros.spatial.qa import GenParams, Visibility, generate
+from rynnec_ros.spatial.parse import Parsed
+from rynnec_ros.spatial.qa import GenParams, GenStats, Visibility, generate
 from rynnec_ros.spatial.scene import (
     LINK_R_OPTICAL,
     Scene,
@@ -31,6 +32,7 @@ from rynnec_ros.spatial.scene import (
     yaw_matrix,
 )
 from rynnec_ros.spatial.solvers import Scene as Facts
+from rynnec_ros.spatial.truth import ground_truth
 
 T0_NS = 1_700_000_000 * 1_000_000_000
 FRAME_PERIOD_NS = 500_000_000  # 2 Hz, the order of RynnEC's 1 fps sampling
@@ -62,6 +64,16 @@ def scene_oracle(scene: Scene):
         )
 
     return oracle
+
+
+def scene_truth(scene: Scene, arm_length_m: float):
+    """Labels of a window's questions from the scene model (``spatial.truth``, not the solvers)."""
+
+    def truth(window: list[int], object_ids: list[int], parsed: Parsed) -> dict[str, Any] | None:
+        objs = [scene.object(oid) for oid in object_ids]
+        return ground_truth(parsed, scene, objs, window[-1], first=window[0], arm_length_m=arm_length_m)
+
+    return truth
 
 
 _SIZE_DIMS = {
@@ -196,6 +208,7 @@ def generate_scene(out_dir: Path | str, opts: SceneOptions) -> dict[str, Any]:
         arm_length_m=opts.arm_length_m,
         min_mask_pixels=max(20, opts.width * opts.height // 1500),
     )
+    stats = GenStats()
     questions = generate(
         opts.frames,
         stamps,
@@ -205,6 +218,8 @@ def generate_scene(out_dir: Path | str, opts: SceneOptions) -> dict[str, Any]:
         np.random.default_rng(opts.seed),
         id_prefix=f"s{opts.seed}-q",
         observable=observability(scene, observed),
+        truth=scene_truth(scene, opts.arm_length_m),
+        stats=stats,
     )
     save_json(
         out / "questions.json",
@@ -239,4 +254,5 @@ def generate_scene(out_dir: Path | str, opts: SceneOptions) -> dict[str, Any]:
         "frames": opts.frames,
         "objects": len(scene.objects),
         "questions": len(questions),
+        "label_disagreements": stats.disagreements,
     }

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rynnec_ros.cli import main
-from rynnec_ros.eval.spatial import evaluate
+from rynnec_ros.eval.spatial import LABELS, evaluate
 from rynnec_ros.spatial.bagio import TfTree, read_frames
 from rynnec_ros.spatial.dataset import QA_FORMAT, decode_mask, encode_mask
 from rynnec_ros.spatial.synth import SceneOptions, generate_scene
@@ -22,7 +22,8 @@ OPTS = dict(seed=5, frames=8, width=160, height=120, per_task=2)
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("clean")
-    generate_scene(out, SceneOptions(**OPTS))
+    summary = generate_scene(out, SceneOptions(**OPTS))
+    (out / "summary.json").write_text(json.dumps(summary))
     return out
 
 
@@ -80,9 +81,26 @@ def _family_scores(result: dict) -> dict[str, float]:
     return {k: float(np.mean(v)) for k, v in fam.items() if v}
 
 
+def test_labels_come_from_the_scene_model(clean: Path) -> None:
+    """gen-scene's labels are spatial.truth's on the scene model; checked here from scene.json by hand
+    (distance = |object centre − camera position at the window's last frame|), and the solvers' answers
+    on the exact scene agreed with every label (0 left out)."""
+    assert json.loads((clean / "summary.json").read_text())["label_disagreements"] == 0
+    data = json.loads((clean / "questions.json").read_text())
+    scene = json.loads((clean / "scene.json").read_text())
+    centres = {o["object_id"]: np.array(o["center"]) for o in scene["objects"]}
+    cams = {c["stamp_ns"]: np.array(c["world_T_camera"])[:3, 3] for c in scene["camera"]}
+    dist = [q for q in data["questions"] if q["structured"] == "distance_to_camera"]
+    assert dist
+    for q in dist:
+        want = np.linalg.norm(centres[q["objects"][0]["object_id"]] - cams[q["frames"][-1]])
+        assert q["value"] == pytest.approx(want, abs=2e-4)  # scene.json rounds centres to 0.1 mm
+
+
 def test_clean_scene_meets_targets(clean: Path) -> None:
     res = evaluate(clean / "bag", clean / "questions.json")
-    assert all(r["recognised"] == r["task"] for r in res["records"])
+    assert res["labels"].startswith("accuracy")
+    assert all(r["routed"] and r["slots_ok"] for r in res["records"])
     scores = _family_scores(res)
     assert scores["mra"] >= 0.9
     assert scores["roa"] >= 0.9
@@ -110,7 +128,9 @@ def test_eval_cli_writes_json(clean: Path, tmp_path: Path) -> None:
     )
     assert rc == 0
     data = json.loads(out.read_text())
-    assert set(data["per_task"]) <= set(TASK_BY_NAME)
+    # rows are tasks, heights split by reference point ("height_from_ground point=top")
+    assert {row.split()[0] for row in data["per_task"]} <= set(TASK_BY_NAME)
+    assert data["labels"] == {str(clean / "bag"): LABELS["scene_model"]}
     assert all(0.0 <= s["score"] <= 1.0 for s in data["per_task"].values())
 
 
@@ -132,6 +152,9 @@ def test_gen_spatial_qa_cli(clean: Path, tmp_path: Path) -> None:
     assert rc == 0
     data = json.loads(out.read_text())
     assert data["source"] == "geometry" and len(data["questions"]) >= 10
+    # labels the engine estimated itself: scoring the engine on them is consistency, and says so
+    res = evaluate(clean / "bag", out)
+    assert res["labels"].startswith("consistency only")
     walked = next(q for q in data["questions"] if q["task"] == "walked_distance")
     assert walked["value"] > 0 and "walked" in walked["answer"]
 

@@ -62,3 +62,19 @@ def test_rotation_aligning(a: list[float]) -> None:
     np.testing.assert_allclose(R @ a_, [0, 0, 1.0], atol=1e-9)
     np.testing.assert_allclose(R @ R.T, np.eye(3), atol=1e-9)
     assert np.linalg.det(R) == pytest.approx(1.0)
+
+
+def test_hypothesis_distances_are_point_plane_distances() -> None:
+    """``_abs_distances`` against the formula |n·p − d| written out (numpy matrix product)."""
+    from rynnec_ros.spatial.ground import _abs_distances
+
+    rng = np.random.default_rng(3)
+    pts = rng.normal(size=(1000, 3))
+    normals = rng.normal(size=(37, 3))
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    offsets = rng.normal(size=37)
+    got = _abs_distances(np.ascontiguousarray(pts.T), normals, offsets)
+    np.testing.assert_allclose(got, np.abs(normals @ pts.T - offsets[:, None]), atol=1e-12)
+    # Hand value: the plane z = 1 and the point (5, -2, 3) are 2 apart.
+    one = _abs_distances(np.array([[5.0], [-2.0], [3.0]]), np.array([[0.0, 0.0, 1.0]]), np.array([1.0]))
+    assert one[0, 0] == 2.0

@@ -1,8 +1,9 @@
 """Question understanding: the structured task syntax and slots read from free text.
 
 Expected tasks and slots are read off the sentences by hand; the paraphrase labels come from
-``paraphrases.py``, written before the parser (only its development half is asserted here: the
-held-out half is measured by ``eval-paraphrases``, never tuned on).
+``paraphrases.py``, written before the parser (the development set, asserted here). The held-out set
+(``paraphrases_blind.py``, written blind) is only measured by ``eval-paraphrases``, never asserted or
+tuned on.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ def test_every_task_has_slots_and_metadata() -> None:
 
 def test_paraphrase_set_size_and_split() -> None:
     assert all(len(entries) >= 15 for entries in FAMILIES.values())
-    dev, held = split("dev"), split("heldout")
-    assert not {q for *_, q in dev} & {q for *_, q in held}
-    assert len(dev) + len(held) == sum(len(e) for e in FAMILIES.values())
+    dev = split("dev")
+    assert len(dev) == sum(len(e) for e in FAMILIES.values()) == 250
+    with pytest.raises(ValueError, match="half must be"):
+        split("test")
 
 
 @pytest.mark.parametrize(
@@ -90,6 +92,8 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ),
         ("My arm is 70 cm long; can I grab <object0>?", "reachability arm_length_m=0.7"),
         ("How far is it from me?", None),
+        # an old held-out miss, fixed once that set became development data (docs/spatial.md)
+        ("How much space is there between <object0> and <object1>?", "center_distance"),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:

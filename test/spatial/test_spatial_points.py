@@ -11,6 +11,7 @@ from rynnec_ros.spatial.points import (
     backproject,
     dense_range,
     drop_isolated,
+    eroded_disk,
     keep_main_clusters,
     mad_gate,
     masked_median_at,
@@ -172,3 +173,43 @@ def test_drop_isolated_is_the_ball_count_test() -> None:
     d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
     want = pts[(d <= 0.05).sum(axis=1) >= 4]
     assert np.array_equal(drop_isolated(pts), want)
+
+
+@pytest.mark.parametrize("radius", [1, 2, 3, 5])
+def test_eroded_disk_is_the_distance_transform_test(radius: int) -> None:
+    """Reference: scipy's Euclidean distance transform with the outside of the array as background
+    (what the edge-bleed test used before), ``distance > radius``; masks touch the array border."""
+    from scipy.ndimage import distance_transform_edt
+
+    rng = np.random.default_rng(radius)
+    for _ in range(5):
+        mask = binary_dilation(rng.random((40, 50)) < 0.02, iterations=int(rng.integers(2, 7)))
+        mask[:, :3] = True  # touches the left edge
+        want = distance_transform_edt(np.pad(mask, 1))[1:-1, 1:-1] > radius
+        np.testing.assert_array_equal(eroded_disk(mask, radius), want)
+    # Hand case: a 7×7 square keeps only its centre pixel for radius 3 (every other pixel is ≤ 3 px
+    # from the outside).
+    sq = np.zeros((9, 9), bool)
+    sq[1:8, 1:8] = True
+    assert np.flatnonzero(eroded_disk(sq, 3)).tolist() == [4 * 9 + 4]
+
+
+def test_object_points_do_not_depend_on_the_image_around_the_mask() -> None:
+    """The extraction works on the mask's box: growing the image (no depth, no mask beyond the old
+    right/bottom edge; the principal point stays) must give the very same points and subsample."""
+    rng = np.random.default_rng(0)
+    depth = np.full((80, 100), 3.0, np.float32) + rng.normal(0, 0.01, (80, 100)).astype(np.float32)
+    depth[30:60, 20:70] = 1.5
+    mask = np.zeros((80, 100), bool)
+    mask[28:62, 18:72] = True  # spills 2 px onto the background
+    params = PointParams(max_points_per_frame=500)
+    a = object_points_in_frame(depth, K, mask, params, np.random.default_rng(1))
+    big_d = np.full((160, 220), np.nan, np.float32)
+    big_d[:80, :100] = depth
+    big_m = np.zeros((160, 220), bool)
+    big_m[:80, :100] = mask
+    b = object_points_in_frame(big_d, K, big_m, params, np.random.default_rng(1))
+    assert a.shape[0] > 400
+    np.testing.assert_array_equal(a, b)
+    # Depth 1.5 m on the object (set above): the spilled background pixels were dropped.
+    assert np.all(np.abs(a[:, 2] - 1.5) < 0.1)
