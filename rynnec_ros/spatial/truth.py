@@ -117,8 +117,8 @@ def ground_truth(
     if task in ("object_height", "object_length", "object_width"):
         return {"kind": "mra", "value": float(getattr(objs[0], task.split("_")[1])) * unit}
     if task in ("closer_to_camera", "closest_to_camera"):
-        d = [float(np.linalg.norm(o.center - pos)) for o in objs]
-        return choice(d, str(s["order"]), max(0.25, 0.1 * min(d)))
+        dists = [float(np.linalg.norm(o.center - pos)) for o in objs]
+        return choice(dists, str(s["order"]), max(0.25, 0.1 * min(dists)))
     if task == "tallest_choice":
         v = [float(getattr(o, str(s["dim"]))) for o in objs]
         return choice(v, str(s["order"]), 0.1)
@@ -154,17 +154,17 @@ def ground_truth(
         return None if abs(d - arm) < 0.15 else {"kind": "word", "word": "yes" if d <= arm else "no"}
     if float(np.linalg.norm((objs[0].center - pos)[:2])) < 1.0:
         return None
-    b = _bearing_cw(pos, fwd, objs[0])
+    bearing = _bearing_cw(pos, fwd, objs[0])
     if task.startswith("future_"):
         turn = float(s["angle_deg"]) * (1 if s["turn"] == "left" else -1)  # type: ignore[arg-type]
-        b = (b + turn) % 360.0
+        bearing = (bearing + turn) % 360.0
     if task == "rotate_to_face" and s["direction"] == "ccw":
-        b = (360.0 - b) % 360.0
+        bearing = (360.0 - bearing) % 360.0
     if task.endswith("clock"):
-        if abs((b % 30.0) - 15.0) < 3.0:
+        if abs((bearing % 30.0) - 15.0) < 3.0:
             return None
-        hour = round(b / 30.0) % 12
+        hour = round(bearing / 30.0) % 12
         return {"kind": "clock", "value": float(12 if hour == 0 else hour)}
-    if min(b, 360.0 - b) < 3.0:
+    if min(bearing, 360.0 - bearing) < 3.0:
         return None
-    return {"kind": "deg", "value": b}
+    return {"kind": "deg", "value": bearing}
