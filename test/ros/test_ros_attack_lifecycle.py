@@ -18,61 +18,13 @@ import time
 import numpy as np
 import pytest
 
+from .peer import Peer, wait
+
 pytestmark = pytest.mark.ros
 
 H, W = 24, 32
 STAMP_NS = 5 * 10**9
 LONG = 8000  # tokens: the endless checkpoint generates until max_new_tokens, i.e. several seconds
-
-
-class _Peer:
-    """A raw rclpy client: own context, node and executor thread; every wait bounded."""
-
-    def __init__(self, name: str) -> None:
-        import rclpy
-        from rclpy.executors import MultiThreadedExecutor
-
-        self.ctx = rclpy.Context()
-        rclpy.init(context=self.ctx)
-        self.node = rclpy.create_node(name, context=self.ctx)
-        self.ex = MultiThreadedExecutor(num_threads=4, context=self.ctx)
-        self.ex.add_node(self.node)
-        self.th = threading.Thread(target=self.ex.spin, daemon=True)
-        self.th.start()
-        self._clients: dict[tuple, object] = {}
-
-    def close(self) -> None:
-        import rclpy
-
-        self.ex.shutdown(timeout_sec=5)
-        self.node.destroy_node()
-        rclpy.shutdown(context=self.ctx)
-        self.th.join(5)
-
-    def client(self, kind, name: str):
-        key = (kind, name)
-        if key not in self._clients:
-            # As deep as the node's service queues (docs/ros.md): only the node can lose a response.
-            from rclpy.qos import QoSProfile, ReliabilityPolicy
-
-            qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
-            self._clients[key] = self.node.create_client(kind, name, qos_profile=qos)
-        return self._clients[key]
-
-    def call_async(self, kind, name: str, req):
-        cli = self.client(kind, name)
-        assert cli.wait_for_service(timeout_sec=60.0), f"{name} not available"
-        return cli.call_async(req)
-
-    def call(self, kind, name: str, req, timeout: float = 30.0):
-        fut = self.call_async(kind, name, req)
-        return fut.result() if _wait(fut, timeout) else None
-
-
-def _wait(fut, timeout: float) -> bool:
-    ev = threading.Event()
-    fut.add_done_callback(lambda _: ev.set())
-    return ev.wait(timeout)
 
 
 def _wait_all(futs, timeout: float) -> list:
@@ -84,7 +36,7 @@ def _wait_all(futs, timeout: float) -> list:
 
 @pytest.fixture(scope="module")
 def peer():
-    p = _Peer("attack_lifecycle_peer")
+    p = Peer("attack_lifecycle_peer")
     yield p
     p.close()
 
@@ -173,7 +125,7 @@ def test_shutdown_transition_with_an_ask_in_flight(node_factory, endless_checkpo
                          f"{node.output()[-3000:]}"
         for f in (ask, *queued):
             _assert_answered(f.result(), "ask in flight during shutdown")
-        if _wait(change, 5.0):
+        if wait(change, 5.0):
             assert change.result().success, "shutdown transition failed"
         # "within 2 s" (issue 11) + 3 s for cancelling the generation and a loaded 2-core machine.
         _assert_clean_exit(node, t0, 5.0, "shutdown transition")
@@ -215,13 +167,13 @@ def test_requests_during_deactivate_and_cleanup_all_get_responses(node_factory, 
 
         # Deactivate: a goal and asks in flight/queued, asks keep arriving until after the reply.
         goal = ac.send_goal_async(Ask.Goal(question="Stream a long story.", max_new_tokens=LONG))
-        assert _wait(goal, 15) and goal.result().accepted
+        assert wait(goal, 15) and goal.result().accepted
         result = goal.result().get_result_async()
         th = threading.Thread(target=sender, args=(300,), daemon=True)
         th.start()
         time.sleep(0.1)
         change = _change(peer, name, Transition.TRANSITION_DEACTIVATE)
-        assert _wait(change, 30), f"deactivate got no reply\n{node.output()[-3000:]}"
+        assert wait(change, 30), f"deactivate got no reply\n{node.output()[-3000:]}"
         assert change.result().success
         time.sleep(0.1)
         stop.set()
@@ -230,7 +182,7 @@ def test_requests_during_deactivate_and_cleanup_all_get_responses(node_factory, 
         assert not lost, f"{len(lost)} of {len(sent)} asks around deactivate got no response"
         for _, f in sent:
             _assert_answered(f.result(), "ask around deactivate")
-        assert _wait(result, 15), "the goal in flight got no result after deactivate"
+        assert wait(result, 15), "the goal in flight got no result after deactivate"
         r = result.result().result
         assert r.success or r.message.strip()
 
@@ -245,7 +197,7 @@ def test_requests_during_deactivate_and_cleanup_all_get_responses(node_factory, 
         time.sleep(0.01)
         stop.set()
         th.join(5)
-        assert _wait(change, 30), f"cleanup got no reply\n{node.output()[-3000:]}"
+        assert wait(change, 30), f"cleanup got no reply\n{node.output()[-3000:]}"
         assert change.result().success
         pending = _wait_all([f for _, f in sent], 20.0)
         lost = [t - t_req for t, f in sent if any(f is p for p in pending)]
@@ -285,7 +237,7 @@ def test_signal_with_an_action_goal_in_flight_exits_0_within_2s(node_factory, en
         pieces = threading.Event()
         goal = ac.send_goal_async(Ask.Goal(question="Tell a long story.", max_new_tokens=LONG),
                                   feedback_callback=lambda _: pieces.set())
-        assert _wait(goal, 15) and goal.result().accepted
+        assert wait(goal, 15) and goal.result().accepted
         assert pieces.wait(30), "precondition: the goal is generating (feedback)"
         t0 = time.monotonic()
         os.kill(node.proc.pid, sig)

@@ -20,51 +20,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from .peer import Peer
+
 pytestmark = pytest.mark.ros
 
 REPO = Path(__file__).resolve().parents[2]
 H, W = 24, 32
 STAMPS_NS = [3_000_000_000, 3_500_000_000, 4_000_000_000]
-
-
-class _Peer:
-    """A raw rclpy client: own context, node and executor thread; every call bounded."""
-
-    def __init__(self, name: str) -> None:
-        import rclpy
-        from rclpy.executors import MultiThreadedExecutor
-
-        self.ctx = rclpy.Context()
-        rclpy.init(context=self.ctx)
-        self.node = rclpy.create_node(name, context=self.ctx)
-        self.ex = MultiThreadedExecutor(num_threads=4, context=self.ctx)
-        self.ex.add_node(self.node)
-        self.th = threading.Thread(target=self.ex.spin, daemon=True)
-        self.th.start()
-        self._clients: dict[tuple, object] = {}
-
-    def close(self) -> None:
-        import rclpy
-
-        self.ex.shutdown(timeout_sec=5)
-        self.node.destroy_node()
-        rclpy.shutdown(context=self.ctx)
-        self.th.join(5)
-
-    def call(self, kind, name: str, req, timeout: float = 30.0):
-        key = (kind, name)
-        if key not in self._clients:
-            self._clients[key] = self.node.create_client(kind, name)
-        cli = self._clients[key]
-        if not cli.wait_for_service(timeout_sec=min(timeout, 30.0)):
-            return None
-        fut = cli.call_async(req)
-        ev = threading.Event()
-        fut.add_done_callback(lambda _: ev.set())
-        if not ev.wait(timeout):
-            cli.remove_pending_request(fut)
-            return None
-        return fut.result()
 
 
 def _time(sec: int, nanosec: int = 0):
@@ -77,7 +39,7 @@ def _st(ns: int):
     return _time(ns // 10**9, ns % 10**9)
 
 
-def _publish_frames(peer: _Peer, topic: str, stamps_ns: list[int], node, name: str = "rynnec") -> None:
+def _publish_frames(peer: Peer, topic: str, stamps_ns: list[int], node, name: str = "rynnec") -> None:
     from rclpy.qos import QoSProfile, ReliabilityPolicy
     from rynnec_ros.srv import ListFrames
     from sensor_msgs.msg import Image
@@ -112,7 +74,7 @@ def target(node_factory, segmenting_checkpoint):
     node = node_factory({"checkpoint": str(segmenting_checkpoint), "qos_reliability": "reliable",
                          "qos_depth": 20, "color_topic": "/req/color", "ingest_fps": 0.0,
                          "max_new_tokens": 1, "max_frames_per_query": 2, "time_jump_back_s": 1e6})
-    peer = _Peer("attack_requests_peer")
+    peer = Peer("attack_requests_peer")
     try:
         _publish_frames(peer, "/req/color", STAMPS_NS, node)
         yield peer, node
@@ -427,7 +389,7 @@ def burst_node(node_factory, endless_checkpoint):
                          "qos_depth": 20, "color_topic": "/burst/color", "ingest_fps": 0.0,
                          "max_new_tokens": 1, "max_frames_per_query": 1, "request_queue_size": 4,
                          "request_timeout_s": 60.0, "time_jump_back_s": 1e6}, name="rynnec_b")
-    peer = _Peer("attack_burst_peer")
+    peer = Peer("attack_burst_peer")
     try:
         _publish_frames(peer, "/burst/color", STAMPS_NS, node, name="rynnec_b")
         yield peer, node

@@ -19,65 +19,13 @@ import zlib
 import numpy as np
 import pytest
 
+from .peer import Peer
+
 pytestmark = pytest.mark.ros
 
 H, W = 24, 32
 GOOD_T0_S = 1000  # the "good" timeline every health check continues (stamps advance, never repeat)
 _good = itertools.count()
-
-
-# --------------------------------------------------------------------------------------------------
-# A raw rclpy peer: own context, node and executor thread; every call bounded.
-# --------------------------------------------------------------------------------------------------
-class _Peer:
-    def __init__(self, name: str) -> None:
-        import rclpy
-        from rclpy.executors import MultiThreadedExecutor
-
-        self.ctx = rclpy.Context()
-        rclpy.init(context=self.ctx)
-        self.node = rclpy.create_node(name, context=self.ctx)
-        self.ex = MultiThreadedExecutor(num_threads=4, context=self.ctx)
-        self.ex.add_node(self.node)
-        self.th = threading.Thread(target=self.ex.spin, daemon=True)
-        self.th.start()
-        self._clients: dict[tuple, object] = {}
-        self._pubs: dict[tuple, object] = {}
-
-    def close(self) -> None:
-        import rclpy
-
-        self.ex.shutdown(timeout_sec=5)
-        self.node.destroy_node()
-        rclpy.shutdown(context=self.ctx)
-        self.th.join(5)
-
-    def call(self, kind, name: str, req, timeout: float = 10.0):
-        """The response, or None when none came within ``timeout``."""
-        key = (kind, name)
-        if key not in self._clients:
-            self._clients[key] = self.node.create_client(kind, name)
-        cli = self._clients[key]
-        if not cli.wait_for_service(timeout_sec=min(timeout, 15.0)):
-            return None
-        fut = cli.call_async(req)
-        ev = threading.Event()
-        fut.add_done_callback(lambda _: ev.set())
-        if not ev.wait(timeout):
-            cli.remove_pending_request(fut)
-            return None
-        return fut.result()
-
-    def pub(self, kind, topic: str, latched: bool = False):
-        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-
-        key = (kind, topic)
-        if key not in self._pubs:
-            qos = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL if latched else
-                             DurabilityPolicy.VOLATILE)
-            self._pubs[key] = self.node.create_publisher(kind, topic, qos)
-        return self._pubs[key]
 
 
 def _time(sec: int, nanosec: int = 0):
@@ -162,7 +110,7 @@ class _Target:
 
 @pytest.fixture(scope="module")
 def peer():
-    p = _Peer("attack_topics_peer")
+    p = Peer("attack_topics_peer")
     yield p
     p.close()
 

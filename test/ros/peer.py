@@ -1,0 +1,74 @@
+"""A raw rclpy peer for the black-box attack tests: own context, node and executor thread; every wait
+bounded. Built from rclpy's public API only, so the attacks test what any client can send."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+
+def wait(fut: Any, timeout: float) -> bool:
+    """Whether ``fut`` completed within ``timeout`` seconds."""
+    ev = threading.Event()
+    fut.add_done_callback(lambda _: ev.set())
+    return ev.wait(timeout)
+
+
+class Peer:
+    def __init__(self, name: str) -> None:
+        import rclpy
+        from rclpy.executors import MultiThreadedExecutor
+
+        self.ctx = rclpy.Context()
+        rclpy.init(context=self.ctx)
+        self.node = rclpy.create_node(name, context=self.ctx)
+        self.ex = MultiThreadedExecutor(num_threads=4, context=self.ctx)
+        self.ex.add_node(self.node)
+        self.th = threading.Thread(target=self.ex.spin, daemon=True)
+        self.th.start()
+        self._clients: dict[tuple, Any] = {}
+        self._pubs: dict[tuple, Any] = {}
+
+    def close(self) -> None:
+        import rclpy
+
+        self.ex.shutdown(timeout_sec=5)
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.ctx)
+        self.th.join(5)
+
+    def client(self, kind: Any, name: str) -> Any:
+        key = (kind, name)
+        if key not in self._clients:
+            # As deep as the node's service queues (docs/ros.md): only the node can lose a response.
+            from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+            qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+            self._clients[key] = self.node.create_client(kind, name, qos_profile=qos)
+        return self._clients[key]
+
+    def call_async(self, kind: Any, name: str, req: Any) -> Any:
+        cli = self.client(kind, name)
+        assert cli.wait_for_service(timeout_sec=60.0), f"{name} not available"
+        return cli.call_async(req)
+
+    def call(self, kind: Any, name: str, req: Any, timeout: float = 30.0) -> Any:
+        """The response, or None when the service is absent or no response came within ``timeout``."""
+        cli = self.client(kind, name)
+        if not cli.wait_for_service(timeout_sec=min(timeout, 30.0)):
+            return None
+        fut = cli.call_async(req)
+        if not wait(fut, timeout):
+            cli.remove_pending_request(fut)
+            return None
+        return fut.result()
+
+    def pub(self, kind: Any, topic: str, latched: bool = False) -> Any:
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+        key = (kind, topic)
+        if key not in self._pubs:
+            durability = DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE
+            qos = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE, durability=durability)
+            self._pubs[key] = self.node.create_publisher(kind, topic, qos)
+        return self._pubs[key]
