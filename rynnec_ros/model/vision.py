@@ -37,7 +37,7 @@ def rotate_half(x: torch.Tensor) -> torch.Tensor:
 
 
 def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """RoPE in float32 (as upstream) on ``x`` [N, heads, head_dim] with cos/sin [N, head_dim]."""
+    """RoPE in float32 (as upstream) on ``x`` [..., N, heads, head_dim] with cos/sin [N, head_dim]."""
     dtype = x.dtype
     xf = x.float()
     out = xf * cos[:, None, :] + rotate_half(xf) * sin[:, None, :]
@@ -45,7 +45,7 @@ def apply_rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
 
 
 class VisionEmbeddings(nn.Module):
-    """Patch embedding of pre-flattened [N, C·p·p] patches."""
+    """Patch embedding of pre-flattened [..., N, C·p·p] patches (a leading batch of same-size frames)."""
 
     def __init__(self, config: VisionConfig) -> None:
         super().__init__()
@@ -56,8 +56,8 @@ class VisionEmbeddings(nn.Module):
 
     def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
         p = self.config.patch_size
-        x = pixel_values.view(-1, self.config.num_channels, p, p).to(self.patch_embedding.weight.dtype)
-        return self.patch_embedding(x).view(-1, self.config.hidden_size)
+        x = pixel_values.reshape(-1, self.config.num_channels, p, p).to(self.patch_embedding.weight.dtype)
+        return self.patch_embedding(x).view(*pixel_values.shape[:-1], self.config.hidden_size)
 
 
 class VisionAttention(nn.Module):
@@ -72,15 +72,18 @@ class VisionAttention(nn.Module):
         self.out_proj = nn.Linear(d, d)
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-        n = x.shape[0]
-        q = self.q_proj(x).view(n, self.num_heads, self.head_dim)
-        k = self.k_proj(x).view(n, self.num_heads, self.head_dim)
-        v = self.v_proj(x).view(n, self.num_heads, self.head_dim)
-        q = apply_rotary(q, cos, sin).transpose(0, 1).unsqueeze(0)
-        k = apply_rotary(k, cos, sin).transpose(0, 1).unsqueeze(0)
-        v = v.transpose(0, 1).unsqueeze(0)
-        out = F.scaled_dot_product_attention(q, k, v)
-        return self.out_proj(out.squeeze(0).transpose(0, 1).reshape(n, -1))
+        """``x`` [N, C] (one frame) or [B, N, C] (B frames of one size, attending within each frame)."""
+        single = x.ndim == 2
+        xb = x[None] if single else x
+        b, n = xb.shape[0], xb.shape[1]
+        q = self.q_proj(xb).view(b, n, self.num_heads, self.head_dim)
+        k = self.k_proj(xb).view(b, n, self.num_heads, self.head_dim)
+        v = self.v_proj(xb).view(b, n, self.num_heads, self.head_dim)
+        q = apply_rotary(q, cos, sin).transpose(1, 2)
+        k = apply_rotary(k, cos, sin).transpose(1, 2)
+        out = F.scaled_dot_product_attention(q, k, v.transpose(1, 2))
+        out = self.out_proj(out.transpose(1, 2).reshape(b, n, -1))
+        return out[0] if single else out
 
 
 class VisionMLP(nn.Module):
@@ -146,7 +149,8 @@ class Videollama3VisionEncoderModel(nn.Module):
         self.post_layernorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
 
     def forward(self, pixel_values: torch.Tensor, grid_h: int, grid_w: int, merge: int) -> torch.Tensor:
-        """Post-LN features of one frame, [grid_h·grid_w, C] in block (token) order."""
+        """Post-LN features of one frame, [grid_h·grid_w, C] in block (token) order, or of a batch of
+        same-size frames ([B, N, 3·p·p] → [B, N, C]): one pass over the weights for all of them."""
         x = self.embeddings(pixel_values)
         x = self.encoder(x, grid_h, grid_w, merge)
         return self.post_layernorm(x)

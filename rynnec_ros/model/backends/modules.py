@@ -143,6 +143,10 @@ class GraphVisionTower(nn.Module):
         self._dtype = tower.post_layernorm.weight.dtype
 
     def forward(self, pixel_values: torch.Tensor, grid_h: int, grid_w: int, merge: int) -> torch.Tensor:
+        """One frame [N, 3·p·p] → [N, C]; a batch [B, N, 3·p·p] runs frame by frame (the exported graph
+        takes one frame, which keeps one graph for every frame size)."""
+        if pixel_values.ndim == 3:
+            return torch.stack([self.forward(pv, grid_h, grid_w, merge) for pv in pixel_values])
         cos, sin = self.rope(grid_h, grid_w, merge)
         like = torch.empty(0, dtype=self._dtype, device=pixel_values.device)
         return _run(self.graph, {"pixel_values": pixel_values, "cos": cos, "sin": sin}, like)["features"]
