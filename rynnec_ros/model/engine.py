@@ -10,6 +10,9 @@ recomputation across questions on the same window of frames:
   interrupted, reuses what it shares with a stored one;
 * SAM2 image features per frame.
 
+The three caches share one byte budget (``cache_mb``; least recently used entries go first), so the
+memory they hold is bounded whatever the checkpoint, frame size and frame count.
+
 ``precompute(frames)`` fills the first two for a live window in idle time, so a question about it pays
 only the question's prefill and the decode.
 
@@ -52,6 +55,9 @@ from .processing import (
     target_size,
 )
 from .tokenizer import RynnECTokenizer
+
+DEFAULT_CACHE_MB = 1024.0
+"""Bytes (MiB) the vision, prompt-prefix and SAM2 caches may hold together (the node's ``cache_mb``)."""
 
 PREFILL_CHUNK = 2048
 """Longest prefill chunk: bounds activation memory on 16K-token windows and the cancellation delay."""
@@ -102,26 +108,119 @@ class _TextStream:
                 self.on_text(text)
 
 
-class LRU(OrderedDict):
-    """A small bounded mapping; the least recently used entry goes first."""
+def held_bytes(value: Any) -> int:
+    """Bytes of the tensor storages ``value`` keeps alive (dataclasses, dicts, sequences walked).
 
-    def __init__(self, capacity: int) -> None:
+    Storages, not ``nbytes``: a view holds its whole base buffer, and the tensors of one entry that
+    share a storage count it once.
+    """
+    storages: dict[tuple[str, int], int] = {}
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, torch.Tensor):
+            st = v.untyped_storage()
+            storages[(str(st.device), st.data_ptr())] = st.nbytes()
+        elif isinstance(v, np.ndarray):
+            base = v if v.base is None else v.base
+            storages[("numpy", id(base))] = int(getattr(base, "nbytes", v.nbytes))
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            todo.extend(getattr(v, f.name) for f in dataclasses.fields(v))
+        elif isinstance(v, dict):
+            todo.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            todo.extend(v)
+    return sum(storages.values())
+
+
+class CacheBudget:
+    """A byte budget shared by several ``LRU`` caches.
+
+    The engine's caches hold tensors whose size depends on the checkpoint and the frame count (a
+    RynnEC-2B window's prefix K/V alone is hundreds of MB), so counting entries bounds nothing; the
+    node's memory bound is stated in bytes. Over budget, the least recently used entry of all member
+    caches goes first, so a cache that is not being used gives way to one that is.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = int(max_bytes)
+        self.used = 0
+        self._caches: list[LRU] = []
+        self._clock = 0
+
+    def tick(self) -> int:
+        self._clock += 1
+        return self._clock
+
+    def join(self, cache: LRU) -> None:
+        self._caches.append(cache)
+
+    def make_room(self) -> None:
+        """Evict least recently used entries (across the member caches) until within the budget."""
+        while self.used > self.max_bytes:
+            oldest = min((c for c in self._caches if c), key=lambda c: c.oldest_tick(), default=None)
+            if oldest is None:
+                return
+            oldest.popitem(last=False)
+
+
+class LRU(OrderedDict):
+    """A mapping bounded in entries (``capacity``) and, through ``budget``, in bytes of tensor storage.
+
+    Entries are stored as given; ``held_bytes`` of each is charged to the budget on ``put`` and
+    returned on removal. An entry larger than the whole budget is not stored.
+    """
+
+    def __init__(self, capacity: int, budget: CacheBudget | None = None) -> None:
         super().__init__()
         self.capacity = capacity
+        self.budget = budget if budget is not None else CacheBudget(1 << 62)
+        self.budget.join(self)
+        self._meta: dict[Hashable, tuple[int, int]] = {}  # key -> (last use tick, bytes)
+        self.nbytes = 0
+
+    def oldest_tick(self) -> int:
+        return self._meta[next(iter(self))][0]
 
     def get_touch(self, key: Hashable) -> Any:
         if key not in self:
             return None
         self.move_to_end(key)
+        self._meta[key] = (self.budget.tick(), self._meta[key][1])
         return self[key]
 
     def put(self, key: Hashable, value: Any) -> None:
-        if self.capacity <= 0:
+        size = held_bytes(value)
+        if self.capacity <= 0 or size > self.budget.max_bytes:
             return
-        self[key] = value
-        self.move_to_end(key)
+        if key in self:
+            del self[key]
+        super().__setitem__(key, value)
+        self._meta[key] = (self.budget.tick(), size)
+        self.nbytes += size
+        self.budget.used += size
         while len(self) > self.capacity:
             self.popitem(last=False)
+        self.budget.make_room()
+
+    def __setitem__(self, key: Hashable, value: Any) -> None:
+        raise TypeError("use LRU.put, which charges the entry's bytes to the budget")
+
+    def __delitem__(self, key: Hashable) -> None:
+        super().__delitem__(key)
+        _, size = self._meta.pop(key)
+        self.nbytes -= size
+        self.budget.used -= size
+
+    def popitem(self, last: bool = True) -> tuple[Hashable, Any]:
+        key = next(reversed(self)) if last else next(iter(self))
+        value = self[key]
+        del self[key]
+        return key, value
+
+    def clear(self) -> None:
+        for key in list(self):
+            del self[key]
 
 
 @dataclass
@@ -232,6 +331,7 @@ class RynnEC:
         vision_cache_frames: int = 64,
         prefix_cache_windows: int = 2,
         cuda_graphs: bool = True,
+        cache_mb: float = DEFAULT_CACHE_MB,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -248,9 +348,13 @@ class RynnEC:
             )
         self.processor = dataclasses.replace(config.processor, max_tokens=int(max_visual_tokens))
         self._lock = threading.RLock()
-        self._vision_cache = LRU(vision_cache_frames if reuse else 0)
-        self._prefix_cache = LRU(prefix_cache_windows if reuse else 0)
-        self._sam2_cache = LRU(vision_cache_frames if reuse else 0)
+        if not cache_mb >= 0:
+            raise ValueError(f"cache_mb must be >= 0, got {cache_mb}")
+        # vision features, prompt-prefix K/V and SAM2 features share one byte budget (see CacheBudget)
+        self.cache_budget = CacheBudget(int(cache_mb * (1 << 20)))
+        self._vision_cache = LRU(vision_cache_frames if reuse else 0, self.cache_budget)
+        self._prefix_cache = LRU(prefix_cache_windows if reuse else 0, self.cache_budget)
+        self._sam2_cache = LRU(vision_cache_frames if reuse else 0, self.cache_budget)
         self._decoder: Decoder | None = None
         self._kv: KVCache | None = None
         self._graph: CudaGraphDecoder | None = None
@@ -277,6 +381,7 @@ class RynnEC:
         max_visual_tokens: int = 16384,
         reuse: bool = True,
         cuda_graphs: bool = True,
+        cache_mb: float = DEFAULT_CACHE_MB,
     ) -> RynnEC:
         """Load a checkpoint directory in the official format (safetensors only, never the network)."""
         root = Path(path)
@@ -291,7 +396,8 @@ class RynnEC:
         config.resolve_token_ids(tokenizer)
         model = load_model(root, device=dev, dtype=torch_dtype, rconfig=config)
         return cls(
-            model, tokenizer, config, dev, torch_dtype, max_visual_tokens, reuse, cuda_graphs=cuda_graphs
+            model, tokenizer, config, dev, torch_dtype, max_visual_tokens, reuse, cuda_graphs=cuda_graphs,
+            cache_mb=cache_mb,
         )
 
     @_locked
@@ -309,6 +415,11 @@ class RynnEC:
         self._graph = None
         for k in self.stats:
             self.stats[k] = 0
+
+    @property
+    def cache_nbytes(self) -> int:
+        """Bytes the vision, prompt-prefix and SAM2 caches hold now (at most ``cache_budget.max_bytes``)."""
+        return self.cache_budget.used
 
     @property
     def decoder(self) -> Decoder:
