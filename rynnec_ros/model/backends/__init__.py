@@ -33,6 +33,7 @@ def load_engine(
     server_token: str = "",
     connect_timeout_s: float = 5.0,
     request_timeout_s: float = 120.0,
+    cache_mb: float = 1024.0,
 ) -> Any:
     """A ``RynnEC`` whose heavy compute runs on ``backend``.
 
@@ -55,7 +56,7 @@ def load_engine(
     if backend == "tensorrt" and engine_dir is None:
         raise ValueError("backend tensorrt needs engine_dir (make one with `rynnec-ros export tensorrt`)")
     engine = RynnEC.from_pretrained(
-        path, device=device, dtype=dtype, max_visual_tokens=max_visual_tokens, reuse=reuse
+        path, device=device, dtype=dtype, max_visual_tokens=max_visual_tokens, reuse=reuse, cache_mb=cache_mb
     )
     engine.backend = backend
     if backend == "torch":
