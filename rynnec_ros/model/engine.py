@@ -438,7 +438,7 @@ class RynnEC:
     ) -> Answer:
         """Greedy answer to ``request.question`` about its frames (and the objects its regions mark)."""
         t0 = time.perf_counter()
-        prep = self.prepare(request, should_stop=should_stop)
+        prep = self.prepare(request, should_stop=should_stop, keep_inputs=False)
         prep.keep_steps = False
         gen = self.generate(prep, request.max_new_tokens, on_token=on_token, should_stop=should_stop)
         text = self.clean_text(self.tokenizer.decode(gen.ids))
@@ -463,7 +463,7 @@ class RynnEC:
             )
         if request.regions:
             raise ValueError("segment() takes no regions: the expression names the object")
-        prep = self.prepare(request, should_stop=should_stop)
+        prep = self.prepare(request, should_stop=should_stop, keep_inputs=False)
         prep.keep_steps = False  # seg_embeddings() needs only Generation.seg_hidden
         gen = self.generate(prep, request.max_new_tokens, on_token=on_token, should_stop=should_stop)
         text = self.clean_text(self.tokenizer.decode(gen.ids))
@@ -492,7 +492,7 @@ class RynnEC:
         for opt, ids in zip(options, option_ids, strict=True):
             if not ids:
                 raise ValueError(f"option {opt!r} has no tokens")
-        prep = self.prepare(request, should_stop=should_stop)
+        prep = self.prepare(request, should_stop=should_stop, keep_inputs=False)
         with torch.inference_mode():
             cache, hidden = self._prefill(prep, max(len(i) for i in option_ids), should_stop)
             base = cache.length
@@ -524,7 +524,9 @@ class RynnEC:
         prefix = 0
         complete = True
         try:
-            prep = self.prepare(Request(question="", frames=list(frames)), should_stop=should_stop)
+            prep = self.prepare(
+                Request(question="", frames=list(frames)), should_stop=should_stop, keep_inputs=False
+            )
             prefix = prep.prefix_len
             if self.reuse and self._prefix_cache.capacity > 0:
                 with torch.inference_mode():
@@ -546,8 +548,15 @@ class RynnEC:
 
     # --------------------------------------------------------------------------------------- pipeline
 
-    def prepare(self, request: Request, should_stop: StopFn | None = None) -> Prepared:
-        """Preprocess, encode frames (cached), build the prompt, its chunk plan and input embeddings."""
+    def prepare(
+        self, request: Request, should_stop: StopFn | None = None, keep_inputs: bool = True
+    ) -> Prepared:
+        """Preprocess, encode frames (cached), build the prompt, its chunk plan and input embeddings.
+
+        ``keep_inputs`` keeps each encoded frame's preprocessing output in ``frame_inputs`` (parity
+        checks read it). The answering paths drop it as soon as the frame is encoded: float32 patches
+        and the resized frame are 14 MB for a 720p frame, held for every new frame of the window.
+        """
         t0 = time.perf_counter()
         frames = request.frames
         question = request.question
@@ -581,7 +590,9 @@ class RynnEC:
         for i in todo:
             check_stop(should_stop)
             t1 = time.perf_counter()
-            fi = inputs[i] = preprocess_frame(frames[i].rgb, n, self.processor, merge)
+            fi = preprocess_frame(frames[i].rgb, n, self.processor, merge)
+            if keep_inputs:
+                inputs[i] = fi
             t2 = time.perf_counter()
             feats[i] = self.encode_frame(fi)
             self._vision_cache.put((keys[i], fi.grid_h, fi.grid_w), feats[i])
