@@ -75,8 +75,11 @@ def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: fl
             warm = convert.rgb_to_image(colour[0], 1_000_000, "soak_optical")
 
             def warm_frame_kept() -> bool:
+                if diag.get().get("frames_kept", "0") != "0":
+                    return True
                 pub_c.publish(warm)
-                return diag.get().get("frames_kept", "0") != "0"
+                time.sleep(1.0)  # the /diagnostics period: publishing faster only replaces the frame
+                return False
 
             _wait(warm_frame_kept, 30, "the warm-up frame to be buffered", node)
             client.ask("What is in front of the robot?", max_new_tokens=4, timeout_s=120)
