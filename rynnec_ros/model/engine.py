@@ -171,11 +171,11 @@ class LRU(OrderedDict):
     returned on removal. An entry larger than the whole budget is not stored.
     """
 
-    def __init__(self, capacity: int, budget: CacheBudget | None = None) -> None:
+    def __init__(self, capacity: int, budget: CacheBudget) -> None:
         super().__init__()
         self.capacity = capacity
-        self.budget = budget if budget is not None else CacheBudget(1 << 62)
-        self.budget.join(self)
+        self.budget = budget
+        budget.join(self)
         self._meta: dict[Hashable, tuple[int, int]] = {}  # key -> (last use tick, bytes)
         self.nbytes = 0
 
