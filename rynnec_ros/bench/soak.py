@@ -6,7 +6,7 @@ every ``question_period_s``. The node's RSS (``/proc/<pid>/status`` VmRSS, with 
 file-backed parts) and /diagnostics' ``buffered_mb`` and ``engine_cache_mb`` are sampled every second.
 
 Baseline = RSS once the node is active and has answered one question about one frame: the first
-inference maps the code it runs and sizes the thread pools once (about 80 MB on the tiny checkpoint,
+inference maps the code it runs and sizes the thread pools once (60-80 MB on the tiny checkpoint,
 reported as ``rss_warmup_mb``), which is the model's cost, not growth. Growth = peak RSS after that −
 baseline; the claim checked is growth ≤ ``buffer_max_mb`` + ``cache_mb`` (the two memory parameters)
 + ``MARGIN_MB``.
@@ -28,9 +28,10 @@ from rynnec_ros.bench.report import not_available
 from rynnec_ros.bench.ros_bench import _Diagnostics, _Node, _wait
 
 MARGIN_MB = 150.0
-"""What neither parameter counts: camera messages in flight (DDS queues, the conversion's copies: about
-40 MB at 720p colour + depth, measured with the engine idle) and the running window's working set
-(preprocessed pixels of the frames it encodes, activations, K/V: 60-110 MB on the tiny checkpoint)."""
+"""What neither parameter counts: camera messages in flight (DDS queues, the conversion's copies:
+40-85 MB plateau to peak at 720p colour + depth, measured with the engine idle) and the running
+window's working set (preprocessing of the frames it encodes, activations, K/V: 30-70 MB on the tiny
+checkpoint at 720p)."""
 
 
 def rss_mb(pid: int, field: str = "VmRSS") -> float:
