@@ -2,10 +2,14 @@
 
 A node subprocess (keeping every frame, ``ingest_fps`` 0, so the buffer bound is what limits it)
 receives colour + registered depth at ``rate_hz`` for ``duration_s`` while a planner asks a question
-every ``question_period_s``. The node's RSS (``/proc/<pid>/status`` VmRSS) is sampled every second.
-Baseline = RSS once the node is active (model loaded, nothing buffered); growth = peak RSS after that −
-baseline; the claim checked is growth ≤ ``buffer_max_mb`` + the stated margin (one frame being decoded,
-one window's copies for the running question, allocator slack).
+every ``question_period_s``. The node's RSS (``/proc/<pid>/status`` VmRSS, with its anonymous and
+file-backed parts) and /diagnostics' ``buffered_mb`` and ``engine_cache_mb`` are sampled every second.
+
+Baseline = RSS once the node is active and has answered one question about one frame: the first
+inference maps the code it runs and sizes the thread pools once (60-80 MB on the tiny checkpoint,
+reported as ``rss_warmup_mb``), which is the model's cost, not growth. Growth = peak RSS after that −
+baseline; the claim checked is growth ≤ ``buffer_max_mb`` + ``cache_mb`` (the two memory parameters)
++ ``MARGIN_MB``.
 """
 
 from __future__ import annotations
@@ -24,19 +28,24 @@ from rynnec_ros.bench.report import not_available
 from rynnec_ros.bench.ros_bench import _Diagnostics, _Node, _wait
 
 MARGIN_MB = 150.0
+"""What neither parameter counts: camera messages in flight (DDS queues, the conversion's copies:
+40-85 MB plateau to peak at 720p colour + depth, measured with the engine idle) and the running
+window's working set (preprocessing of the frames it encodes, activations, K/V: 30-70 MB on the tiny
+checkpoint at 720p)."""
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """``field`` (VmRSS, RssAnon, RssFile) of ``/proc/<pid>/status`` in MB."""
     with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
         for line in fh:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024.0
-    raise RuntimeError(f"no VmRSS for pid {pid}")
+    raise RuntimeError(f"no {field} for pid {pid}")
 
 
 def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: float = 30.0,
          width: int = 1280, height: int = 720, buffer_max_mb: int = 200,
-         question_period_s: float = 5.0, precompute: bool = True) -> dict[str, Any]:
+         question_period_s: float = 5.0, precompute: bool = True, cache_mb: int = 64) -> dict[str, Any]:
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import Image
 
@@ -48,6 +57,7 @@ def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: fl
         "checkpoint": checkpoint, "color_topic": topic, "depth_topic": depth_topic, "ingest_fps": 0.0,
         "qos_reliability": "reliable", "buffer_max_mb": buffer_max_mb, "buffer_max_age_s": 0.0,
         "max_frames_per_query": 8, "max_new_tokens": 4, "autostart": True, "precompute_window": precompute,
+        "cache_mb": cache_mb,
     }, workdir / "soak_node.log")
     rng = np.random.default_rng(0)
     colour = [rng.integers(0, 256, (height, width, 3), dtype=np.uint8) for _ in range(4)]
@@ -62,6 +72,18 @@ def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: fl
             pub_c = client.node.create_publisher(Image, topic, qos)
             pub_d = client.node.create_publisher(Image, depth_topic, qos)
             _wait(lambda: pub_c.get_subscription_count() > 0, 30, "the node's colour subscription", node)
+            active = rss_mb(node.proc.pid)
+            warm = convert.rgb_to_image(colour[0], 1_000_000, "soak_optical")
+
+            def warm_frame_kept() -> bool:
+                if diag.get().get("frames_kept", "0") != "0":
+                    return True
+                pub_c.publish(warm)
+                time.sleep(1.0)  # the /diagnostics period: publishing faster only replaces the frame
+                return False
+
+            _wait(warm_frame_kept, 30, "the warm-up frame to be buffered", node)
+            client.ask("What is in front of the robot?", max_new_tokens=4, timeout_s=120)
             baseline = rss_mb(node.proc.pid)
             stop = threading.Event()
 
@@ -91,8 +113,9 @@ def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: fl
                 if now >= next_sample:
                     node.check()
                     values = diag.get()
-                    timeline.append([round(now - t0, 1), round(rss_mb(node.proc.pid), 1),
-                                     float(values.get("buffered_mb", "nan"))])
+                    rss = [round(rss_mb(node.proc.pid, f), 1) for f in ("VmRSS", "RssAnon", "RssFile")]
+                    timeline.append([round(now - t0, 1), *rss, float(values.get("buffered_mb", "nan")),
+                                     float(values.get("engine_cache_mb", "nan"))])
                     next_sample += 1.0
                 time.sleep(max(0.0, t0 + published * period - time.monotonic()))
             stop.set()
@@ -105,8 +128,9 @@ def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: fl
         return not_available(f"soak failed: {exc}")
     finally:
         node.stop()
-    peak = max(r for _, r, _ in timeline)
+    peak = max(row[1] for row in timeline)
     growth = peak - baseline
+    bound = buffer_max_mb + cache_mb + MARGIN_MB
     return {
         "available": True,
         "duration_s": round(elapsed, 1),
@@ -118,15 +142,24 @@ def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: fl
         "questions_failed": failed,
         "buffer_max_mb": buffer_max_mb,
         "precompute_window": precompute,
+        "cache_mb": cache_mb,
+        "rss_active_mb": round(active, 1),
+        "rss_warmup_mb": round(baseline - active, 1),
         "rss_baseline_mb": round(baseline, 1),
         "rss_peak_mb": round(peak, 1),
         "rss_growth_mb": round(growth, 1),
         "rss_growth_over_buffer_budget": round(growth / buffer_max_mb, 3),
+        "buffered_mb_peak": max(row[4] for row in timeline),
+        "engine_cache_mb_peak": max(row[5] for row in timeline),
         "margin_mb": MARGIN_MB,
-        "within_bound": growth <= buffer_max_mb + MARGIN_MB,
-        "timeline_s_rss_mb_buffered_mb": timeline,
-        "method": "node subprocess keeping every frame; RSS from /proc/<pid>/status each second; "
-        "baseline when active before streaming; bound = buffer_max_mb + margin_mb",
+        "bound_mb": bound,
+        "rss_growth_over_bound": round(growth / bound, 3),
+        "within_bound": growth <= bound,
+        "timeline_columns": ["t_s", "rss_mb", "rss_anon_mb", "rss_file_mb", "buffered_mb", "engine_cache_mb"],
+        "timeline": timeline,
+        "method": "node subprocess keeping every frame; RSS from /proc/<pid>/status each second; baseline "
+        "when active and warmed up by one question before streaming; bound = buffer_max_mb + cache_mb + "
+        "margin_mb",
     }
 
 
@@ -139,6 +172,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--buffer-max-mb", type=int, default=200)
     p.add_argument("--question-period-s", type=float, default=5.0)
     p.add_argument("--no-precompute", action="store_true", help="precompute_window false on the node")
+    p.add_argument("--cache-mb", type=int, default=64, help="the node's cache_mb (engine cache budget)")
     p.add_argument("--out", required=True, help="JSON report path")
     p.set_defaults(func=_run)
 
@@ -152,11 +186,12 @@ def _run(args: argparse.Namespace) -> int:
     with scratch_dir() as tmp:
         result = not_available(why) if why else soak(
             resolve_checkpoint(args.checkpoint, Path(tmp)), Path(tmp), args.duration_s, args.rate_hz, width,
-            height, args.buffer_max_mb, args.question_period_s, not args.no_precompute)
+            height, args.buffer_max_mb, args.question_period_s, not args.no_precompute, args.cache_mb)
     Path(args.out).write_text(json.dumps(result, indent=1))
     if result.get("available"):
         print(f"wrote {args.out}: RSS growth {result['rss_growth_mb']} MB for a {result['buffer_max_mb']} MB "
-              f"buffer ({result['rss_growth_over_buffer_budget']}x), within bound: {result['within_bound']}")
+              f"buffer ({result['rss_growth_over_buffer_budget']}x) and {result['cache_mb']} MB of engine "
+              f"caches; bound {result['bound_mb']} MB, within bound: {result['within_bound']}")
     else:
         print(f"wrote {args.out}: not available: {result['reason']}")
     return 0

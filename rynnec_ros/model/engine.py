@@ -10,6 +10,9 @@ recomputation across questions on the same window of frames:
   interrupted, reuses what it shares with a stored one;
 * SAM2 image features per frame.
 
+The three caches share one byte budget (``cache_mb``; least recently used entries go first), so the
+memory they hold is bounded whatever the checkpoint, frame size and frame count.
+
 ``precompute(frames)`` fills the first two for a live window in idle time, so a question about it pays
 only the question's prefill and the decode.
 
@@ -52,6 +55,9 @@ from .processing import (
     target_size,
 )
 from .tokenizer import RynnECTokenizer
+
+DEFAULT_CACHE_MB = 1024.0
+"""Bytes (MiB) the vision, prompt-prefix and SAM2 caches may hold together (the node's ``cache_mb``)."""
 
 PREFILL_CHUNK = 2048
 """Longest prefill chunk: bounds activation memory on 16K-token windows and the cancellation delay."""
@@ -102,26 +108,119 @@ class _TextStream:
                 self.on_text(text)
 
 
-class LRU(OrderedDict):
-    """A small bounded mapping; the least recently used entry goes first."""
+def held_bytes(value: Any) -> int:
+    """Bytes of the tensor storages ``value`` keeps alive (dataclasses, dicts, sequences walked).
 
-    def __init__(self, capacity: int) -> None:
+    Storages, not ``nbytes``: a view holds its whole base buffer, and the tensors of one entry that
+    share a storage count it once.
+    """
+    storages: dict[tuple[str, int], int] = {}
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, torch.Tensor):
+            st = v.untyped_storage()
+            storages[(str(st.device), st.data_ptr())] = st.nbytes()
+        elif isinstance(v, np.ndarray):
+            base = v if v.base is None else v.base
+            storages[("numpy", id(base))] = int(getattr(base, "nbytes", v.nbytes))
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            todo.extend(getattr(v, f.name) for f in dataclasses.fields(v))
+        elif isinstance(v, dict):
+            todo.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            todo.extend(v)
+    return sum(storages.values())
+
+
+class CacheBudget:
+    """A byte budget shared by several ``LRU`` caches.
+
+    The engine's caches hold tensors whose size depends on the checkpoint and the frame count (a
+    RynnEC-2B window's prefix K/V alone is hundreds of MB), so counting entries bounds nothing; the
+    node's memory bound is stated in bytes. Over budget, the least recently used entry of all member
+    caches goes first, so a cache that is not being used gives way to one that is.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = int(max_bytes)
+        self.used = 0
+        self._caches: list[LRU] = []
+        self._clock = 0
+
+    def tick(self) -> int:
+        self._clock += 1
+        return self._clock
+
+    def join(self, cache: LRU) -> None:
+        self._caches.append(cache)
+
+    def make_room(self) -> None:
+        """Evict least recently used entries (across the member caches) until within the budget."""
+        while self.used > self.max_bytes:
+            oldest = min((c for c in self._caches if c), key=lambda c: c.oldest_tick(), default=None)
+            if oldest is None:
+                return
+            oldest.popitem(last=False)
+
+
+class LRU(OrderedDict):
+    """A mapping bounded in entries (``capacity``) and, through ``budget``, in bytes of tensor storage.
+
+    Entries are stored as given; ``held_bytes`` of each is charged to the budget on ``put`` and
+    returned on removal. An entry larger than the whole budget is not stored.
+    """
+
+    def __init__(self, capacity: int, budget: CacheBudget) -> None:
         super().__init__()
         self.capacity = capacity
+        self.budget = budget
+        budget.join(self)
+        self._meta: dict[Hashable, tuple[int, int]] = {}  # key -> (last use tick, bytes)
+        self.nbytes = 0
+
+    def oldest_tick(self) -> int:
+        return self._meta[next(iter(self))][0]
 
     def get_touch(self, key: Hashable) -> Any:
         if key not in self:
             return None
         self.move_to_end(key)
+        self._meta[key] = (self.budget.tick(), self._meta[key][1])
         return self[key]
 
     def put(self, key: Hashable, value: Any) -> None:
-        if self.capacity <= 0:
+        size = held_bytes(value)
+        if self.capacity <= 0 or size > self.budget.max_bytes:
             return
-        self[key] = value
-        self.move_to_end(key)
+        if key in self:
+            del self[key]
+        super().__setitem__(key, value)
+        self._meta[key] = (self.budget.tick(), size)
+        self.nbytes += size
+        self.budget.used += size
         while len(self) > self.capacity:
             self.popitem(last=False)
+        self.budget.make_room()
+
+    def __setitem__(self, key: Hashable, value: Any) -> None:
+        raise TypeError("use LRU.put, which charges the entry's bytes to the budget")
+
+    def __delitem__(self, key: Hashable) -> None:
+        super().__delitem__(key)
+        _, size = self._meta.pop(key)
+        self.nbytes -= size
+        self.budget.used -= size
+
+    def popitem(self, last: bool = True) -> tuple[Hashable, Any]:
+        key = next(reversed(self)) if last else next(iter(self))
+        value = self[key]
+        del self[key]
+        return key, value
+
+    def clear(self) -> None:
+        for key in list(self):
+            del self[key]
 
 
 @dataclass
@@ -232,6 +331,7 @@ class RynnEC:
         vision_cache_frames: int = 64,
         prefix_cache_windows: int = 2,
         cuda_graphs: bool = True,
+        cache_mb: float = DEFAULT_CACHE_MB,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -251,9 +351,13 @@ class RynnEC:
             )
         self.processor = dataclasses.replace(config.processor, max_tokens=int(max_visual_tokens))
         self._lock = threading.RLock()
-        self._vision_cache = LRU(vision_cache_frames if reuse else 0)
-        self._prefix_cache = LRU(prefix_cache_windows if reuse else 0)
-        self._sam2_cache = LRU(vision_cache_frames if reuse else 0)
+        if not cache_mb >= 0:
+            raise ValueError(f"cache_mb must be >= 0, got {cache_mb}")
+        # vision features, prompt-prefix K/V and SAM2 features share one byte budget (see CacheBudget)
+        self.cache_budget = CacheBudget(int(cache_mb * (1 << 20)))
+        self._vision_cache = LRU(vision_cache_frames if reuse else 0, self.cache_budget)
+        self._prefix_cache = LRU(prefix_cache_windows if reuse else 0, self.cache_budget)
+        self._sam2_cache = LRU(vision_cache_frames if reuse else 0, self.cache_budget)
         self._decoder: Decoder | None = None
         self._kv: KVCache | None = None
         self._graph: CudaGraphDecoder | None = None
@@ -281,6 +385,7 @@ class RynnEC:
         reuse: bool = True,
         cuda_graphs: bool = True,
         graph_backed: bool = False,
+        cache_mb: float = DEFAULT_CACHE_MB,
     ) -> RynnEC:
         """Load a checkpoint directory in the official format (safetensors only, never the network).
 
@@ -299,7 +404,8 @@ class RynnEC:
         config.resolve_token_ids(tokenizer)
         model = load_model(root, device=dev, dtype=torch_dtype, rconfig=config, graph_backed=graph_backed)
         return cls(
-            model, tokenizer, config, dev, torch_dtype, max_visual_tokens, reuse, cuda_graphs=cuda_graphs
+            model, tokenizer, config, dev, torch_dtype, max_visual_tokens, reuse, cuda_graphs=cuda_graphs,
+            cache_mb=cache_mb,
         )
 
     @_locked
@@ -319,6 +425,11 @@ class RynnEC:
             self.stats[k] = 0
 
     @property
+    def cache_nbytes(self) -> int:
+        """Bytes the vision, prompt-prefix and SAM2 caches hold now (at most ``cache_budget.max_bytes``)."""
+        return self.cache_budget.used
+
+    @property
     def decoder(self) -> Decoder:
         """The LLM stack: a graph backend's stand-in when one replaced ``forward``, else ``StaticQwen2``."""
         if self._decoder is None:
@@ -335,7 +446,7 @@ class RynnEC:
     ) -> Answer:
         """Greedy answer to ``request.question`` about its frames (and the objects its regions mark)."""
         t0 = time.perf_counter()
-        prep = self.prepare(request, should_stop=should_stop)
+        prep = self.prepare(request, should_stop=should_stop, keep_inputs=False)
         prep.keep_steps = False
         gen = self.generate(prep, request.max_new_tokens, on_token=on_token, should_stop=should_stop)
         text = self.clean_text(self.tokenizer.decode(gen.ids))
@@ -360,7 +471,7 @@ class RynnEC:
             )
         if request.regions:
             raise ValueError("segment() takes no regions: the expression names the object")
-        prep = self.prepare(request, should_stop=should_stop)
+        prep = self.prepare(request, should_stop=should_stop, keep_inputs=False)
         prep.keep_steps = False  # seg_embeddings() needs only Generation.seg_hidden
         gen = self.generate(prep, request.max_new_tokens, on_token=on_token, should_stop=should_stop)
         text = self.clean_text(self.tokenizer.decode(gen.ids))
@@ -389,7 +500,7 @@ class RynnEC:
         for opt, ids in zip(options, option_ids, strict=True):
             if not ids:
                 raise ValueError(f"option {opt!r} has no tokens")
-        prep = self.prepare(request, should_stop=should_stop)
+        prep = self.prepare(request, should_stop=should_stop, keep_inputs=False)
         with torch.inference_mode():
             cache, hidden = self._prefill(prep, max(len(i) for i in option_ids), should_stop)
             base = cache.length
@@ -421,7 +532,9 @@ class RynnEC:
         prefix = 0
         complete = True
         try:
-            prep = self.prepare(Request(question="", frames=list(frames)), should_stop=should_stop)
+            prep = self.prepare(
+                Request(question="", frames=list(frames)), should_stop=should_stop, keep_inputs=False
+            )
             prefix = prep.prefix_len
             if self.reuse and self._prefix_cache.capacity > 0:
                 with torch.inference_mode():
@@ -443,8 +556,15 @@ class RynnEC:
 
     # --------------------------------------------------------------------------------------- pipeline
 
-    def prepare(self, request: Request, should_stop: StopFn | None = None) -> Prepared:
-        """Preprocess, encode frames (cached), build the prompt, its chunk plan and input embeddings."""
+    def prepare(
+        self, request: Request, should_stop: StopFn | None = None, keep_inputs: bool = True
+    ) -> Prepared:
+        """Preprocess, encode frames (cached), build the prompt, its chunk plan and input embeddings.
+
+        ``keep_inputs`` keeps each encoded frame's preprocessing output in ``frame_inputs`` (parity
+        checks read it). The answering paths drop it as soon as the frame is encoded: float32 patches
+        and the resized frame are 14 MB for a 720p frame, held for every new frame of the window.
+        """
         t0 = time.perf_counter()
         frames = request.frames
         question = request.question
@@ -478,7 +598,9 @@ class RynnEC:
         for i in todo:
             check_stop(should_stop)
             t1 = time.perf_counter()
-            fi = inputs[i] = preprocess_frame(frames[i].rgb, n, self.processor, merge)
+            fi = preprocess_frame(frames[i].rgb, n, self.processor, merge)
+            if keep_inputs:
+                inputs[i] = fi
             t2 = time.perf_counter()
             feats[i] = self.encode_frame(fi)
             self._vision_cache.put((keys[i], fi.grid_h, fi.grid_w), feats[i])

@@ -52,6 +52,8 @@ def diagnostics(node: Any, state: str, buffer: FrameBuffer, ingest: CameraIngest
         "last_callback_error": next(reversed(errors), ""),
         "checkpoint": p["checkpoint"],
         "backend": getattr(engine, "backend", "none"),  # what was loaded, not what is set
+        # held by the engine's feature and prefix caches, at most cache_mb (a remote engine holds none here)
+        "engine_cache_mb": round(getattr(engine, "cache_nbytes", 0) / (1 << 20), 2),
     }
     status = DiagnosticStatus(
         level=level, name=f"rynnec_ros: {node.get_fully_qualified_name()}", message=message,

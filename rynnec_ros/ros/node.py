@@ -145,7 +145,7 @@ class CognitionNode(LifecycleNode):
                 provider=p["ort_provider"] or None, max_visual_tokens=p["max_visual_tokens"],
                 server_url=p["server_url"], server_token=p["server_token"],
                 connect_timeout_s=p["server_connect_timeout_s"],
-                request_timeout_s=p["server_request_timeout_s"],
+                request_timeout_s=p["server_request_timeout_s"], cache_mb=p["cache_mb"],
             )
         except Exception as exc:
             self.get_logger().error(f"configure failed: cannot load checkpoint '{p['checkpoint']}' on "

@@ -92,6 +92,10 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("dtype", "float32", "Engine dtype.", _one_of("float32", "float16", "bfloat16"), live=False),
     ParamSpec("max_visual_tokens", 16384, "Visual token budget of the image processor (all frames together).",
               _range(16, 1 << 20), live=False),
+    ParamSpec("cache_mb", 1024, "Most megabytes the engine's caches (vision features, prompt-prefix K/V, "
+              "SAM2 features) hold together, least recently used evicted first; 0 = no reuse across "
+              "questions. With buffer_max_mb it bounds the node's memory beyond the model.",
+              _range(0, 1 << 20), live=False),
     ParamSpec("backend", "torch", "What runs the engine's compute: torch (eager), onnxruntime (exported ONNX "
               "graphs, needs onnx_dir), tensorrt (TensorRT engines, needs engine_dir and a cuda device) or "
               "remote (a site server, `rynnec-ros serve`, at server_url).",

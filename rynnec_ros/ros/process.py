@@ -29,15 +29,17 @@ DRAIN_S = 1.5  # how long shutdown keeps spinning so the last answers leave befo
 def _return_freed_frames_to_the_os() -> None:
     """glibc raises its mmap threshold after each large free, up to 32 MiB, so multi-MB camera frames soon
     come from the heap, and a buffer that keeps evicting them leaves the process holding the holes. A
-    fixed 1 MiB threshold keeps every frame-sized block mmapped, returned to the OS when freed (bench
-    soak, 720p at 30 Hz, 200 MB buffer: RSS growth 725 MB over 180 s without it, 580 MB over 150 s with
-    it; the rest is the engine's per-frame feature caches). No-op off glibc."""
+    fixed threshold keeps every frame-sized block mmapped, returned to the OS when freed (bench soak,
+    720p at 30 Hz, 200 MB buffer: RSS growth 725 MB over 180 s without it, 580 MB over 150 s at 1 MiB).
+    128 KiB (glibc's starting value) also maps the engine's cached feature tensors, whose evictions
+    left ~60 MB of free holes in the heap at 1 MiB (ten-minute soak peak growth 439 -> 400 MB; see
+    docs/acceleration.md). No-op off glibc."""
     try:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:
         return
     m_mmap_threshold = -3  # malloc.h
-    libc.mallopt(m_mmap_threshold, 1 << 20)
+    libc.mallopt(m_mmap_threshold, 128 << 10)
 
 
 def run(args: list[str] | None = None, autostart: bool | None = None) -> NoReturn:

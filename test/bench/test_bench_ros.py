@@ -33,3 +33,19 @@ def test_service_overhead_is_latency_minus_engine_time(tmp_path: Path) -> None:
     assert s["available"] is True and s["frames_used"] == 3
     assert s["end_to_end"].median >= s["engine_total"].median > 0
     assert s["overhead_p95_ms"] >= s["overhead_p50_ms"] > 0
+
+
+def test_soak_states_its_bound_and_samples_the_node(tmp_path: Path) -> None:
+    from rynnec_ros.bench.soak import MARGIN_MB, soak
+
+    s = soak(DATA, tmp_path, duration_s=4.0, rate_hz=5.0, width=160, height=120, buffer_max_mb=1,
+             question_period_s=1.0, cache_mb=2)
+    assert s["available"] is True and s["questions_failed"] == 0
+    # the bound is the two memory parameters plus the stated margin (docs/acceleration.md, bench soak)
+    assert s["bound_mb"] == 1 + 2 + MARGIN_MB
+    assert s["within_bound"] == (s["rss_growth_mb"] <= s["bound_mb"])
+    # 160×120 rgb8 + float32 depth = 57 600 + 76 800 bytes a frame: 7 frames fit in 1 MiB
+    assert 0 < s["buffered_mb_peak"] <= 1.0 and s["frames_kept"] >= 7
+    assert 0 <= s["engine_cache_mb_peak"] <= 2.0
+    assert len(s["timeline"]) >= 3 and all(len(row) == len(s["timeline_columns"]) for row in s["timeline"])
+    assert s["rss_warmup_mb"] == pytest.approx(s["rss_baseline_mb"] - s["rss_active_mb"], abs=0.11)

@@ -153,6 +153,14 @@ def test_validation_gives_reasons() -> None:
     assert "finite" in validate("request_timeout_s", float("inf"))
 
 
+def test_cache_mb_is_a_non_negative_whole_number_of_megabytes() -> None:
+    # docs/ros.md: "0 = no reuse across questions"; megabytes as an integer like buffer_max_mb
+    assert validate("cache_mb", 0) == "" and validate("cache_mb", 1024) == ""
+    assert "must be in [0," in validate("cache_mb", -1)
+    assert "type int" in validate("cache_mb", 64.5)
+    assert PARAM_BY_NAME["cache_mb"].live is False  # the engine is built with it on configure
+
+
 def test_backend_combinations_are_checked_on_configure_with_reasons() -> None:
     defaults = {p.name: p.default for p in PARAMS}
     assert validate_all(defaults) == ""

@@ -39,6 +39,7 @@ def load_engine(
     server_token: str = "",
     connect_timeout_s: float = 5.0,
     request_timeout_s: float = 120.0,
+    cache_mb: float = 1024.0,
 ) -> RynnEC | RemoteEngine:
     """A ``RynnEC`` whose heavy compute runs on ``backend``.
 
@@ -62,7 +63,7 @@ def load_engine(
         raise ValueError("backend tensorrt needs engine_dir (make one with `rynnec-ros export tensorrt`)")
     engine = RynnEC.from_pretrained(
         path, device=device, dtype=dtype, max_visual_tokens=max_visual_tokens, reuse=reuse,
-        graph_backed=backend != "torch",
+        cache_mb=cache_mb, graph_backed=backend != "torch",
     )
     engine.backend = backend
     if backend == "torch":
