@@ -35,8 +35,8 @@ METHOD = (
     "wall clock per question (time.perf_counter) on client threads; throughput = questions / wall time of "
     "the round; all robots start together; server and local engines use the same --threads and run the "
     "same warm-up question before their round; local engines share this process (one thread each); "
-    "for each N the server round and the local round run "
-    "back to back (load average recorded around them)"
+    "for each N the server round, the round on a second server with cross-robot vision batching off "
+    "(--batch-window-ms 0) and the local round run back to back (load average recorded around them)"
 )
 
 
@@ -73,7 +73,9 @@ def _serve_python(arg: str | None) -> str:
 
 
 @contextlib.contextmanager
-def _server(python: str, checkpoint: Path, threads: int, robots: int, log: Path, timeout: float) -> Any:
+def _server(
+    python: str, checkpoint: Path, threads: int, robots: int, log: Path, timeout: float, window_ms: float
+) -> Any:
     """A loopback ``rynnec-ros serve`` for the duration of the block; its whole session is killed after."""
     port, http_port = _free_port(), _free_port()
     repo = Path(__file__).resolve().parents[2]
@@ -94,6 +96,8 @@ def _server(python: str, checkpoint: Path, threads: int, robots: int, log: Path,
         str(threads),
         "--robots",
         str(robots),
+        "--batch-window-ms",
+        str(window_ms),
     ]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONPATH=str(repo))
     with log.open("w") as fh:
@@ -196,16 +200,18 @@ def serve_section(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
     results: dict[str, Any] = {}
     python = _serve_python(args.serve_python)
-    with _server(python, checkpoint, args.threads, max(counts), workdir / "server.log", args.timeout) as url:
+    start = (python, checkpoint, args.threads, max(counts))
+    with (
+        _server(*start, workdir / "server.log", args.timeout, 10.0) as url,
+        _server(*start, workdir / "server_unbatched.log", args.timeout, 0.0) as url_unbatched,
+    ):
         for n in counts:  # server and local rounds alternate, so drifting machine load hits both alike
-            robots = [
-                RemoteEngine(url, request_timeout_s=args.timeout)
-                for _ in range(n)
-            ]
             row: dict[str, Any] = {"load_avg_1min_before": os.getloadavg()[0]}
-            row["server"] = _round(asker(lambda e, r: e.answer(r), robots, requests(n)), args.questions)
-            for r in robots:
-                r.close()
+            for side, at in (("server", url), ("server_unbatched", url_unbatched)):
+                robots = [RemoteEngine(at, request_timeout_s=args.timeout) for _ in range(n)]
+                row[side] = _round(asker(lambda e, r: e.answer(r), robots, requests(n)), args.questions)
+                for r in robots:
+                    r.close()
             engines = [load_engine(checkpoint) for _ in range(n)]
             for e in engines:  # the same one-off warm-up the server runs before it accepts requests
                 warm_up(e)
@@ -214,7 +220,13 @@ def serve_section(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             row["load_avg_1min_after"] = os.getloadavg()[0]
             if row["server"]["available"] and row["local"]["available"]:
                 # same pixels and questions on both sides: the server must answer as a local engine does
-                row["answers_identical"] = row["server"].pop("token_ids") == row["local"].pop("token_ids")
+                local_ids = row["local"].pop("token_ids")
+                row["answers_identical"] = row["server"].pop("token_ids") == local_ids
+                if row["server_unbatched"]["available"]:
+                    row["answers_identical_unbatched"] = row["server_unbatched"].pop("token_ids") == local_ids
+                    row["throughput_ratio_batched_vs_unbatched"] = ratio(
+                        row["server"]["throughput_qps"], row["server_unbatched"]["throughput_qps"]
+                    )
                 row["throughput_ratio_server_vs_local"] = ratio(
                     row["server"]["throughput_qps"], row["local"]["throughput_qps"]
                 )

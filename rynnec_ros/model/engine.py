@@ -332,6 +332,7 @@ class RynnEC:
         prefix_cache_windows: int = 2,
         cuda_graphs: bool = True,
         cache_mb: float = DEFAULT_CACHE_MB,
+        vision_batch: int = 4,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -339,6 +340,11 @@ class RynnEC:
         self.device = device
         self.dtype = dtype
         self.reuse = reuse
+        if vision_batch < 1:
+            raise ValueError(f"vision_batch must be >= 1, got {vision_batch}")
+        # frames per vision-tower call: fewer passes over the weights; activations and float32 patches
+        # (14 MB per 720p frame) are held for this many frames at once
+        self.vision_batch = vision_batch
         # set by backends.load_engine: the backend name and what every exported graph really runs on
         self.backend = "torch"
         self.graph_providers: dict[str, str] = {}
@@ -595,16 +601,17 @@ class RynnEC:
         self.stats["vision_hits"] += n - len(todo)
         t_pre = time.perf_counter() - t0
         t_vision = 0.0
-        for i in todo:
+        for batch in (todo[b : b + self.vision_batch] for b in range(0, len(todo), self.vision_batch)):
             check_stop(should_stop)
             t1 = time.perf_counter()
-            fi = preprocess_frame(frames[i].rgb, n, self.processor, merge)
-            if keep_inputs:
-                inputs[i] = fi
+            fis = [preprocess_frame(frames[i].rgb, n, self.processor, merge) for i in batch]
             t2 = time.perf_counter()
-            feats[i] = self.encode_frame(fi)
-            self._vision_cache.put((keys[i], fi.grid_h, fi.grid_w), feats[i])
-            self.stats["vision_misses"] += 1
+            for i, fi, ft in zip(batch, fis, self._encode_by_grid(fis), strict=True):
+                feats[i] = ft
+                inputs[i] = fi if keep_inputs else None
+                self._vision_cache.put((keys[i], fi.grid_h, fi.grid_w), ft)
+            del fis  # float32 patches: 14 MB per 720p frame
+            self.stats["vision_misses"] += len(batch)
             self._sync()
             t3 = time.perf_counter()
             t_pre += t2 - t1
@@ -686,15 +693,77 @@ class RynnEC:
 
     def encode_frame(self, fi: FrameInput) -> FrameFeatures:
         """Vision tower + 2×2 merge + projector for one frame."""
+        return self.encode_frames([fi])[0]
+
+    def encode_frames(self, fis: Sequence[FrameInput]) -> list[FrameFeatures]:
+        """Vision tower + 2×2 merge + projector for frames of one size: one tower call for all of them
+        (the tower streams its weights once per call; each frame attends only to its own patches).
+
+        The merge and projector run per frame: they are cheap, and every frame's result stays the one
+        the frame-by-frame path computes (``test_model_vision_batch``).
+        """
         from .vision import merge_tokens
 
+        if not fis or len({(fi.grid_h, fi.grid_w) for fi in fis}) != 1:
+            raise ValueError("encode_frames takes one or more frames of one grid size")
         merge = self.config.merge_size
+        gh, gw = fis[0].grid_h, fis[0].grid_w
+        out = []
         with torch.inference_mode():
-            pv = torch.from_numpy(fi.pixel_values).to(self.device, self.dtype)
-            raw = self.model.vision_tower(pv, fi.grid_h, fi.grid_w, merge)
-            merged = merge_tokens(raw, fi.grid_h, fi.grid_w, merge)
-            projected = self.model.model.mm_projector(merged)
-        return FrameFeatures(raw, projected, merged, fi.grid_h, fi.grid_w)
+            pv = torch.stack([torch.from_numpy(fi.pixel_values) for fi in fis]).to(self.device, self.dtype)
+            raws = self.model.vision_tower(pv, gh, gw, merge)
+            for b in range(len(fis)):
+                raw = raws[b].clone()  # its own storage: a cached frame must not pin the whole batch
+                merged = merge_tokens(raw, gh, gw, merge)
+                out.append(FrameFeatures(raw, self.model.model.mm_projector(merged), merged, gh, gw))
+        return out
+
+    def _encode_by_grid(self, fis: Sequence[FrameInput]) -> list[FrameFeatures]:
+        """``encode_frames`` per group of equal grid (a window may mix camera sizes), in input order."""
+        groups: dict[tuple[int, int], list[int]] = {}
+        for i, fi in enumerate(fis):
+            groups.setdefault((fi.grid_h, fi.grid_w), []).append(i)
+        out: list[FrameFeatures | None] = [None] * len(fis)
+        for idx in groups.values():
+            for i, ft in zip(idx, self.encode_frames([fis[i] for i in idx]), strict=True):
+                out[i] = ft
+        return [ft for ft in out if ft is not None]
+
+    @_locked
+    def encode_windows(self, windows: Sequence[Sequence[Frame]], should_stop: StopFn | None = None) -> int:
+        """Encode, batched by frame size, the frames of several windows that the vision cache lacks.
+
+        For a server whose questions from several robots arrive together: their frames then go
+        through the tower in shared calls instead of one question after another, and each question
+        finds its features cached. A window's frame count sets its frames' resolution, as in
+        ``answer``. Returns how many frames were encoded; nothing is stored with reuse off.
+        """
+        if not self.reuse or self._vision_cache.capacity == 0:
+            return 0
+        merge, p = self.config.merge_size, self.processor.patch_size
+        todo: dict[tuple[int, int], dict[Hashable, FrameInput]] = {}
+        for window in windows:
+            n = len(window)
+            for i, (f, key) in enumerate(zip(window, self._frame_keys(window), strict=True)):
+                check_frame(f.rgb, i)
+                h, w = target_size(f.rgb.shape[0], f.rgb.shape[1], n, self.processor, merge)
+                grid = (h // p, w // p)
+                if (key, *grid) in self._vision_cache or key in todo.get(grid, {}):
+                    continue
+                todo.setdefault(grid, {})[key] = preprocess_frame(f.rgb, n, self.processor, merge)
+        encoded = 0
+        for group in todo.values():
+            items = list(group.items())
+            for b in range(0, len(items), self.vision_batch):
+                check_stop(should_stop)
+                batch = items[b : b + self.vision_batch]
+                feats = self.encode_frames([fi for _, fi in batch])
+                for (key, fi), ft in zip(batch, feats, strict=True):
+                    self._vision_cache.put((key, fi.grid_h, fi.grid_w), ft)
+                encoded += len(batch)
+                self.stats["vision_misses"] += len(batch)
+        self._sync()
+        return encoded
 
     def _encode_regions(self, prep: Prepared, masks: list[np.ndarray], frame_idx: list[int]) -> None:
         pooled = []

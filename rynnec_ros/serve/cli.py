@@ -26,6 +26,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--token", default="", help=f"access token robots send as '{wire.TOKEN_HEADER}'")
     p.add_argument("--robots", type=int, default=8, help="robots to size the engine's reuse caches for")
     p.add_argument("--store-frames", type=int, default=512, help="uploaded frames kept (LRU)")
+    p.add_argument("--cache-mb", type=float, default=4096.0,
+                   help="bytes (MiB) the engine's reuse caches may hold, all robots together")
+    p.add_argument("--batch-window-ms", type=float, default=10.0,
+                   help="how long concurrent questions are gathered to encode their frames together (0: off)")
     p.set_defaults(func=_serve)
 
 
@@ -50,6 +54,7 @@ def _serve(args: argparse.Namespace) -> int:
             provider=args.provider,
             threads=args.threads,
             max_visual_tokens=args.max_visual_tokens,
+            cache_mb=args.cache_mb,
         )
         size_caches(engine, frames=64 * args.robots, windows=2 * args.robots)
         serve(
@@ -59,6 +64,7 @@ def _serve(args: argparse.Namespace) -> int:
             http_port=args.http_port,
             token=args.token,
             store_frames=args.store_frames,
+            batch_window_s=args.batch_window_ms / 1000.0,
             ready=lambda: print(f"ready grpc://{args.host}:{args.port}", flush=True),
         )
     except (ValueError, FileNotFoundError) as exc:

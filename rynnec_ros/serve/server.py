@@ -7,11 +7,13 @@ PyTriton starts the ``tritonserver`` binary it ships and binds two Python models
   responses and a final ``answer`` (or ``error``/``missing``) response.
 
 Both models share one in-process engine and so its work reuse: vision features per frame key and the
-prompt-prefix KV of recent windows survive across requests from one robot. Nothing is batched across
-robots (docs/serving.md, "What is and is not batched"): PyTriton hands concurrent questions to ``ask``
-at once, each in its own worker thread here, and the engine's lock runs their compute one at a time
-(its vision tower encodes one frame per call and decoding is single-sequence); uploads run on their
-own model and overlap with a question in progress.
+prompt-prefix KV of recent windows survive across requests from one robot. Vision encoding is batched
+across robots (docs/serving.md, "What is and is not batched"): PyTriton hands concurrent questions to
+``ask`` at once, each in its own worker thread here; ``VisionBatcher`` gathers the questions that
+arrive within a few milliseconds of each other and encodes all their uncached frames in shared
+vision-tower calls (``RynnEC.encode_windows``). Prefill and decode stay one question at a time (the
+engine's lock; decoding is single-sequence). Uploads run on their own model and overlap with a question
+in progress.
 
 Python 3.11 note: PyTriton runs its model proxy inside Triton's ``triton_python_backend_stub``, which is
 linked against ``libpython3.11.so.1.0`` by name and finds the *system* one first (Debian: 3.11.2) while
@@ -30,6 +32,7 @@ import queue
 import signal
 import sysconfig
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -95,12 +98,63 @@ def _response(kind: str, body: dict[str, Any] | bytes) -> list[dict[str, np.ndar
     return [{"kind": np.array([kind.encode()], dtype=object), "body": np.array([data], dtype=object)}]
 
 
+class VisionBatcher:
+    """Encodes together the frames of questions that arrive within ``window_s`` of each other.
+
+    The first question of a round waits ``window_s`` for others (several robots' questions arriving
+    together), then one ``engine.encode_windows`` call encodes every uncached frame of the round,
+    batched by frame size, and each question of the round finds its features cached. It only moves
+    work earlier: a failure here is logged and left to each question's own call, which reports it.
+    ``window_s`` 0 turns it off.
+    """
+
+    def __init__(self, engine: Any, window_s: float = 0.01) -> None:
+        self._engine = engine
+        self._window_s = window_s
+        self._lock = threading.Lock()
+        self._round: list[list[Frame]] | None = None
+        self._done = threading.Event()
+        self.rounds = 0  # rounds that encoded something, and how many windows and frames they held
+        self.windows = 0
+        self.frames = 0
+
+    def encode(self, frames: list[Frame]) -> None:
+        if self._window_s <= 0 or not hasattr(self._engine, "encode_windows"):
+            return
+        with self._lock:
+            leader = self._round is None
+            if leader:
+                self._round, self._done = [frames], threading.Event()
+            else:
+                assert self._round is not None
+                self._round.append(frames)
+            done = self._done
+        if not leader:
+            done.wait()
+            return
+        time.sleep(self._window_s)
+        with self._lock:
+            windows, self._round = self._round or [], None
+        try:
+            encoded = int(self._engine.encode_windows(windows))
+            with self._lock:
+                if encoded:
+                    self.rounds += 1
+                    self.windows += len(windows)
+                    self.frames += encoded
+        except Exception:  # the questions' own calls see the same input and answer with the reason
+            LOG.warning("batched vision encoding failed; each question encodes its own frames", exc_info=True)
+        finally:
+            done.set()
+
+
 class RynnECModels:
     """The two Triton models' inference functions over one engine and one frame store."""
 
-    def __init__(self, engine: Any, store: FrameStore) -> None:
+    def __init__(self, engine: Any, store: FrameStore, batch_window_s: float = 0.01) -> None:
         self.engine = engine
         self.store = store
+        self.batcher = VisionBatcher(engine, batch_window_s)
 
     def upload(self, requests: list[Any]) -> list[dict[str, np.ndarray]]:
         out = []
@@ -147,6 +201,7 @@ class RynnECModels:
 
         def work() -> None:
             try:
+                self.batcher.encode(list(request.frames or []))
                 result = run_request(self.engine, op, request, on_token)
                 if isinstance(result, Answer):
                     events.put(("answer", wire.encode_answer(result)))
@@ -200,15 +255,20 @@ def serve(
     token: str = "",
     store_frames: int = 512,
     ready: Callable[[], None] | None = None,
+    batch_window_s: float = 0.01,
 ) -> None:
-    """Host ``engine`` on Triton until SIGINT/SIGTERM; ``ready`` runs once the models are loaded."""
+    """Host ``engine`` on Triton until SIGINT/SIGTERM; ``ready`` runs once the models are loaded.
+
+    ``batch_window_s``: how long the first of several concurrent questions waits for the others before
+    their frames are encoded together (``VisionBatcher``); 0 = no cross-robot batching.
+    """
     wire.check_bind(host, token)
     warm_up(engine)
     os.environ["LD_LIBRARY_PATH"] = _stub_library_path()
     from pytriton.model_config import ModelConfig, Tensor
     from pytriton.triton import DEFAULT_PROTECTED_ENDPOINTS, Triton, TritonConfig, TritonSecurityConfig
 
-    models = RynnECModels(engine, FrameStore(store_frames))
+    models = RynnECModels(engine, FrameStore(store_frames), batch_window_s)
     config = TritonConfig(
         grpc_address=host,
         grpc_port=port,

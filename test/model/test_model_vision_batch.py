@@ -43,3 +43,27 @@ def test_batched_tower_equals_frame_by_frame(engine, size: tuple[int, int]) -> N
         torch.testing.assert_close(many[i], ref, rtol=0, atol=1e-5 * scale)
     # frames differ, so a batch that mixed frames' patches would not match every frame
     assert not torch.equal(one[0], one[1])
+
+
+def test_encode_windows_fills_the_cache_for_each_question(engine) -> None:
+    """Two robots' windows encoded together: each question then finds all its frames cached and
+    answers exactly as an engine that encoded them itself (frame by frame, within its own question)."""
+    from rynnec_ros.core.types import Frame, Request
+    from rynnec_ros.model.engine import RynnEC
+
+    rng = np.random.default_rng(7)
+    windows = [
+        [Frame(rng.integers(0, 256, (168, 224, 3), dtype=np.uint8), key=("r0", j)) for j in range(3)],
+        [Frame(rng.integers(0, 256, (120, 160, 3), dtype=np.uint8), key=("r1", j)) for j in range(2)],
+    ]
+    shared = RynnEC.from_pretrained(CHECKPOINT)
+    assert shared.encode_windows(windows) == 5
+    assert shared.encode_windows(windows) == 0  # all cached now
+    for w in windows:
+        before = dict(shared.stats)
+        got = shared.answer(Request("What is in the video?", frames=w, max_new_tokens=6))
+        assert shared.stats["vision_hits"] - before["vision_hits"] == len(w)
+        assert shared.stats["vision_misses"] == before["vision_misses"]
+        ref = engine.answer(Request("What is in the video?", frames=w, max_new_tokens=6))
+        assert got.token_ids == ref.token_ids
+

@@ -29,10 +29,12 @@ def test_bench_serve_writes_a_report_with_identical_answers(tmp_path: Path) -> N
     section = json.loads(out.read_text())["sections"]["serve"]
     assert set(section["robots"]) == {"1", "2"}
     for n, row in section["robots"].items():
-        for side in ("server", "local"):
+        for side in ("server", "server_unbatched", "local"):
             assert row[side]["available"] is True, (n, side, row[side])
             assert row[side]["questions"] == 2 * int(n)
             assert row[side]["throughput_qps"] > 0
             assert 0 < row[side]["latency"]["median"] <= row[side]["latency"]["p95"]
         assert row["throughput_ratio_server_vs_local"] > 0
         assert row["answers_identical"] is True, n
+        assert row["answers_identical_unbatched"] is True, n  # batching changes no answer
+        assert row["throughput_ratio_batched_vs_unbatched"] > 0
