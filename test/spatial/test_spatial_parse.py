@@ -94,6 +94,45 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ("How far is it from me?", None),
         # an old held-out miss, fixed once that set became development data (docs/spatial.md)
         ("How much space is there between <object0> and <object1>?", "center_distance"),
+        # a vertical offset asked as a quantity is a height difference, not a comparison or predicate
+        ("How much lower is <object0> than <object1>?", "height_difference"),
+        ("By how many inches does <object0> sit above <object1>?", "height_difference unit=in"),
+        ("What's the vertical distance between <object0> and <object1>?", "height_difference"),
+        ("How many millimeters lower is <object0> than <object1>?", "height_difference unit=mm"),
+        # the reference named first: the subject is the other object
+        ("How far beneath <object1> is <object0>?", "height_difference objects=0,1"),
+        (
+            "How many meters higher than the top of <object1> is the top of <object0>?",
+            "height_difference point=top objects=0,1",
+        ),
+        ("Using <object1> as the reference, is <object0> higher?", "higher_choice form=yesno objects=0,1"),
+        ("Beside <object0>, is <object1> shorter?", "tallest_choice order=min form=yesno objects=1,0"),
+        ("On which side of <object1> does <object0> stand?", "left_right_choice objects=0,1"),
+        ("Is <object0> left of <object1> or right of it?", "left_right_choice"),
+        # yes/no after a lead-in clause, negated, or asked "whether"
+        ("In comparison with <object1>, is <object0> taller?", "tallest_choice form=yesno objects=0,1"),
+        ("Isn't <object0> closer to me than <object1>?", "closer_to_camera form=yesno"),
+        ("Tell me whether <object0> is nearer to me than <object1>.", "closer_to_camera form=yesno"),
+        ("<object0> versus <object1>: which is taller?", "tallest_choice"),
+        # a turn opened by a conjunction inside the clause that asks the direction
+        (
+            "Where on the clock will <object0> be after I rotate 90 degrees to the right?",
+            "future_direction_clock turn=right angle_deg=90",
+        ),
+        (
+            "After turning left by 45°, at what o'clock is <object0>?",
+            "future_direction_clock turn=left angle_deg=45",
+        ),
+        # units asked without "how many" / "in", and "on foot" is none
+        ("Between me and <object0>, how many feet are there?", "distance_to_camera unit=ft"),
+        ("How far is <object0> from me? Centimeters, please.", "distance_to_camera unit=cm"),
+        ("How far have you gone on foot?", "walked_distance"),
+        ("What is the total length of my route?", "walked_distance"),
+        # relations to "the other" / "it", "which side", superlatives without "which"
+        ("Which one is under the other, <object0> or <object1>?", "above_choice relation=below"),
+        ("What side of me is <object0> on?", "side_of_me"),
+        ("Rightmost of <object0>, <object1> and <object2>?", "leftmost_choice side=right"),
+        ("Is <object0> within 1.2 m of my hand?", "reachability arm_length_m=1.2"),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:
