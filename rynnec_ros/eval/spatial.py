@@ -3,8 +3,8 @@
 Two sources of questions, scored the same way (``score``, ``summarise``, ``format_table``):
 
 * ``evaluate_paraphrases(half)`` (``rynnec-ros eval-paraphrases``): the paraphrase sets
-  (``spatial.paraphrases``: ``dev`` = the parser's development set, ``heldout`` = the set written blind)
-  asked on scenes rendered in memory; labels from the scene model (``spatial.truth``).
+  (``spatial.paraphrases``: ``dev`` = the parser's development set, ``heldout`` = the second set written
+  blind) asked on scenes rendered in memory; labels from the scene model (``spatial.truth``).
 * ``evaluate(bag, questions)`` (``rynnec-ros eval spatial``): a question file. Files written by
   ``gen-scene`` (``"source": "scene_model"``) carry labels from ``spatial.truth`` on the generator's
   scene model, so their scores are **accuracy**. Files written by ``gen-spatial-qa`` (``"source":
