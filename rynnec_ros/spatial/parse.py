@@ -194,7 +194,7 @@ _OVER_FLOOR = (
 )
 _REACH = (
     r"\breach|\bgrab\b|pick (?:it |OBJ )?up|get hold|\btouch\b|\barm\b"
-    r"|without (?:walking|moving|stepping|taking a step)|\bgripper\b|\b(?:my|your) hand\b"
+    r"|without (?:walking|moving|stepping|taking a step)|\bgrasp|\bgrip|\b(?:my|your) hand\b"
 )
 _DIFF = (
     r"\bhow much (?:higher|lower|taller)|higher or lower|differ|difference|vertical offset"
@@ -209,7 +209,8 @@ _OWN_HEIGHT = (
 )
 _WHICH_SIDE = r"\b(?:which|what) side\b"
 _SIZE_CMP = (
-    r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b|greater height"
+    r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
+    r"|\b(?:bigger|larger|greater|smaller|lesser)(?: in)? (?:height|width|length)\b"
 )
 # A yes/no question: a clause (after a lead-in such as "Compared with OBJ,") opens with an auxiliary,
 # or it asks "whether", "yes or no", "true or false".
@@ -363,7 +364,7 @@ def _classify(t: str, n: int) -> Parsed | None:
     if n == 0:
         moved = (
             r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|gone|go|covered|cover"
-            r"|route|path|trajectory|journey|trip)\b"
+            r"|route|path|trajectory|journey|trip|odometry)\b|\bso far\b|\bin total\b"
         )
         if _has(t, moved) and _has(t, r"how far|distance|how (?:many|much)|how long|\blength\b"):
             return _make("walked_distance", unit=unit)
@@ -389,7 +390,8 @@ def _classify(t: str, n: int) -> Parsed | None:
         if any(side_words) and _has(
             t,
             rf"\b{_MY} (?:left|right)|(?:left|right) of {_ME}\b|relative to {_ME}\b|side of {_ME}\b|"
-            rf"\bi'?m facing|\bi am facing|\b{_MY} (?:left|right) hand",
+            rf"\bi'?m facing|\bi am facing|\b{_MY} (?:left|right) hand|\b(?:on|to) the (?:left|right)\b"
+            r"|\bleft or (?:the )?right\b|\b(?:image|view|frame|picture|screen)\b",
         ):
             side = None if all(side_words) else ("left" if side_words[0] else "right")
             return _make("side_of_me", side=side)
@@ -402,6 +404,10 @@ def _classify(t: str, n: int) -> Parsed | None:
         if _has(t, _REACH):
             return _make("reachability", arm_length_m=_length_m(t))
         if _has(t, r"\bheight\b"):
+            # "the height of its top / of the center of OBJ" is a height over the floor, not a size
+            point = _point(t)
+            if point != "center" or _has(t, r"\b(?:center|middle) of OBJ"):
+                return _make("height_from_ground", point=point, unit=unit)
             return _make("object_height", unit=unit)
         if _has(t, r"\bhow wide\b|\bwidth\b|\bwide\b|narrow side"):
             return _make("object_width", unit=unit)
@@ -431,7 +437,7 @@ def _classify(t: str, n: int) -> Parsed | None:
         return _make("height_difference", point=_point(t), unit=unit)
     other = r"(?:OBJ|the other|it)\b"
     above_obj = rf"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|on) {other}|\bon top\b"
-    below_obj = rf"\b(?:below|under|underneath|beneath) {other}|\bunderneath\b|\bbelow\b"
+    below_obj = rf"\b(?:below|under|underneath|beneath|supports?|supporting) {other}|\bunderneath\b|\bbelow\b"
     if n == 2 and (_has(t, above_obj) or _has(t, below_obj)):
         below = _has(t, below_obj)
         if _has(t, r"\b(?:which|whose)\b"):
@@ -442,7 +448,7 @@ def _classify(t: str, n: int) -> Parsed | None:
         return _make("higher_choice", point=_point(t), order=order, form=form)
     if _has(t, _SIZE_CMP):
         dim = "length" if _has(t, r"\blong|\blength") else "width" if _has(t, r"\bwid|\bnarrow") else "height"
-        order = "min" if _has(t, r"\b(?:shorter|shortest|narrower|narrowest)\b") else "max"
+        order = "min" if _has(t, r"\b(?:shorter|shortest|narrower|narrowest|smaller|lesser)\b") else "max"
         return _make("tallest_choice", dim=dim, order=order, form=form)
     near_far = (
         r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b|most distant|by distance"

@@ -138,6 +138,15 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ("What side of me is <object0> on?", "side_of_me"),
         ("Rightmost of <object0>, <object1> and <object2>?", "leftmost_choice side=right"),
         ("Is <object0> within 1.2 m of my hand?", "reachability arm_length_m=1.2"),
+        # the height of a named point is over the floor; comparatives "bigger in height"; "supports"
+        ("What height is the top of <object0> at?", "height_from_ground point=top"),
+        ("What is the height of <object0>?", "object_height"),
+        ("Which is bigger in height, <object0> or <object1>?", "tallest_choice"),
+        ("Which is smaller in width, <object0> or <object1>?", "tallest_choice dim=width order=min"),
+        ("Which object supports the other, <object0> or <object1>?", "above_choice relation=below"),
+        ("Is <object0> on the left-hand side of the image?", "side_of_me side=left"),
+        ("Can the robot grasp <object0> from its current spot?", "reachability"),
+        ("What's my odometry distance so far?", "walked_distance"),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:
