@@ -189,7 +189,7 @@ _TURN_VERB = r"\b(?:turn|turns|turned|turning|rotate|rotates|rotated|rotating|ro
 _TURN_WORDS = r"\b(?:left|right|clockwise|counterclockwise|anticlockwise|around|degrees?)\b"
 _FACE = r"\bto (?:face|look (?:straight )?at)\b|\bface OBJ|facing OBJ|face towards? OBJ|face the direction"
 _OVER_FLOOR = (
-    r"(?:above|off|from) (?:the )?(?:ground|floor)|floor level|\belevation\b"
+    r"(?:above|off|from|over|relative to) (?:the )?(?:ground|floor)|floor level|\belevat"
     r"|clearance|how high|at what height"
 )
 _REACH = (
@@ -207,6 +207,10 @@ _OWN_HEIGHT = (
     r"\bitself\b|\b(?:bottom|base|top) to (?:its |the )?(?:top|bottom|base)\b|\bhow tall\b|\btall\b"
     r"|vertical size"
 )
+# The two horizontal sides of an object: "its longer side" is its length, "the narrower dimension" its width.
+_SIDE = r"(?:horizontal )?(?:sides?|dimension|edges?)\b"
+_LARGER = r"(?:longer|longest|larger|largest|bigger|biggest)"
+_SMALLER = r"(?:shorter|shortest|smaller|smallest|narrow|narrower|narrowest)"
 _WHICH_SIDE = r"\b(?:which|what) side\b"
 _SIZE_CMP = (
     r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
@@ -228,7 +232,8 @@ _UNITS = {
 _PLURAL_UNITS = r"centimeters|millimeters|meters|feet|inches|cms?|mm|ft"
 _HOW_MANY_UNITS = r"\bhow many (?:" + "|".join(_UNITS.values()) + r")\b"
 _APART = (
-    r"how far|distance|apart|separat|\bgap\b|\b(?:space|room)\b.*\bbetween\b|how distant|" + _HOW_MANY_UNITS
+    r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room)\b.*\bbetween\b"
+    r"|how (?:distant|close|near)\b|" + _HOW_MANY_UNITS
 )
 _LEN = r"(\d+(?:\.\d+)?)\s*(meters?|m|centimeters?|cm|millimeters?|mm|feet|foot|ft)\b"
 _TO_M = {"m": 1.0, "cm": 0.01, "mm": 0.001, "ft": 0.3048}
@@ -409,14 +414,14 @@ def _classify(t: str, n: int) -> Parsed | None:
             if point != "center" or _has(t, r"\b(?:center|middle) of OBJ"):
                 return _make("height_from_ground", point=point, unit=unit)
             return _make("object_height", unit=unit)
-        if _has(t, r"\bhow wide\b|\bwidth\b|\bwide\b|narrow side"):
+        if _has(t, rf"\bhow wide\b|\bwidth\b|\bwide\b|\b{_SMALLER} {_SIDE}"):
             return _make("object_width", unit=unit)
-        if _has(t, r"\bhow long\b|\blength\b|\blong\b|longest side"):
+        if _has(t, rf"\bhow long\b|\blength\b|\blong\b|\b{_LARGER} {_SIDE}"):
             return _make("object_length", unit=unit)
         if _has(
             t,
-            rf"how far|distance|\brange\b|\bgap\b|\baway\b|how distant|how many \w+ am i from|\bfrom {_ME}\b"
-            rf"|{_HOW_MANY_UNITS}|separat|\bbetween\b",
+            rf"how far|distance|\brange\b|\bgap\b|\baway\b|how (?:distant|close|near)\b|\bfrom {_ME}\b"
+            rf"|how many \w+ am i from|{_HOW_MANY_UNITS}|separat|\bbetween\b",
         ):
             return _make("distance_to_camera", unit=unit)
         return None
@@ -425,8 +430,11 @@ def _classify(t: str, n: int) -> Parsed | None:
     if n == 2 and not any(side_words) and _has(t, _WHICH_SIDE):
         return _make("left_right_choice")
     if any(side_words):
+        # "which is further left / on the left" picks one of the objects; "left or right of OBJ" relates two
+        which_one = _has(t, r"\b(?:which|whose)\b") and not _has(t, _WHICH_SIDE)
+        one_side = not all(side_words)
         further = r"\b(?:further|farther|more|most|furthest|farthest)\b"
-        if _has(t, r"\b(?:leftmost|rightmost)\b") or (_has(t, r"\b(?:which|whose)\b") and _has(t, further)):
+        if _has(t, r"\b(?:leftmost|rightmost)\b") or (which_one and (one_side or _has(t, further))):
             return _make("leftmost_choice", side="right" if side_words[1] and not side_words[0] else "left")
         if n == 2 and all(side_words):
             return _make("left_right_choice")

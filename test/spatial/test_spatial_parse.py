@@ -147,6 +147,13 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ("Is <object0> on the left-hand side of the image?", "side_of_me side=left"),
         ("Can the robot grasp <object0> from its current spot?", "reachability"),
         ("What's my odometry distance so far?", "walked_distance"),
+        # "how close", "spacing", "elevated", the longer / narrower side, "which is on the left"
+        ("How close is <object0> to me?", "distance_to_camera"),
+        ("What's the spacing between <object0> and <object1>?", "center_distance"),
+        ("How elevated is <object0>?", "height_from_ground"),
+        ("What is the longer dimension of <object0>?", "object_length"),
+        ("What's the smaller horizontal dimension of <object0>?", "object_width"),
+        ("Which is on the left, <object0> or <object1>?", "leftmost_choice"),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:
