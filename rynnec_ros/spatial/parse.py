@@ -214,12 +214,13 @@ _SMALLER = r"(?:shorter|shortest|smaller|smallest|narrow|narrower|narrowest)"
 _WHICH_SIDE = r"\b(?:which|what) side\b"
 _SIZE_CMP = (
     r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
+    r"(?! (?:distance|path|route|way)\b)"
     r"|\b(?:bigger|larger|greater|smaller|lesser)(?: in)? (?:height|width|length)\b"
 )
 # A yes/no question: a clause (after a lead-in such as "Compared with OBJ,") opens with an auxiliary,
 # or it asks "whether", "yes or no", "true or false".
 _YESNO = (
-    r"(?:^|[,;:] )(?:is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
+    r"(?:^|[,;:] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
     r"|\bwhether\b|\byes or no\b|\btrue or false\b"
 )
 _UNITS = {
@@ -362,7 +363,8 @@ def _make(task: str, **slots: str | float | None) -> Parsed:
 def _classify(t: str, n: int) -> Parsed | None:
     """The ordered decision list: earlier cues win where phrasings overlap (see the module notes)."""
     unit = _asked_unit(t)
-    yesno = _has(t, _YESNO) and not _has(t, r"\b(?:which|whose)\b")
+    # "Is OBJ or OBJ closer?" offers a choice, like "which"
+    yesno = _has(t, _YESNO) and not _has(t, r"\b(?:which|whose)\b|\bOBJ,? or (?:\w+ )?OBJ\b")
     form = "yesno" if yesno else "choice"
     side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
 
@@ -446,6 +448,11 @@ def _classify(t: str, n: int) -> Parsed | None:
     other = r"(?:OBJ|the other|it)\b"
     above_obj = rf"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|on) {other}|\bon top\b"
     below_obj = rf"\b(?:below|under|underneath|beneath|supports?|supporting) {other}|\bunderneath\b|\bbelow\b"
+    named_point = _point(t) != "center" and not _has(t, r"\bon top\b")
+    if n == 2 and named_point and _has(t, r"\b(?:above|below)\b") and not _has(t, r"\b(?:which|whose)\b"):
+        # "Is the top of OBJ above the top of OBJ?" compares heights of points, not a stacking
+        order = "min" if _has(t, r"\bbelow\b") else "max"
+        return _make("higher_choice", point=_point(t), order=order, form=form)
     if n == 2 and (_has(t, above_obj) or _has(t, below_obj)):
         below = _has(t, below_obj)
         if _has(t, r"\b(?:which|whose)\b"):

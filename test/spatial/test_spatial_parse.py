@@ -154,6 +154,12 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ("What is the longer dimension of <object0>?", "object_length"),
         ("What's the smaller horizontal dimension of <object0>?", "object_width"),
         ("Which is on the left, <object0> or <object1>?", "leftmost_choice"),
+        # "OBJ or OBJ" offers a choice; "shortest distance" is no size; points above/below compare heights
+        ("Is <object0> or <object1> closer to me?", "closer_to_camera"),
+        ("Am I nearer to <object0> or to <object1>?", "closer_to_camera"),
+        ("What is the shortest distance between <object0> and <object1>?", "center_distance"),
+        ("Is the top of <object0> above the top of <object1>?", "higher_choice point=top form=yesno"),
+        ("Is <object0> directly above <object1>?", "above_predicate"),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:
