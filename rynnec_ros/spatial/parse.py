@@ -202,7 +202,8 @@ _DIFF = (
 )
 # A vertical offset asked as a quantity ("how far above OBJ", "how many cm higher", "vertical distance").
 _HOW_MUCH = r"\bhow (?:far|much|many)\b|\b(?:distance|gap|offset)\b"
-_VERTICAL = r"\b(?:higher|lower|above|below|under|underneath|beneath|vertical|vertically)\b"
+_UP_DOWN = r"\b(?:further|farther) (?:up|down)\b"
+_VERTICAL = r"\b(?:higher|lower|above|below|under|underneath|beneath|vertical|vertically)\b|" + _UP_DOWN
 _OWN_HEIGHT = (
     r"\bitself\b|\b(?:bottom|base|top) to (?:its |the )?(?:top|bottom|base)\b|\bhow tall\b|\btall\b"
     r"|vertical size"
@@ -446,8 +447,13 @@ def _classify(t: str, n: int) -> Parsed | None:
     if n == 2 and (_has(t, _DIFF) or (_has(t, _HOW_MUCH) and _has(t, _VERTICAL))):
         return _make("height_difference", point=_point(t), unit=unit)
     other = r"(?:OBJ|the other|it)\b"
-    above_obj = rf"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|on) {other}|\bon top\b"
-    below_obj = rf"\b(?:below|under|underneath|beneath|supports?|supporting) {other}|\bunderneath\b|\bbelow\b"
+    above_obj = (
+        rf"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|on|supported by|held up by) {other}|\bon top\b"
+    )
+    below_obj = (
+        rf"\b(?:below|under|underneath|beneath|supports?|supporting|holds? up|holding up) {other}"
+        r"|\bunderneath\b|\bbelow\b"
+    )
     named_point = _point(t) != "center" and not _has(t, r"\bon top\b")
     if n == 2 and named_point and _has(t, r"\b(?:above|below)\b") and not _has(t, r"\b(?:which|whose)\b"):
         # "Is the top of OBJ above the top of OBJ?" compares heights of points, not a stacking
@@ -458,18 +464,26 @@ def _classify(t: str, n: int) -> Parsed | None:
         if _has(t, r"\b(?:which|whose)\b"):
             return _make("above_choice", relation="below" if below else "above")
         return _make("below_predicate" if below else "above_predicate")
-    if _has(t, r"\b(?:higher|lower|highest|lowest)\b|closer to the (?:floor|ground)|at a greater height"):
-        order = "min" if _has(t, r"\b(?:lower|lowest)\b|closer to the (?:floor|ground)") else "max"
+    if _has(
+        t,
+        rf"\b(?:higher|lower|highest|lowest)\b|closer to the (?:floor|ground)|at a greater height|{_UP_DOWN}",
+    ):
+        order = (
+            "min"
+            if _has(t, r"\b(?:lower|lowest)\b|closer to the (?:floor|ground)|\b(?:further|farther) down")
+            else "max"
+        )
         return _make("higher_choice", point=_point(t), order=order, form=form)
     if _has(t, _SIZE_CMP):
         dim = "length" if _has(t, r"\blong|\blength") else "width" if _has(t, r"\bwid|\bnarrow") else "height"
         order = "min" if _has(t, r"\b(?:shorter|shortest|narrower|narrowest|smaller|lesser)\b") else "max"
         return _make("tallest_choice", dim=dim, order=order, form=form)
-    near_far = (
-        r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b|most distant|by distance"
-    )
+    near_far = r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b"
+    near_far += r"|(?:most|more) distant|by distance"
     if _has(t, near_far):
-        order = "far" if _has(t, r"\b(?:farther|further|farthest|furthest)\b|most distant") else "near"
+        order = (
+            "far" if _has(t, r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) distant") else "near"
+        )
         if n == 3:
             return _make("closest_to_camera", order=order)
         return _make("closer_to_camera", order=order, form=form)

@@ -160,6 +160,12 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ("What is the shortest distance between <object0> and <object1>?", "center_distance"),
         ("Is the top of <object0> above the top of <object1>?", "higher_choice point=top form=yesno"),
         ("Is <object0> directly above <object1>?", "above_predicate"),
+        # "further up / down", "supported by", "holding up", "more distant"
+        ("How much further up is <object0> than <object1>?", "height_difference"),
+        ("Which is farther down, <object0> or <object1>?", "higher_choice order=min"),
+        ("Is <object0> supported by <object1>?", "above_predicate"),
+        ("Is <object1> holding up <object0>?", "below_predicate"),
+        ("Is <object0> more distant than <object1>?", "closer_to_camera order=far form=yesno"),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:
