@@ -3,8 +3,8 @@
 Expected tasks and slots are read off the sentences by hand; the paraphrase labels come from
 ``paraphrases.py``, written before the parser, and ``paraphrases_blind.py``, written blind and measured
 once before the parser was generalised on it (together the development set, asserted here). The
-held-out set (``paraphrases_blind2.py``, written blind) is only measured by ``eval-paraphrases``, never
-asserted or tuned on.
+held-out set (``paraphrases_blind2.py``, written blind) is only measured by ``eval-paraphrases``
+(its size is asserted here, its parses never), never tuned on.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ def test_paraphrase_set_size_and_split() -> None:
     dev = split("dev")
     assert len(dev) == 483
     assert {family for family, _, _ in dev} == set(FAMILIES) == set(paraphrases_blind.FAMILIES)
+    heldout = split("heldout")
+    assert len(heldout) == 239
+    assert {family for family, _, _ in heldout} == set(FAMILIES)
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
