@@ -3,8 +3,8 @@
 Two sources of questions, scored the same way (``score``, ``summarise``, ``format_table``):
 
 * ``evaluate_paraphrases(half)`` (``rynnec-ros eval-paraphrases``): the paraphrase sets
-  (``spatial.paraphrases``: ``dev`` = the parser's development set, ``heldout`` = the set written blind)
-  asked on scenes rendered in memory; labels from the scene model (``spatial.truth``).
+  (``spatial.paraphrases``: ``dev`` = the parser's development set, ``heldout`` = the second set written
+  blind) asked on scenes rendered in memory; labels from the scene model (``spatial.truth``).
 * ``evaluate(bag, questions)`` (``rynnec-ros eval spatial``): a question file. Files written by
   ``gen-scene`` (``"source": "scene_model"``) carry labels from ``spatial.truth`` on the generator's
   scene model, so their scores are **accuracy**. Files written by ``gen-spatial-qa`` (``"source":
@@ -202,25 +202,36 @@ def evaluate_paraphrases(
         table = next((o for o in seen if o.label == "table"), None)
         for family, expected, question in split(half):
             want = parse_structured(expected)
-            n = len([k for k in range(3) if f"<object{k}>" in question])
+            named = list(dict.fromkeys(r for r in object_references(question) if r is not None))
+            # The request holds regions 0 .. the highest index named (a question may name <object2> alone).
+            n = 1 + max(named, default=-1)
             if want.task != "walked_distance" and len(seen) < n:
                 continue
-            if family == "above_below" and vase is not None and table is not None and rng.random() < 0.6:
-                pick = [vase, table] if rng.random() < 0.5 else [table, vase]
+            if (
+                family == "above_below"
+                and len(named) == 2
+                and vase is not None
+                and table is not None
+                and rng.random() < 0.6
+            ):
+                chosen = [vase, table] if rng.random() < 0.5 else [table, vase]
             elif want.task == "height_from_ground" and want.slots["point"] == "bottom" and vase is not None:
-                pick = [vase]  # everything else stands on the floor: a bottom height of 0 has no MRA
+                chosen = [vase]  # everything else stands on the floor: a bottom height of 0 has no MRA
             else:
-                pick = [seen[i] for i in rng.choice(len(seen), n, replace=False)] if n else []
+                chosen = [seen[i] for i in rng.choice(len(seen), len(named), replace=False)] if named else []
+            # The named indices get the chosen objects in index order; unnamed ones other seen objects.
+            others = iter(o for o in seen if all(o is not c for c in chosen))
+            by_index = dict(zip(sorted(named), chosen, strict=True))
+            pick = [by_index[k] if k in by_index else next(others) for k in range(n)]
             regions = [
                 Region(
                     o.object_id, {i: m == o.object_id for i, m in enumerate(ids) if (m == o.object_id).any()}
                 )
                 for o in pick
             ]
-            named = list(dict.fromkeys(r for r in object_references(question) if r is not None))
             order = want.objects if want.objects is not None else named
             gt = ground_truth(want, scene, [pick[k] for k in order], len(fr) - 1)
-            if gt is None or not observable(want.task, list(range(len(fr))), [o.object_id for o in pick]):
+            if gt is None or not observable(want.task, list(range(len(fr))), [o.object_id for o in chosen]):
                 continue
             request = Request(question=question, frames=fr, regions=regions)
             t0 = time.perf_counter()

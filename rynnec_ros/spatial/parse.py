@@ -171,6 +171,7 @@ def normalise(question: str) -> str:
     """Lower-case text, references → ``OBJ``, one spelling (center, meter), hyphens and quotes unified."""
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
     t = t.replace("’", "'").replace("‘", "'").replace("-", " ")
+    t = re.sub(r"(\d)\s*°", r"\1 degrees", t)
     t = re.sub(r"\bcentre", "center", t)
     t = re.sub(r"metres?\b", lambda m: m.group(0).replace("metre", "meter"), t)
     for word, digits in _WORD_NUMBERS.items():
@@ -188,21 +189,41 @@ _TURN_VERB = r"\b(?:turn|turns|turned|turning|rotate|rotates|rotated|rotating|ro
 _TURN_WORDS = r"\b(?:left|right|clockwise|counterclockwise|anticlockwise|around|degrees?)\b"
 _FACE = r"\bto (?:face|look (?:straight )?at)\b|\bface OBJ|facing OBJ|face towards? OBJ|face the direction"
 _OVER_FLOOR = (
-    r"(?:above|off|from) (?:the )?(?:ground|floor)|floor level|\belevation\b"
+    r"(?:above|off|from|over|relative to) (?:the )?(?:ground|floor)|floor level|\belevat"
     r"|clearance|how high|at what height"
 )
 _REACH = (
     r"\breach|\bgrab\b|pick (?:it |OBJ )?up|get hold|\btouch\b|\barm\b"
-    r"|without (?:walking|moving|stepping|taking a step)"
+    r"|without (?:walking|moving|stepping|taking a step)|\bgrasp|\bgrip|\b(?:my|your) hand\b"
 )
 _DIFF = (
     r"\bhow much (?:higher|lower|taller)|higher or lower|differ|difference|vertical offset"
     r"|apart in height|height gap"
 )
-_SIZE_CMP = (
-    r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b|greater height"
+# A vertical offset asked as a quantity ("how far above OBJ", "how many cm higher", "vertical distance").
+_HOW_MUCH = r"\bhow (?:far|much|many)\b|\b(?:distance|gap|offset)\b"
+_UP_DOWN = r"\b(?:further|farther) (?:up|down)\b"
+_VERTICAL = r"\b(?:higher|lower|above|below|under|underneath|beneath|vertical|vertically)\b|" + _UP_DOWN
+_OWN_HEIGHT = (
+    r"\bitself\b|\b(?:bottom|base|top) to (?:its |the )?(?:top|bottom|base)\b|\bhow tall\b|\btall\b"
+    r"|vertical size"
 )
-_YESNO_START = r"^(?:is|are|does|do|can|could|would|will|was|has|have)\b"
+# The two horizontal sides of an object: "its longer side" is its length, "the narrower dimension" its width.
+_SIDE = r"(?:horizontal )?(?:sides?|dimension|edges?)\b"
+_LARGER = r"(?:longer|longest|larger|largest|bigger|biggest)"
+_SMALLER = r"(?:shorter|shortest|smaller|smallest|narrow|narrower|narrowest)"
+_WHICH_SIDE = r"\b(?:which|what) side\b"
+_SIZE_CMP = (
+    r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
+    r"(?! (?:distance|path|route|way)\b)"
+    r"|\b(?:bigger|larger|greater|smaller|lesser)(?: in)? (?:height|width|length)\b"
+)
+# A yes/no question: a clause (after a lead-in such as "Compared with OBJ,") opens with an auxiliary,
+# or it asks "whether", "yes or no", "true or false".
+_YESNO = (
+    r"(?:^|[,;:] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
+    r"|\bwhether\b|\byes or no\b|\btrue or false\b"
+)
 _UNITS = {
     "cm": r"centimeters?|cms?",
     "mm": r"millimeters?|mm",
@@ -210,6 +231,12 @@ _UNITS = {
     "in": r"inch(?:es)?",
     "m": r"meters?",
 }
+_PLURAL_UNITS = r"centimeters|millimeters|meters|feet|inches|cms?|mm|ft"
+_HOW_MANY_UNITS = r"\bhow many (?:" + "|".join(_UNITS.values()) + r")\b"
+_APART = (
+    r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room)\b.*\bbetween\b"
+    r"|how (?:distant|close|near)\b|" + _HOW_MANY_UNITS
+)
 _LEN = r"(\d+(?:\.\d+)?)\s*(meters?|m|centimeters?|cm|millimeters?|mm|feet|foot|ft)\b"
 _TO_M = {"m": 1.0, "cm": 0.01, "mm": 0.001, "ft": 0.3048}
 
@@ -222,9 +249,15 @@ def _unit_of(word: str) -> str:
 
 
 def _asked_unit(t: str) -> str:
-    """The unit a quantity is asked in ("how many centimeters", "in feet"), meters when none is said."""
+    """The unit a quantity is asked in, meters when none is said.
+
+    "how many centimeters", "in feet", else a unit named in the plural without a number before it
+    ("..., centimeters please"); "2 meters" is a stated length and "on foot" no unit.
+    """
     words = "|".join(_UNITS.values())
     m = re.search(rf"\bhow many ({words})\b", t) or re.search(rf"\bin ({words})\b", t)
+    if m is None:
+        m = re.search(rf"(?<![\d.])(?<![\d.] )\b({_PLURAL_UNITS})\b", t)
     return _unit_of(m.group(1)) if m else "m"
 
 
@@ -247,10 +280,15 @@ def _length_m(t: str) -> float | None:
 
 
 def _turn_clause(t: str) -> str | None:
-    """The clause (between punctuation) that describes my turn, if the question imagines one."""
+    """The clause that describes my turn, if the question imagines one.
+
+    A clause runs between punctuation, or from a conjunction that opens a turn ("..., after I turn
+    left", "where will it be once I've turned 45 degrees right") to the end of its punctuation clause.
+    """
     for clause in re.split(r"[,.;:?!]", t):
         if _has(clause, _TURN_VERB) and _has(clause, _TURN_WORDS) and not _has(clause, _FACE):
-            return clause
+            opened = re.search(rf"\b(?:once|after|when|if|as soon as)\b(?=.*{_TURN_VERB})", clause)
+            return clause[opened.start() :] if opened else clause
     return None
 
 
@@ -272,10 +310,31 @@ def _turn(clause: str) -> tuple[str | None, float]:
     return side, angle
 
 
+# Words that make the object after them the reference of a comparison or relation ("relative to the
+# top of OBJ", "than OBJ", "below OBJ", "on which side of OBJ"), and "OBJ as the reference".
+_REFERENCE_BEFORE = (
+    r"\b(?:relative to|compared (?:with|to)|in comparison (?:with|to)|with respect to|in relation to|next to"
+    r"|beside|looking at|than|against|versus|vs"
+    r"|above|below|under|underneath|beneath|over|side of|left of|right of)(?: the \w+ of| that of)? $"
+)
+_REFERENCE_AFTER = r"^ as (?:the |a |my |our )?(?:reference|baseline|anchor)\b"
+# A relation to "it" whose pronoun stands for the object named first ("OBJ ...; is OBJ above it?").
+_REFERENCE_IT = r"\b(?:above|below|under|underneath|beneath|over|on|of) it\b"
+
+
 def _subject_second(t: str) -> bool:
-    """Whether the question names its reference object first ("Relative to OBJ, is OBJ ...")."""
-    lead = r"^(?:relative to|compared (?:with|to)|with respect to|in relation to) OBJ\b"
-    return _has(t, lead) or _has(t, r"\bside of OBJ (?:is|does|do you see) OBJ\b")
+    """Whether the object named first is the reference of a two-object question.
+
+    It is when words before it or after it mark it ("Relative to OBJ, is OBJ ...", "OBJ as the
+    reference", "how far below OBJ is OBJ", "how many cm higher than OBJ is OBJ"), or when a relation
+    to "it" refers back to it, unless the second object is the marked one ("left of OBJ or right of it").
+    """
+    first, second = (m.start() for m in re.finditer("OBJ", t))
+
+    def marked(at: int) -> bool:
+        return _has(t[:at], _REFERENCE_BEFORE) or _has(t[at + 3 :], _REFERENCE_AFTER)
+
+    return marked(first) or (_has(t, _REFERENCE_IT) and not marked(second))
 
 
 def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, str]:
@@ -290,7 +349,7 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     parsed = _classify(t, n)
     if parsed is None:
         return None, f"{NOT_MEASURABLE}: no spatial task matches {question!r} with {n} object(s)"
-    if _subject_second(t) and len(refs) == 2 and all(r is not None for r in refs):
+    if len(refs) == 2 and all(r is not None for r in refs) and _subject_second(t):
         parsed.objects = [refs[1], refs[0]]  # type: ignore[list-item]
     return parsed, ""
 
@@ -305,13 +364,17 @@ def _make(task: str, **slots: str | float | None) -> Parsed:
 def _classify(t: str, n: int) -> Parsed | None:
     """The ordered decision list: earlier cues win where phrasings overlap (see the module notes)."""
     unit = _asked_unit(t)
-    yesno = _has(t, _YESNO_START) and not _has(t, r"\b(?:which|whose)\b")
+    # "Is OBJ or OBJ closer?" offers a choice, like "which"
+    yesno = _has(t, _YESNO) and not _has(t, r"\b(?:which|whose)\b|\bOBJ,? or (?:\w+ )?OBJ\b")
     form = "yesno" if yesno else "choice"
     side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
 
     if n == 0:
-        moved = r"\b(?:walk|walked|walking|walk|travel|traveled|travelled|moved|move|gone|go|covered|cover)\b"
-        if _has(t, moved) and _has(t, r"how far|distance|how (?:many|much)|how long|length of the path"):
+        moved = (
+            r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|gone|go|covered|cover"
+            r"|route|path|trajectory|journey|trip|odometry)\b|\bso far\b|\bin total\b"
+        )
+        if _has(t, moved) and _has(t, r"how far|distance|how (?:many|much)|how long|\blength\b"):
             return _make("walked_distance", unit=unit)
         return None
 
@@ -335,66 +398,95 @@ def _classify(t: str, n: int) -> Parsed | None:
         if any(side_words) and _has(
             t,
             rf"\b{_MY} (?:left|right)|(?:left|right) of {_ME}\b|relative to {_ME}\b|side of {_ME}\b|"
-            rf"\bi'?m facing|\bi am facing|\b{_MY} (?:left|right) hand",
+            rf"\bi'?m facing|\bi am facing|\b{_MY} (?:left|right) hand|\b(?:on|to) the (?:left|right)\b"
+            r"|\bleft or (?:the )?right\b|\b(?:image|view|frame|picture|screen)\b",
         ):
             side = None if all(side_words) else ("left" if side_words[0] else "right")
             return _make("side_of_me", side=side)
-        if _has(t, r"\bitself\b|(?:bottom|base) to (?:its )?top|\bhow tall\b|\btall\b|vertical size"):
+        if _has(t, _WHICH_SIDE):
+            return _make("side_of_me")
+        if _has(t, _OWN_HEIGHT):
             return _make("object_height", unit=unit)
         if _has(t, _OVER_FLOOR):
             return _make("height_from_ground", point=_point(t), unit=unit)
         if _has(t, _REACH):
             return _make("reachability", arm_length_m=_length_m(t))
         if _has(t, r"\bheight\b"):
+            # "the height of its top / of the center of OBJ" is a height over the floor, not a size
+            point = _point(t)
+            if point != "center" or _has(t, r"\b(?:center|middle) of OBJ"):
+                return _make("height_from_ground", point=point, unit=unit)
             return _make("object_height", unit=unit)
-        if _has(t, r"\bhow wide\b|\bwidth\b|\bwide\b|narrow side"):
+        if _has(t, rf"\bhow wide\b|\bwidth\b|\bwide\b|\b{_SMALLER} {_SIDE}"):
             return _make("object_width", unit=unit)
-        if _has(t, r"\bhow long\b|\blength\b|\blong\b|longest side"):
+        if _has(t, rf"\bhow long\b|\blength\b|\blong\b|\b{_LARGER} {_SIDE}"):
             return _make("object_length", unit=unit)
         if _has(
             t,
-            rf"how far|distance|\brange\b|\bgap\b|\baway\b|how distant|how many \w+ am i from|\bfrom {_ME}\b",
+            rf"how far|distance|\brange\b|\bgap\b|\baway\b|how (?:distant|close|near)\b|\bfrom {_ME}\b"
+            rf"|how many \w+ am i from|{_HOW_MANY_UNITS}|separat|\bbetween\b",
         ):
             return _make("distance_to_camera", unit=unit)
         return None
 
     # Two or three objects.
+    if n == 2 and not any(side_words) and _has(t, _WHICH_SIDE):
+        return _make("left_right_choice")
     if any(side_words):
-        if _has(t, r"\b(?:which|whose)\b") and _has(
-            t, r"\b(?:further|farther|more|most|furthest|farthest)\b|leftmost|rightmost"
-        ):
+        # "which is further left / on the left" picks one of the objects; "left or right of OBJ" relates two
+        which_one = _has(t, r"\b(?:which|whose)\b") and not _has(t, _WHICH_SIDE)
+        one_side = not all(side_words)
+        further = r"\b(?:further|farther|more|most|furthest|farthest)\b"
+        if _has(t, r"\b(?:leftmost|rightmost)\b") or (which_one and (one_side or _has(t, further))):
             return _make("leftmost_choice", side="right" if side_words[1] and not side_words[0] else "left")
         if n == 2 and all(side_words):
             return _make("left_right_choice")
         if n == 2:
             return _make("right_predicate" if side_words[1] else "left_predicate")
         return None
-    above_obj = r"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|resting on|sitting on|on) OBJ|\bon top\b"
-    below_obj = r"\b(?:below|under|underneath|beneath) (?:OBJ|the other)|\bunderneath\b|\bbelow\b"
-    if n == 2 and (_has(t, above_obj) or _has(t, below_obj)) and not _has(t, r"\bhow much\b|difference"):
+    if n == 2 and (_has(t, _DIFF) or (_has(t, _HOW_MUCH) and _has(t, _VERTICAL))):
+        return _make("height_difference", point=_point(t), unit=unit)
+    other = r"(?:OBJ|the other|it)\b"
+    above_obj = (
+        rf"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|on|supported by|held up by) {other}|\bon top\b"
+    )
+    below_obj = (
+        rf"\b(?:below|under|underneath|beneath|supports?|supporting|holds? up|holding up) {other}"
+        r"|\bunderneath\b|\bbelow\b"
+    )
+    named_point = _point(t) != "center" and not _has(t, r"\bon top\b")
+    if n == 2 and named_point and _has(t, r"\b(?:above|below)\b") and not _has(t, r"\b(?:which|whose)\b"):
+        # "Is the top of OBJ above the top of OBJ?" compares heights of points, not a stacking
+        order = "min" if _has(t, r"\bbelow\b") else "max"
+        return _make("higher_choice", point=_point(t), order=order, form=form)
+    if n == 2 and (_has(t, above_obj) or _has(t, below_obj)):
         below = _has(t, below_obj)
         if _has(t, r"\b(?:which|whose)\b"):
             return _make("above_choice", relation="below" if below else "above")
         return _make("below_predicate" if below else "above_predicate")
-    if n == 2 and _has(t, _DIFF):
-        return _make("height_difference", point=_point(t), unit=unit)
-    if _has(t, r"\b(?:higher|lower|highest|lowest)\b|closer to the (?:floor|ground)|at a greater height"):
-        order = "min" if _has(t, r"\b(?:lower|lowest)\b|closer to the (?:floor|ground)") else "max"
+    if _has(
+        t,
+        rf"\b(?:higher|lower|highest|lowest)\b|closer to the (?:floor|ground)|at a greater height|{_UP_DOWN}",
+    ):
+        order = (
+            "min"
+            if _has(t, r"\b(?:lower|lowest)\b|closer to the (?:floor|ground)|\b(?:further|farther) down")
+            else "max"
+        )
         return _make("higher_choice", point=_point(t), order=order, form=form)
     if _has(t, _SIZE_CMP):
         dim = "length" if _has(t, r"\blong|\blength") else "width" if _has(t, r"\bwid|\bnarrow") else "height"
-        order = "min" if _has(t, r"\b(?:shorter|shortest|narrower|narrowest)\b") else "max"
+        order = "min" if _has(t, r"\b(?:shorter|shortest|narrower|narrowest|smaller|lesser)\b") else "max"
         return _make("tallest_choice", dim=dim, order=order, form=form)
-    near_far = (
-        r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b|most distant|by distance"
-    )
+    near_far = r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b"
+    near_far += r"|(?:most|more) distant|by distance"
     if _has(t, near_far):
-        order = "far" if _has(t, r"\b(?:farther|further|farthest|furthest)\b|most distant") else "near"
+        order = (
+            "far" if _has(t, r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) distant") else "near"
+        )
         if n == 3:
             return _make("closest_to_camera", order=order)
         return _make("closer_to_camera", order=order, form=form)
-    if n == 2 and _has(
-        t, r"how far|distance|apart|separat|\bgap\b|\b(?:space|room)\b.*\bbetween\b|how distant"
-    ):
+    if n == 2 and _has(t, _APART):
         return _make("center_distance", unit=unit)
     return None

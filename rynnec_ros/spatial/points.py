@@ -385,16 +385,16 @@ def summarise(points: np.ndarray, n_frames: int, max_points: int = 20000, seed: 
         if xy.shape[0] <= 3000
         else xy[np.random.default_rng(seed).choice(xy.shape[0], 3000, replace=False)]
     )
-    best: tuple[float, float] | None = None
-    for a in _hull_angles(core):
+    # Each candidate's 1-99 % box area from one percentile call over all candidates' projections;
+    # the first smallest wins.
+    angles = _hull_angles(core)
+    projections = []
+    for a in angles:
         c, s = np.cos(a), np.sin(a)
-        u_lo, u_hi = np.percentile(sample @ np.array([c, s]), [1.0, 99.0])
-        v_lo, v_hi = np.percentile(sample @ np.array([-s, c]), [1.0, 99.0])
-        area = (u_hi - u_lo) * (v_hi - v_lo)
-        if best is None or area < best[0]:
-            best = (area, float(a))
-    assert best is not None
-    yaw = best[1]
+        projections += [sample @ np.array([c, s]), sample @ np.array([-s, c])]
+    lo, hi = np.percentile(np.stack(projections, axis=1), [1.0, 99.0], axis=0)
+    extent = hi - lo
+    yaw = float(angles[int(np.argmin(extent[0::2] * extent[1::2]))])
     axis_u = np.array([np.cos(yaw), np.sin(yaw)])
     axis_v = np.array([-np.sin(yaw), np.cos(yaw)])
     u_lo, u_hi = dense_range(xy @ axis_u)
