@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -27,17 +28,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rynnec_ros.bench.measure import rss_mb
 from rynnec_ros.bench.workload import EngineSpec
 
 _MB = 1024.0 * 1024.0
-
-
-def _status_mb(field: str) -> float:
-    with open("/proc/self/status", encoding="utf-8") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024.0
-    raise RuntimeError(f"no {field} in /proc/self/status")
 
 
 def _child(spec: EngineSpec) -> dict[str, Any]:
@@ -51,22 +45,22 @@ def _child(spec: EngineSpec) -> dict[str, Any]:
         import onnxruntime  # noqa: F401
 
     torch.set_num_threads(spec.threads)
-    baseline = _status_mb("VmRSS")
+    baseline = rss_mb(os.getpid())
     with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
         fh.write("5")  # reset VmHWM to the current RSS
     t0 = time.perf_counter()
     engine = build_engine(spec, reuse=True)
     load_s = time.perf_counter() - t0
     held = sum(t.numel() * t.element_size() for t in engine.model.parameters()) / _MB
-    after = _status_mb("VmRSS")
-    peak = _status_mb("VmHWM")  # read second: the kernel reports max(high-water mark, current RSS)
+    after = rss_mb(os.getpid())
+    peak = rss_mb(os.getpid(), "VmHWM")  # read second: the kernel reports max(high-water mark, current RSS)
     engine.answer(window_request(synthetic_window(2, 320, 240), "What is this?", max_new_tokens=2))
     return {
         "baseline_rss_mb": baseline,
         "peak_rss_mb": peak,
         "rss_after_load_mb": after,
         "load_peak_mb": peak - baseline,
-        "first_answer_peak_mb": _status_mb("VmHWM") - baseline,
+        "first_answer_peak_mb": rss_mb(os.getpid(), "VmHWM") - baseline,
         "load_s": load_s,
         "torch_parameters_held_mb": held,
         "graph_providers": getattr(engine, "graph_providers", {}),

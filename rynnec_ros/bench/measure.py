@@ -94,3 +94,12 @@ def time_call(
 def ratio(numerator: float, denominator: float) -> float | None:
     """A ratio that stays JSON-safe (``None``) when the denominator is zero."""
     return numerator / denominator if denominator > 0 else None
+
+
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """``field`` (VmRSS, VmHWM, RssAnon, RssFile) of ``/proc/<pid>/status`` in MB."""
+    with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024.0
+    raise RuntimeError(f"no {field} for pid {pid}")

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from rynnec_ros.bench.measure import rss_mb
 from rynnec_ros.bench.report import not_available
 from rynnec_ros.bench.ros_bench import _Diagnostics, _Node, _wait
 
@@ -32,15 +33,6 @@ MARGIN_MB = 150.0
 40-85 MB plateau to peak at 720p colour + depth, measured with the engine idle) and the running
 window's working set (preprocessing of the frames it encodes, activations, K/V: 30-70 MB on the tiny
 checkpoint at 720p)."""
-
-
-def rss_mb(pid: int, field: str = "VmRSS") -> float:
-    """``field`` (VmRSS, RssAnon, RssFile) of ``/proc/<pid>/status`` in MB."""
-    with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024.0
-    raise RuntimeError(f"no {field} for pid {pid}")
 
 
 def soak(checkpoint: Path, workdir: Path, duration_s: float = 600.0, rate_hz: float = 30.0,

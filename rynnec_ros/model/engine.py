@@ -741,29 +741,27 @@ class RynnEC:
         if not self.reuse or self._vision_cache.capacity == 0:
             return 0
         merge, p = self.config.merge_size, self.processor.patch_size
-        todo: dict[tuple[int, int], dict[Hashable, FrameInput]] = {}
+        todo: dict[tuple[Hashable, int, int], tuple[np.ndarray, int]] = {}  # cache key -> (rgb, n)
         for window in windows:
             n = len(window)
             for i, (f, key) in enumerate(zip(window, self._frame_keys(window), strict=True)):
                 check_frame(f.rgb, i)
                 h, w = target_size(f.rgb.shape[0], f.rgb.shape[1], n, self.processor, merge)
-                grid = (h // p, w // p)
-                if (key, *grid) in self._vision_cache or key in todo.get(grid, {}):
-                    continue
-                todo.setdefault(grid, {})[key] = preprocess_frame(f.rgb, n, self.processor, merge)
-        encoded = 0
-        for group in todo.values():
-            items = list(group.items())
-            for b in range(0, len(items), self.vision_batch):
-                check_stop(should_stop)
-                batch = items[b : b + self.vision_batch]
-                feats = self.encode_frames([fi for _, fi in batch])
-                for (key, fi), ft in zip(batch, feats, strict=True):
-                    self._vision_cache.put((key, fi.grid_h, fi.grid_w), ft)
-                encoded += len(batch)
-                self.stats["vision_misses"] += len(batch)
+                ck = (key, h // p, w // p)
+                if ck not in self._vision_cache:
+                    todo.setdefault(ck, (f.rgb, n))
+        # same-grid frames side by side, so most batches are one tower call; each batch is preprocessed
+        # only when it is encoded (float32 patches: 14 MB per 720p frame), as in ``prepare``
+        items = sorted(todo.items(), key=lambda kv: kv[0][1:])
+        for b in range(0, len(items), self.vision_batch):
+            check_stop(should_stop)
+            batch = items[b : b + self.vision_batch]
+            fis = [preprocess_frame(rgb, n, self.processor, merge) for _, (rgb, n) in batch]
+            for (ck, _), ft in zip(batch, self._encode_by_grid(fis), strict=True):
+                self._vision_cache.put(ck, ft)
+            self.stats["vision_misses"] += len(batch)
         self._sync()
-        return encoded
+        return len(items)
 
     def _encode_regions(self, prep: Prepared, masks: list[np.ndarray], frame_idx: list[int]) -> None:
         pooled = []

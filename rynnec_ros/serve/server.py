@@ -119,7 +119,7 @@ class VisionBatcher:
         self.frames = 0
 
     def encode(self, frames: list[Frame]) -> None:
-        if self._window_s <= 0 or not hasattr(self._engine, "encode_windows"):
+        if self._window_s <= 0:
             return
         with self._lock:
             leader = self._round is None

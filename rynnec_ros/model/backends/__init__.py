@@ -39,7 +39,7 @@ def load_engine(
     server_token: str = "",
     connect_timeout_s: float = 5.0,
     request_timeout_s: float = 120.0,
-    cache_mb: float = 1024.0,
+    cache_mb: float | None = None,
 ) -> RynnEC | RemoteEngine:
     """A ``RynnEC`` whose heavy compute runs on ``backend``.
 
@@ -55,7 +55,7 @@ def load_engine(
         from rynnec_ros.model.backends.remote import RemoteEngine
 
         return RemoteEngine(server_url, server_token, connect_timeout_s, request_timeout_s)
-    from rynnec_ros.model.engine import RynnEC
+    from rynnec_ros.model.engine import DEFAULT_CACHE_MB, RynnEC
 
     if backend == "onnxruntime" and onnx_dir is None:
         raise ValueError("backend onnxruntime needs onnx_dir (make one with `rynnec-ros export onnx`)")
@@ -63,7 +63,7 @@ def load_engine(
         raise ValueError("backend tensorrt needs engine_dir (make one with `rynnec-ros export tensorrt`)")
     engine = RynnEC.from_pretrained(
         path, device=device, dtype=dtype, max_visual_tokens=max_visual_tokens, reuse=reuse,
-        cache_mb=cache_mb, graph_backed=backend != "torch",
+        cache_mb=DEFAULT_CACHE_MB if cache_mb is None else cache_mb, graph_backed=backend != "torch",
     )
     engine.backend = backend
     if backend == "torch":
