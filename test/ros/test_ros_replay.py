@@ -259,12 +259,18 @@ def test_installed_node_takes_launch_ros_arguments_and_params_file_order(tmp_pat
             assert proc.poll() is None, (tmp_path / "node.log").read_text()
             assert time.monotonic() < deadline, "node /robot1/rynnec never offered its parameters"
         names = ["depth_topic", "world_frame", "color_topic", "checkpoint"]
-        future = cli.call_async(GetParameters.Request(names=names))
         # An executor of this context: Jazzy's rclpy.spin_until_future_complete uses the global executor,
         # which is bound to the default context (not initialised here).
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(client_node)
-        executor.spin_until_future_complete(future, timeout_sec=20)
+        # wait_for_service only says the request reader is matched; a response sent before the reply
+        # path is matched is lost (the DDS service race), so an unanswered call is sent again
+        for _ in range(3):
+            future = cli.call_async(GetParameters.Request(names=names))
+            executor.spin_until_future_complete(future, timeout_sec=20)
+            if future.done():
+                break
+            cli.remove_pending_request(future)
         executor.shutdown()
         values_out = [v.string_value for v in future.result().values]
     finally:
