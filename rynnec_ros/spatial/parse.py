@@ -150,16 +150,42 @@ def parse_structured(text: str) -> Parsed:
 
 # ------------------------------------------------------------------------------ free text
 _OBJ_RE = re.compile(r"\[\s*(?:<REGION>\s*)+\]|<\s*region\s*>|<\s*object\s*_?\s*(\d+)\s*>", re.IGNORECASE)
-# Spelled-out turn angles (matched after hyphens become spaces).
-_WORD_NUMBERS = {
-    "thirty": "30",
-    "forty five": "45",
-    "sixty": "60",
-    "ninety": "90",
-    "one hundred eighty": "180",
-    "one hundred and eighty": "180",
-    "a hundred and eighty": "180",
+# Spelled-out numbers ("forty five", "one hundred and twenty", "a hundred eighty"), read after hyphens
+# become spaces: turn angles and arm lengths are said in words as often as in digits.
+_ONES = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+        " sixteen seventeen eighteen nineteen".split()
+    )
 }
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
+_NUMBER_WORD = "|".join(sorted([*_ONES, *_TENS, "hundred"], key=len, reverse=True))
+_NUMBER_RUN = re.compile(rf"\b(?:a (?=hundred))?(?:{_NUMBER_WORD})(?:(?: and | )(?:{_NUMBER_WORD}))*\b")
+
+
+def _spell_out(match: re.Match[str]) -> str:
+    """Digits of a run of number words; the run unchanged when it is not one number, or is a lone word
+    under ten that no unit follows ("which one", "the two objects", but "two meters")."""
+    words = [w for w in match.group(0).split() if w not in ("a", "and")]
+    total, current = 0, 0
+    for word in words:
+        if word == "hundred":
+            if current >= 10:
+                return match.group(0)
+            total, current = total + max(current, 1) * 100, 0
+        elif word in _TENS:
+            if current:
+                return match.group(0)
+            current = _TENS[word]
+        else:
+            if current % 10 or (current and _ONES[word] >= 10):
+                return match.group(0)
+            current += _ONES[word]
+    value = total + current
+    unit_follows = re.match(r" (?:degrees?|meters?|centimeters?|cm|millimeters?|mm|feet|foot|ft|inch)",
+                            match.string[match.end():]) is not None
+    return match.group(0) if len(words) == 1 and value < 10 and not unit_follows else str(value)
 
 
 def object_references(question: str) -> list[int | None]:
@@ -174,8 +200,7 @@ def normalise(question: str) -> str:
     t = re.sub(r"(\d)\s*°", r"\1 degrees", t)
     t = re.sub(r"\bcentre", "center", t)
     t = re.sub(r"metres?\b", lambda m: m.group(0).replace("metre", "meter"), t)
-    for word, digits in _WORD_NUMBERS.items():
-        t = re.sub(rf"\b{word}\b", digits, t)
+    t = _NUMBER_RUN.sub(_spell_out, t)
     return re.sub(r"\s+", " ", t).strip()
 
 
@@ -185,9 +210,20 @@ def _has(t: str, pattern: str) -> bool:
 
 _ME = r"(?:me|you|myself|yourself|the camera|the robot)"
 _MY = r"(?:my|your)"
-_TURN_VERB = r"\b(?:turn|turns|turned|turning|rotate|rotates|rotated|rotating|rotation)\b"
-_TURN_WORDS = r"\b(?:left|right|clockwise|counterclockwise|anticlockwise|around|degrees?)\b"
-_FACE = r"\bto (?:face|look (?:straight )?at)\b|\bface OBJ|facing OBJ|face towards? OBJ|face the direction"
+# Verbs (and nouns) of turning in place: "turn", "rotate", "spin", "pivot", "swivel", "yaw", "swing round".
+_TURN_VERB = (
+    r"\b(?:turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing|ion)|spin(?:s|ning)?|spun|pivot(?:s|ed|ing)?"
+    r"|swivel(?:s|led|ed|ling|ing)?|yaw(?:s|ed|ing)?|swing(?:s|ing)?|swung|twist(?:s|ed|ing)?)\b"
+)
+_TURN_WORDS = r"\b(?:left|right|clockwise|counterclockwise|anticlockwise|around|round|degrees?)\b"
+_STRAIGHT = r"(?:straight |directly |dead |right )?"
+# Turning until the object is ahead: "to face OBJ", "to point straight at OBJ", "so that OBJ is dead ahead".
+_FACE = (
+    rf"\bto (?:face|be facing|look {_STRAIGHT}at|point {_STRAIGHT}(?:at|towards?)|aim (?:at|towards?)"
+    rf"|head {_STRAIGHT}(?:for|towards?)|line up with)\b"
+    rf"|\bface OBJ|facing OBJ|face towards? OBJ|face the direction"
+    rf"|\b(?:so that|so|until|till|for) OBJ (?:is|lies|sits|will be|ends up|to be) {_STRAIGHT}(?:ahead|in front)"
+)
 _OVER_FLOOR = (
     r"(?:above|off|from|over|relative to) (?:the )?(?:ground|floor)|floor level|\belevat"
     r"|clearance|how high|at what height"
@@ -203,10 +239,13 @@ _DIFF = (
 # A vertical offset asked as a quantity ("how far above OBJ", "how many cm higher", "vertical distance").
 _HOW_MUCH = r"\bhow (?:far|much|many)\b|\b(?:distance|gap|offset)\b"
 _UP_DOWN = r"\b(?:further|farther) (?:up|down)\b"
-_VERTICAL = r"\b(?:higher|lower|above|below|under|underneath|beneath|vertical|vertically)\b|" + _UP_DOWN
+_VERTICAL = (
+    r"\b(?:higher|lower|above|below|under|underneath|beneath|vertical|vertically)\b|\bexceeds? .*\bin height\b|"
+    + _UP_DOWN
+)
 _OWN_HEIGHT = (
     r"\bitself\b|\b(?:bottom|base|top) to (?:its |the )?(?:top|bottom|base)\b|\bhow tall\b|\btall\b"
-    r"|vertical size"
+    r"|vertical (?:size|extent|span|dimension)"
 )
 # The two horizontal sides of an object: "its longer side" is its length, "the narrower dimension" its width.
 _SIDE = r"(?:horizontal )?(?:sides?|dimension|edges?)\b"
@@ -217,6 +256,7 @@ _SIZE_CMP = (
     r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
     r"(?! (?:distance|path|route|way)\b)"
     r"|\b(?:bigger|larger|greater|smaller|lesser)(?: in)? (?:height|width|length)\b"
+    r"|\b(?:less|least) (?:tall|long|wide)\b"
 )
 # A yes/no question: a clause (after a lead-in such as "Compared with OBJ,") opens with an auxiliary,
 # or it asks "whether", "yes or no", "true or false".
@@ -303,10 +343,14 @@ def _turn(clause: str) -> tuple[str | None, float]:
     m = re.search(r"(\d+(?:\.\d+)?)\s*degrees?", clause)
     if m:
         angle = float(m.group(1))
-    elif _has(clause, r"\b(?:around|half turn|about face)\b"):
+    elif _has(clause, r"\bthree quarters?\b"):
+        angle = 270.0
+    elif _has(clause, r"\b(?:around|round|half (?:a )?turn|about face|u turn)\b"):
         angle = 180.0
+    elif _has(clause, r"\b(?:full|whole|complete) (?:turn|circle|rotation)\b"):
+        angle = 360.0
     else:
-        angle = 90.0
+        angle = 90.0  # "a quarter turn", or a turn to one side with no angle
     return side, angle
 
 
@@ -466,17 +510,16 @@ def _classify(t: str, n: int) -> Parsed | None:
         return _make("below_predicate" if below else "above_predicate")
     if _has(
         t,
-        rf"\b(?:higher|lower|highest|lowest)\b|closer to the (?:floor|ground)|at a greater height|{_UP_DOWN}",
+        rf"\b(?:higher|lower|highest|lowest)\b|closer to the (?:floor|ground)|at a greater height|{_UP_DOWN}"
+        r"|\b(?:less|least) high\b",
     ):
-        order = (
-            "min"
-            if _has(t, r"\b(?:lower|lowest)\b|closer to the (?:floor|ground)|\b(?:further|farther) down")
-            else "max"
-        )
+        lower = r"\b(?:lower|lowest|less|least)\b|closer to the (?:floor|ground)|\b(?:further|farther) down"
+        order = "min" if _has(t, lower) else "max"
         return _make("higher_choice", point=_point(t), order=order, form=form)
     if _has(t, _SIZE_CMP):
         dim = "length" if _has(t, r"\blong|\blength") else "width" if _has(t, r"\bwid|\bnarrow") else "height"
-        order = "min" if _has(t, r"\b(?:shorter|shortest|narrower|narrowest|smaller|lesser)\b") else "max"
+        smaller = r"\b(?:shorter|shortest|narrower|narrowest|smaller|lesser|less|least)\b"
+        order = "min" if _has(t, smaller) else "max"
         return _make("tallest_choice", dim=dim, order=order, form=form)
     near_far = r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b"
     near_far += r"|(?:most|more) distant|by distance"
