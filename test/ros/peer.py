@@ -4,6 +4,8 @@ bounded. Built from rclpy's public API only, so the attacks test what any client
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -47,6 +49,16 @@ class Peer:
             self._clients[key] = self.node.create_client(kind, name, qos_profile=qos)
         return self._clients[key]
 
+    def forget(self, kind: Any, name: str) -> None:
+        """Destroy the cached client of ``name``: the next call makes a fresh one (its own reply path)."""
+        cli = self._clients.pop((kind, name), None)
+        if cli is not None:
+            self.node.destroy_client(cli)
+
+    def spinning(self) -> bool:
+        """Whether the executor thread is still alive (a callback that raised would have ended it)."""
+        return self.th.is_alive()
+
     def call_async(self, kind: Any, name: str, req: Any) -> Any:
         cli = self.client(kind, name)
         assert cli.wait_for_service(timeout_sec=60.0), f"{name} not available"
@@ -72,3 +84,31 @@ class Peer:
             qos = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE, durability=durability)
             self._pubs[key] = self.node.create_publisher(kind, topic, qos)
         return self._pubs[key]
+
+
+def publish_until_listed(peer: Peer, node: Any, name: str, publish: Callable[[], None],
+                         listed: Callable[[Any], bool], timeout: float = 120.0) -> str | None:
+    """Set-up, not an attack: ``publish()`` until ``listed(ListFrames response)`` holds for node ``name``.
+
+    A ListFrames call that gets no reply (DDS can drop a reply sent before the client's reply path is
+    matched) is retried on a fresh client, so a lost set-up reply cannot fail a test; the attacks' own
+    calls are never retried. Returns None once listed, else why not (for the test's failure message).
+    """
+    from rynnec_ros.srv import ListFrames
+
+    service, empty, unanswered = f"/{name}/list_frames", 0, 0
+    deadline = time.monotonic() + timeout
+    while True:
+        publish()
+        res = peer.call(ListFrames, service, ListFrames.Request(), 5)
+        if res is not None and listed(res):
+            return None
+        if res is None:
+            unanswered += 1
+            peer.forget(ListFrames, service)
+        else:
+            empty += 1
+        if time.monotonic() > deadline or not node.alive():
+            return (f"{empty} replies without the frames, {unanswered} calls unanswered, "
+                    f"peer spinning: {peer.spinning()}")
+        time.sleep(0.25)

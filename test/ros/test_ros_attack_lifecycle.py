@@ -18,7 +18,7 @@ import time
 import numpy as np
 import pytest
 
-from .peer import Peer, wait
+from .peer import Peer, publish_until_listed, wait
 
 pytestmark = pytest.mark.ros
 
@@ -34,8 +34,9 @@ def _wait_all(futs, timeout: float) -> list:
     return [f for f in futs if not f.done()]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def peer():
+    """A fresh peer per test: nothing a node shut down in an earlier test left pending carries over."""
     p = Peer("attack_lifecycle_peer")
     yield p
     p.close()
@@ -43,7 +44,7 @@ def peer():
 
 def _start(node_factory, checkpoint, peer, name: str, **extra):
     from rclpy.qos import QoSProfile, ReliabilityPolicy
-    from rynnec_ros.srv import AskQuestion, ListFrames
+    from rynnec_ros.srv import AskQuestion
     from sensor_msgs.msg import Image
 
     topic = f"/{name}/camera"
@@ -59,14 +60,9 @@ def _start(node_factory, checkpoint, peer, name: str, **extra):
     img = Image(height=H, width=W, encoding="rgb8", step=W * 3)
     img.data = np.random.default_rng(0).integers(0, 256, (H, W, 3), dtype=np.uint8).tobytes()
     img.header.stamp.sec, img.header.frame_id = STAMP_NS // 10**9, "cam"
-    for _ in range(40):
-        pub.publish(img)
-        res = peer.call(ListFrames, f"/{name}/list_frames", ListFrames.Request(), 10)
-        if res is not None and res.stamps:
-            break
-        time.sleep(0.25)
-    else:
-        pytest.fail(f"frame never buffered\n{node.output()[-3000:]}")
+    why = publish_until_listed(peer, node, name, lambda: pub.publish(img), lambda res: bool(res.stamps))
+    if why:
+        pytest.fail(f"frame never buffered: {why}\n{node.output()[-3000:]}")
     ok = peer.call(AskQuestion, f"/{name}/ask", AskQuestion.Request(question="Ready?", max_new_tokens=1), 60)
     assert ok is not None and ok.success, ok and ok.message
     return node

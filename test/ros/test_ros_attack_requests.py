@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .peer import Peer
+from .peer import Peer, publish_until_listed
 
 pytestmark = pytest.mark.ros
 
@@ -41,7 +41,6 @@ def _st(ns: int):
 
 def _publish_frames(peer: Peer, topic: str, stamps_ns: list[int], node, name: str = "rynnec") -> None:
     from rclpy.qos import QoSProfile, ReliabilityPolicy
-    from rynnec_ros.srv import ListFrames
     from sensor_msgs.msg import Image
 
     qos = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
@@ -51,7 +50,8 @@ def _publish_frames(peer: Peer, topic: str, stamps_ns: list[int], node, name: st
         assert node.alive() and time.monotonic() < deadline, node.output()
         time.sleep(0.1)
     rng = np.random.default_rng(0)
-    for _ in range(20):
+
+    def publish() -> None:
         for ns in stamps_ns:
             img = Image(height=H, width=W, encoding="rgb8", step=W * 3)
             img.data = rng.integers(0, 256, (H, W, 3), dtype=np.uint8).tobytes()
@@ -59,11 +59,13 @@ def _publish_frames(peer: Peer, topic: str, stamps_ns: list[int], node, name: st
             img.header.frame_id = "cam"
             pub.publish(img)
             time.sleep(0.02)
-        res = peer.call(ListFrames, f"/{name}/list_frames", ListFrames.Request(), 10)
-        if res is not None and set(stamps_ns) <= {s.sec * 10**9 + s.nanosec for s in res.stamps}:
-            return
-        time.sleep(0.3)
-    pytest.fail(f"frames never buffered\n{node.output()[-3000:]}")
+
+    def listed(res) -> bool:
+        return set(stamps_ns) <= {s.sec * 10**9 + s.nanosec for s in res.stamps}
+
+    why = publish_until_listed(peer, node, name, publish, listed)
+    if why:
+        pytest.fail(f"frames never buffered: {why}\n{node.output()[-3000:]}")
 
 
 # --------------------------------------------------------------------------------------------------
