@@ -155,11 +155,34 @@ _OBJ_RE = re.compile(r"\[\s*(?:<REGION>\s*)+\]|<\s*region\s*>|<\s*object\s*_?\s*
 _ONES = {
     w: i
     for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
-        " sixteen seventeen eighteen nineteen".split()
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
     )
 }
-_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
+_TENS = {
+    w: 10 * i
+    for i, w in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"), 2)
+}
 _NUMBER_WORD = "|".join(sorted([*_ONES, *_TENS, "hundred"], key=len, reverse=True))
 _NUMBER_RUN = re.compile(rf"\b(?:a (?=hundred))?(?:{_NUMBER_WORD})(?:(?: and | )(?:{_NUMBER_WORD}))*\b")
 
@@ -183,8 +206,10 @@ def _spell_out(match: re.Match[str]) -> str:
                 return match.group(0)
             current += _ONES[word]
     value = total + current
-    unit_follows = re.match(r" (?:degrees?|meters?|centimeters?|cm|millimeters?|mm|feet|foot|ft|inch)",
-                            match.string[match.end():]) is not None
+    after = match.string[match.end() :]
+    unit_follows = _has(
+        after, r"^ (?:and a half )?(?:degrees?|meters?|centimeters?|cm|millimeters?|mm|feet|ft|inch)"
+    )
     return match.group(0) if len(words) == 1 and value < 10 and not unit_follows else str(value)
 
 
@@ -193,14 +218,32 @@ def object_references(question: str) -> list[int | None]:
     return [int(m.group(1)) if m.group(1) is not None else None for m in _OBJ_RE.finditer(question)]
 
 
+# Planner shorthand and spelling variants, each to the one word the rules read.
+_SHORTHAND = {
+    r"\bdist\b": "distance",
+    r"\bht\b": "height",
+    r"\bdegs?\b": "degrees",
+    r"\bccw\b": "counterclockwise",
+    r"\bcw\b": "clockwise",
+    r"\bapprox\b\.?": "approximately",
+    r"\b(left|right)wards?\b": r"\1",
+}
+
+
 def normalise(question: str) -> str:
-    """Lower-case text, references → ``OBJ``, one spelling (center, meter), hyphens and quotes unified."""
+    """Lower-case text, references → ``OBJ``, one spelling (center, meter), shorthand spelled out ("dist",
+    "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
-    t = t.replace("’", "'").replace("‘", "'").replace("-", " ")
+    t = t.replace("’", "'").replace("‘", "'")
+    t = re.sub(r"\s*(?:->|=>|→)\s*", ", ", t).replace("-", " ")
     t = re.sub(r"(\d)\s*°", r"\1 degrees", t)
     t = re.sub(r"\bcentre", "center", t)
     t = re.sub(r"metres?\b", lambda m: m.group(0).replace("metre", "meter"), t)
+    for pattern, word in _SHORTHAND.items():
+        t = re.sub(pattern, word, t)
     t = _NUMBER_RUN.sub(_spell_out, t)
+    t = re.sub(r"\bhalf an? (?!turn|rotation|circle|revolution)(?=[a-z])", "0.5 ", t)  # "half a meter"
+    t = re.sub(r"\b(\d+) and a half\b", r"\1.5", t)  # "one and a half meters"
     return re.sub(r"\s+", " ", t).strip()
 
 
@@ -221,8 +264,11 @@ _STRAIGHT = r"(?:straight |directly |dead |right )?"
 _FACE = (
     rf"\bto (?:face|be facing|look {_STRAIGHT}at|point {_STRAIGHT}(?:at|towards?)|aim (?:at|towards?)"
     rf"|head {_STRAIGHT}(?:for|towards?)|line up with)\b"
-    rf"|\bface OBJ|facing OBJ|face towards? OBJ|face the direction"
-    rf"|\b(?:so that|so|until|till|for) OBJ (?:is|lies|sits|will be|ends up|to be) {_STRAIGHT}(?:ahead|in front)"
+    rf"|\bface OBJ|facing OBJ|face towards? OBJ|face the direction|\blook(?:s|ing)? {_STRAIGHT}at OBJ"
+    rf"|\bpoints? (?:me|you|the camera|the robot) {_STRAIGHT}(?:at|towards?) OBJ"
+    rf"|\b(?:so that|so|until|till|for) OBJ (?:is|lies|sits|will be|ends up|to be) {_STRAIGHT}"
+    r"(?:ahead|in front)"
+    rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front)"
 )
 _OVER_FLOOR = (
     r"(?:above|off|from|over|relative to) (?:the )?(?:ground|floor)|floor level|\belevat"
@@ -240,8 +286,8 @@ _DIFF = (
 _HOW_MUCH = r"\bhow (?:far|much|many)\b|\b(?:distance|gap|offset)\b"
 _UP_DOWN = r"\b(?:further|farther) (?:up|down)\b"
 _VERTICAL = (
-    r"\b(?:higher|lower|above|below|under|underneath|beneath|vertical|vertically)\b|\bexceeds? .*\bin height\b|"
-    + _UP_DOWN
+    r"\b(?:higher|lower|above|below|under|underneath|beneath|vertical|vertically)\b"
+    r"|\bexceeds? .*\bin height\b|" + _UP_DOWN
 )
 _OWN_HEIGHT = (
     r"\bitself\b|\b(?:bottom|base|top) to (?:its |the )?(?:top|bottom|base)\b|\bhow tall\b|\btall\b"
@@ -461,7 +507,7 @@ def _classify(t: str, n: int) -> Parsed | None:
             if point != "center" or _has(t, r"\b(?:center|middle) of OBJ"):
                 return _make("height_from_ground", point=point, unit=unit)
             return _make("object_height", unit=unit)
-        if _has(t, rf"\bhow wide\b|\bwidth\b|\bwide\b|\b{_SMALLER} {_SIDE}"):
+        if _has(t, rf"\bhow (?:wide|narrow)\b|\bwidth\b|\bwide\b|\b{_SMALLER} {_SIDE}"):
             return _make("object_width", unit=unit)
         if _has(t, rf"\bhow long\b|\blength\b|\blong\b|\b{_LARGER} {_SIDE}"):
             return _make("object_length", unit=unit)

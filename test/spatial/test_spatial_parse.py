@@ -171,6 +171,23 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ("Is <object0> supported by <object1>?", "above_predicate"),
         ("Is <object1> holding up <object0>?", "below_predicate"),
         ("Is <object0> more distant than <object1>?", "closer_to_camera order=far form=yesno"),
+        # number words and halves as digits ("which one" stays a word), shorthand, arrows, turn verbs
+        (
+            "If I turn one hundred and twenty degrees to the right, how many degrees off my heading is "
+            "<object0>?",
+            "future_direction_degrees turn=right angle_deg=120",
+        ),
+        ("With a reach of one and a half meters, can I touch <object0>?", "reachability arm_length_m=1.5"),
+        ("Which one is taller, <object0> or <object1>?", "tallest_choice"),
+        ("Dist to <object0> in ft?", "distance_to_camera unit=ft"),
+        ("Turn 30 deg cw -> <object0> at what o'clock?", "future_direction_clock turn=right angle_deg=30"),
+        ("If I yaw sixty degrees leftward, at what o'clock is <object0>?",
+         "future_direction_clock turn=left angle_deg=60"),
+        ("If I do a three-quarter turn to the right, at what o'clock is <object0>?",
+         "future_direction_clock turn=right angle_deg=270"),
+        ("How many degrees ccw until <object0> is dead ahead?", "rotate_to_face direction=ccw"),
+        ("Which of <object0> and <object1> is the least wide?", "tallest_choice dim=width order=min"),
+        ("Which one is less high, <object0> or <object1>?", "higher_choice order=min"),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:
