@@ -9,9 +9,10 @@ as ``AskQuestion.task``, see ``parse.py``), listing only slots that differ from 
 it the objects are taken in the order the question names them. ``<objectK>`` is region K.
 
 Sets. The **development set** (``split("dev")``, 978 entries) is this file (250) followed by
-``paraphrases_blind.py`` (233), ``paraphrases_blind2.py`` (239) and ``paraphrases_blind3.py`` (256). This file was first split by position into a development half (even
-positions, tuned on) and a held-out half (odd positions); once the held-out half had been reported
-(docs/spatial.md) its one unrecognised phrasing was fixed, which made it development data too.
+``paraphrases_blind.py`` (233), ``paraphrases_blind2.py`` (239) and ``paraphrases_blind3.py`` (256).
+This file was first split by position into a development half (even positions, tuned on) and a
+held-out half (odd positions); once the held-out half had been reported (docs/spatial.md) its one
+unrecognised phrasing was fixed, which made it development data too.
 ``paraphrases_blind.py`` was then written blind and measured once as the held-out set (200 of 233
 parsed right); after that report the parser was generalised against its misses, so it is development
 data now. ``paraphrases_blind2.py`` was written blind the same way and measured once as the held-out

@@ -1,8 +1,8 @@
 """Robust 3D point sets of masked objects from registered depth, intrinsics and camera poses.
 
 Masks from a segmenter bleed onto the background and depth sensors leave holes and noise, so every
-per-frame step here uses order statistics (median filter, median/MAD gating, percentile extents)
-rather than means and min/max.
+per-frame step here is robust: a local plane fit with one outlier-rejecting refit instead of the raw
+pixel, median/MAD gating, dense or percentile extents rather than means and min/max.
 """
 
 from __future__ import annotations
@@ -59,14 +59,20 @@ def valid_depth(depth: np.ndarray, min_depth: float, max_depth: float) -> np.nda
         return np.isfinite(depth) & (depth > min_depth) & (depth < max_depth)
 
 
-def masked_median_at(
+def masked_plane_at(
     depth: np.ndarray, mask: np.ndarray, rows: np.ndarray, cols: np.ndarray, radius: int
 ) -> np.ndarray:
-    """Median depth over the (2r+1)² window around each given pixel, using only ``mask`` pixels.
+    """Depth at each given pixel from a robust plane fitted to the ``mask`` pixels of its (2r+1)² window.
 
-    Restricting the window to the mask keeps background depth from leaking into object edges while
-    the median removes per-pixel sensor noise. Evaluated only at the sampled pixels, so the cost does
-    not grow with the image size. A pixel whose window holds no mask pixel gets NaN.
+    Restricting the window to the mask keeps background depth from leaking into object edges; fitting
+    ``z = a + b·drow + c·dcol`` over it and reading ``a`` averages per-pixel sensor noise away like a
+    median would, but stays unbiased where the mask's edge cuts the window. A median of a cut window
+    comes from the interior only: at the silhouette of a curved surface (a bin, a vase, where depth
+    changes fastest) that moves the point along its ray off the surface and outward (+1 to +1.5 cm on a
+    17 cm vase, measured on rendered scenes). One refit without the samples beyond 3 robust sigmas
+    (1.4826·MAD of the residuals, at least 0.5 % of the depth) keeps single wild pixels out. Windows too
+    thin to fix a plane (a one-pixel-wide strip) take the median. Evaluated only at the sampled pixels,
+    so the cost does not grow with the image size. A pixel whose window holds no mask pixel gets NaN.
     """
     if radius <= 0:
         return np.where(mask[rows, cols], depth[rows, cols], np.nan).astype(np.float32)
@@ -75,14 +81,53 @@ def masked_median_at(
         min(int(rows.max()) + radius + 1, depth.shape[0]),
         min(int(cols.max()) + radius + 1, depth.shape[1]),
     )
-    crop = np.where(mask[r0:r1, c0:c1], depth[r0:r1, c0:c1], np.nan).astype(np.float32)
-    stack = np.sort(_window_stack(crop, rows - r0, cols - c0, radius), axis=0)  # NaNs sort last
-    count = np.sum(np.isfinite(stack), axis=0)
-    lo = np.clip((count - 1) // 2, 0, stack.shape[0] - 1)
-    hi = np.clip(count // 2, 0, stack.shape[0] - 1)
-    idx = np.arange(stack.shape[1])
-    med = 0.5 * (stack[lo, idx] + stack[hi, idx])
-    return np.where(count > 0, med, np.nan).astype(np.float32)
+    crop = np.where(mask[r0:r1, c0:c1], depth[r0:r1, c0:c1], np.nan).astype(np.float64)
+    z = _window_stack(crop, rows - r0, cols - c0, radius)  # (2r+1)² × N
+    offsets = np.arange(-radius, radius + 1, dtype=np.float64)
+    dr, dc = (g.reshape(-1, 1) for g in np.meshgrid(offsets, offsets, indexing="ij"))
+    ok = np.isfinite(z)
+    med = _column_median(z)
+    fit, plane = _plane_fit(z, ok, dr, dc)
+    res = np.abs(z - (fit + plane[0] * dr + plane[1] * dc))
+    sigma = np.maximum(1.4826 * _column_median(np.where(ok, res, np.nan)), 0.005 * np.abs(med))
+    with np.errstate(invalid="ignore"):  # NaN residuals (thin windows) compare False: not refitted on
+        inliers = ok & (res <= 3.0 * sigma)
+    fit, _ = _plane_fit(z, inliers, dr, dc)
+    return np.where(np.isfinite(fit), fit, med).astype(np.float32)
+
+
+def _column_median(x: np.ndarray) -> np.ndarray:
+    """Median of the finite values of each column; NaN for a column without any."""
+    has = np.isfinite(x).any(axis=0)
+    out = np.full(x.shape[1], np.nan)
+    if has.any():
+        out[has] = np.nanmedian(x[:, has], axis=0)
+    return out
+
+
+def _plane_fit(
+    z: np.ndarray, ok: np.ndarray, dr: np.ndarray, dc: np.ndarray
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Least-squares ``z = a + b·dr + c·dc`` per column over the ``ok`` samples: ``a`` (NaN where the
+    samples are too few or too thin to fix a plane) and ``(b, c)``."""
+    w = ok.astype(np.float64)
+    zw = np.where(ok, z, 0.0)
+    n = w.sum(axis=0)
+    safe = np.maximum(n, 1.0)
+    mr, mc, mz = (dr * w).sum(axis=0) / safe, (dc * w).sum(axis=0) / safe, zw.sum(axis=0) / safe
+    er, ec, ez = (dr - mr) * w, (dc - mc) * w, (zw - mz) * w
+    srr, scc, src = (er * er).sum(axis=0), (ec * ec).sum(axis=0), (er * ec).sum(axis=0)
+    srz, scz = (er * ez).sum(axis=0), (ec * ez).sum(axis=0)
+    det = srr * scc - src * src
+    # Thin: the smaller spread of the samples' offsets under 0.2 px² per sample (a 2-row strip has 0.25).
+    tr = srr + scc
+    min_eig = (tr - np.sqrt(np.maximum(tr * tr - 4.0 * det, 0.0))) / 2.0
+    good = (n >= 4) & (min_eig >= 0.2 * safe)
+    det = np.where(good, det, 1.0)
+    b = np.where(good, (srz * scc - scz * src) / det, 0.0)
+    c = np.where(good, (scz * srr - srz * src) / det, 0.0)
+    a = np.where(good, mz - b * mr - c * mc, np.nan)
+    return a, (b, c)
 
 
 def mad_gate(values: np.ndarray, k: float, floor: float) -> np.ndarray:
@@ -100,7 +145,7 @@ class PointParams:
 
     min_depth: float = 0.1
     max_depth: float = 10.0
-    median_radius: int = 2
+    window_radius: int = 2
     gate_k: float = 3.0
     gate_floor_m: float = 0.05
     min_pixels: int = 8
@@ -240,7 +285,7 @@ def object_points_in_frame(
     if flat.size > params.max_points_per_frame:
         flat = flat[rng.choice(flat.size, params.max_points_per_frame, replace=False)]
     rows, cols = np.divmod(flat, usable.shape[1])
-    z = masked_median_at(depth, usable, rows, cols, params.median_radius)
+    z = masked_plane_at(depth, usable, rows, cols, params.window_radius)
     keep = mad_gate(z, params.gate_k, params.gate_floor_m)
     return backproject_z(z[keep], K, rows[keep] + r0, cols[keep] + c0)
 
@@ -250,7 +295,7 @@ class ObjectGeometry:
     """Robust 3D summary of one object in the gravity-aligned world frame (z up, metres).
 
     ``center`` is the centre of the robust bounding box (not the point mean, which is biased toward
-    the visible surfaces); ``length``/``width`` are the long/short sides of the minimum-area
+    the visible surfaces); ``length``/``width`` are the long/short sides of the oriented
     horizontal rectangle, ``height`` the vertical extent.
     """
 
@@ -275,6 +320,9 @@ class ObjectGeometry:
     def nearest_distance(self, p: np.ndarray) -> float:
         """Distance to the nearest surface (2nd percentile, so single noisy points do not win)."""
         return float(np.percentile(np.linalg.norm(self.points - np.asarray(p), axis=1), 2.0))
+
+
+_DEGREES = np.round(np.deg2rad(np.arange(90.0)), 4)
 
 
 def _hull_angles(xy: np.ndarray) -> np.ndarray:
@@ -366,7 +414,7 @@ def keep_main_clusters(points: np.ndarray, voxel: float = 0.05, min_share: float
 
 
 def summarise(points: np.ndarray, n_frames: int, max_points: int = 20000, seed: int = 0) -> ObjectGeometry:
-    """Robust extents of fused world points: dense z range and a min-area oriented xy box."""
+    """Robust extents of fused world points: dense z range and the oriented xy box the points hug."""
     if points.shape[0] < 3:
         raise ValueError("need at least 3 points to summarise an object")
     if points.shape[0] > max_points:
@@ -385,16 +433,20 @@ def summarise(points: np.ndarray, n_frames: int, max_points: int = 20000, seed: 
         if xy.shape[0] <= 3000
         else xy[np.random.default_rng(seed).choice(xy.shape[0], 3000, replace=False)]
     )
-    # Each candidate's 1-99 % box area from one percentile call over all candidates' projections;
-    # the first smallest wins.
-    angles = _hull_angles(core)
-    projections = []
-    for a in angles:
-        c, s = np.cos(a), np.sin(a)
-        projections += [sample @ np.array([c, s]), sample @ np.array([-s, c])]
-    lo, hi = np.percentile(np.stack(projections, axis=1), [1.0, 99.0], axis=0)
-    extent = hi - lo
-    yaw = float(angles[int(np.argmin(extent[0::2] * extent[1::2]))])
+    # The orientation whose box the points hug: the closeness criterion of L-shape fitting (Zhang et al.,
+    # "Efficient L-Shape Fitting for Vehicle Detection Using Laser Scanners", IV 2017): each point adds
+    # 1 / max(distance to the nearest side, 1 cm); sides at the 1-99 % projections. Minimum area cannot
+    # decide an object seen on two faces only (a cabinet against a wall): its points are a right
+    # triangle's hull, and the box along the hypotenuse has the same area as the one along the faces
+    # (a 0.90 × 0.46 m cabinet came out 1.01 × 0.40 m). Candidates: the hull's edge directions (exact
+    # on clean faces) and every degree (with noisy depth the hull's edges point anywhere).
+    angles = np.unique(np.concatenate([_hull_angles(core), _DEGREES]))
+    cos, sin = np.cos(angles), np.sin(angles)
+    pu, pv = sample @ np.stack([cos, sin]), sample @ np.stack([-sin, cos])  # points × candidates
+    (u_lo, v_lo), (u_hi, v_hi) = np.percentile(np.stack([pu, pv]), [1.0, 99.0], axis=1)
+    side = np.minimum(np.minimum(pu - u_lo, u_hi - pu), np.minimum(pv - v_lo, v_hi - pv))
+    closeness = (1.0 / np.maximum(side, 0.01)).sum(axis=0)
+    yaw = float(angles[int(np.argmax(closeness))])
     axis_u = np.array([np.cos(yaw), np.sin(yaw)])
     axis_v = np.array([-np.sin(yaw), np.cos(yaw)])
     u_lo, u_hi = dense_range(xy @ axis_u)

@@ -6,7 +6,7 @@ Definitions (the scene-model ground truth in ``truth.py`` implements them indepe
 - *distance to me*: camera optical centre (last frame) to the object centre, 3D;
 - *height above ground*: of the asked point (``point`` slot: top / centre / bottom, centre when the
   question names none) over the floor plane; *height difference*: of those heights;
-- *height / length / width*: vertical extent / long / short side of the min-area horizontal box;
+- *height / length / width*: vertical extent / long / short side of the oriented horizontal box;
 - *A above B*: A's bottom is no lower than B's top (``ABOVE_TOLERANCE_M``) and their footprints
   overlap in plan view, so A rests on or hangs over B; two boxes side by side are not above one
   another whatever their heights. *Higher / lower*: comparison of the asked point's heights;

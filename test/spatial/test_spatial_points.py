@@ -14,7 +14,7 @@ from rynnec_ros.spatial.points import (
     eroded_disk,
     keep_main_clusters,
     mad_gate,
-    masked_median_at,
+    masked_plane_at,
     object_points_in_frame,
     reject_edge_bleed,
     summarise,
@@ -40,7 +40,7 @@ def test_mad_gate_rejects_far_outliers() -> None:
     assert keep.tolist() == [True, True, True, True, True, False, False]
 
 
-def test_masked_median_ignores_background_and_noise() -> None:
+def test_masked_plane_ignores_background_and_noise() -> None:
     depth = np.full((20, 20), 5.0, np.float32)  # background at 5 m
     mask = np.zeros((20, 20), bool)
     mask[5:15, 5:15] = True
@@ -49,12 +49,28 @@ def test_masked_median_ignores_background_and_noise() -> None:
     depth[10, 10] = np.nan  # a hole
     usable = mask & np.isfinite(depth)
     rows, cols = np.array([5, 10, 10, 0]), np.array([5, 12, 11, 0])
-    out = masked_median_at(depth, usable, rows, cols, radius=2)
+    out = masked_plane_at(depth, usable, rows, cols, radius=2)
     assert out[0] == pytest.approx(2.0)  # corner pixel not pulled toward the 5 m background
-    assert out[1] == pytest.approx(2.0)  # the median removes per-pixel noise
+    assert out[1] == pytest.approx(2.0)  # the noisy pixel itself is refitted without it
     assert out[2] == pytest.approx(2.0)  # the hole next to it is ignored
     assert np.isnan(out[3])  # no object pixel in its window
-    np.testing.assert_allclose(masked_median_at(depth, usable, rows[:3], cols[:3], 0), [2.0, 2.3, 2.0])
+    np.testing.assert_allclose(masked_plane_at(depth, usable, rows[:3], cols[:3], 0), [2.0, 2.3, 2.0])
+
+
+def test_masked_plane_is_unbiased_where_the_mask_edge_cuts_the_window() -> None:
+    """A slanted surface z = 2 + 0.05·col (metres; by hand: the value at the pixel is the plane's), cut
+    by the mask's right edge at col 12: the edge pixel keeps its own depth 2.60 m, where the median of
+    its cut window (cols 10-12, all rows) would be that of col 11, 2.55 m, 5 cm toward the camera."""
+    cols_grid = np.tile(np.arange(20, dtype=np.float32), (20, 1))
+    depth = 2.0 + 0.05 * cols_grid
+    mask = np.zeros((20, 20), bool)
+    mask[4:16, 3:13] = True
+    out = masked_plane_at(depth, mask, np.array([10, 10, 4]), np.array([12, 7, 12]), radius=2)
+    np.testing.assert_allclose(out, [2.60, 2.35, 2.60], atol=1e-5)
+    # a one-pixel-wide strip cannot fix a plane: it takes the median of its samples
+    strip = np.zeros((20, 20), bool)
+    strip[10, 3:13] = True
+    assert masked_plane_at(depth, strip, np.array([10]), np.array([12]), radius=2)[0] == pytest.approx(2.55)
 
 
 def test_object_points_drop_mask_bleed_onto_background() -> None:
@@ -64,7 +80,7 @@ def test_object_points_drop_mask_bleed_onto_background() -> None:
     depth[obj] = 2.0
     bleed = obj.copy()
     bleed[28:52, 38:62] = True  # a 2-pixel ring of mask on the wall behind
-    pts = object_points_in_frame(depth, K, bleed, PointParams(median_radius=0), np.random.default_rng(0))
+    pts = object_points_in_frame(depth, K, bleed, PointParams(window_radius=0), np.random.default_rng(0))
     assert np.all(np.abs(pts[:, 2] - 2.0) < 1e-6)
     assert len(pts) == obj.sum()
 
