@@ -219,8 +219,11 @@ def object_references(question: str) -> list[int | None]:
 
 
 # Planner shorthand and spelling variants, each to the one word the rules read.
+_LENGTH_UNIT = r"(?:meter|centimeter|millimeter|foot|inch)"
 _SHORTHAND = {
     r"\bdist\b": "distance",
+    r"\bdiff\b": "difference",
+    r"\b(?:anti ?|counter )clockwise\b": "counterclockwise",
     r"\bht\b": "height",
     r"\bdegs?\b": "degrees",
     r"\bccw\b": "counterclockwise",
@@ -243,6 +246,8 @@ def normalise(question: str) -> str:
         t = re.sub(pattern, word, t)
     t = _NUMBER_RUN.sub(_spell_out, t)
     t = re.sub(r"\bhalf an? (?!turn|rotation|circle|revolution)(?=[a-z])", "0.5 ", t)  # "half a meter"
+    t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
+    t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
     t = re.sub(r"\b(\d+) and a half\b", r"\1.5", t)  # "one and a half meters"
     return re.sub(r"\s+", " ", t).strip()
 
@@ -258,7 +263,7 @@ _TURN_VERB = (
     r"\b(?:turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing|ion)|spin(?:s|ning)?|spun|pivot(?:s|ed|ing)?"
     r"|swivel(?:s|led|ed|ling|ing)?|yaw(?:s|ed|ing)?|swing(?:s|ing)?|swung|twist(?:s|ed|ing)?)\b"
 )
-_TURN_WORDS = r"\b(?:left|right|clockwise|counterclockwise|anticlockwise|around|round|degrees?)\b"
+_TURN_WORDS = r"\b(?:left|right|clockwise|counterclockwise|around|round|degrees?)\b"
 _STRAIGHT = r"(?:straight |directly |dead |right )?"
 # Turning until the object is ahead: "to face OBJ", "to point straight at OBJ", "so that OBJ is dead ahead".
 _FACE = (
@@ -295,8 +300,8 @@ _OWN_HEIGHT = (
 )
 # The two horizontal sides of an object: "its longer side" is its length, "the narrower dimension" its width.
 _SIDE = r"(?:horizontal )?(?:sides?|dimension|edges?)\b"
-_LARGER = r"(?:longer|longest|larger|largest|bigger|biggest)"
-_SMALLER = r"(?:shorter|shortest|smaller|smallest|narrow|narrower|narrowest)"
+_LARGER = r"(?:long|longer|longest|large|larger|largest|big|bigger|biggest)"
+_SMALLER = r"(?:short|shorter|shortest|small|smaller|smallest|narrow|narrower|narrowest)"
 _WHICH_SIDE = r"\b(?:which|what) side\b"
 _SIZE_CMP = (
     r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
@@ -380,7 +385,7 @@ def _turn_clause(t: str) -> str | None:
 
 def _turn(clause: str) -> tuple[str | None, float]:
     """Direction (left/right) and angle of a turn clause; a quarter turn when no angle is said."""
-    if _has(clause, r"\b(?:counterclockwise|anticlockwise|counter clockwise|left)\b"):
+    if _has(clause, r"\b(?:counterclockwise|left)\b"):
         side: str | None = "left"
     elif _has(clause, r"\b(?:clockwise|right)\b"):
         side = "right"
@@ -470,7 +475,7 @@ def _classify(t: str, n: int) -> Parsed | None:
 
     if n == 1:
         if _has(t, _FACE):
-            ccw = _has(t, r"counterclockwise|anticlockwise|counter clockwise|to the left|to my left|\bleft\b")
+            ccw = _has(t, r"\bcounterclockwise\b|\bleft\b")
             return _make("rotate_to_face", direction="ccw" if ccw else "cw")
         clause = _turn_clause(t)
         rest = t.replace(clause, " ") if clause else t
@@ -539,10 +544,11 @@ def _classify(t: str, n: int) -> Parsed | None:
     other = r"(?:OBJ|the other|it)\b"
     above_obj = (
         rf"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|on|supported by|held up by) {other}|\bon top\b"
+        r"|\b(?:at the )?top of the (?:stack|pile)\b"
     )
     below_obj = (
         rf"\b(?:below|under|underneath|beneath|supports?|supporting|holds? up|holding up) {other}"
-        r"|\bunderneath\b|\bbelow\b"
+        r"|\bunderneath\b|\bbelow\b|\b(?:at the )?bottom of the (?:stack|pile)\b"
     )
     named_point = _point(t) != "center" and not _has(t, r"\bon top\b")
     if n == 2 and named_point and _has(t, r"\b(?:above|below)\b") and not _has(t, r"\b(?:which|whose)\b"):

@@ -188,6 +188,14 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ("How many degrees ccw until <object0> is dead ahead?", "rotate_to_face direction=ccw"),
         ("Which of <object0> and <object1> is the least wide?", "tallest_choice dim=width order=min"),
         ("Which one is less high, <object0> or <object1>?", "higher_choice order=min"),
+        # "short / long side", "anti-clockwise", quarters of a unit, the bottom of a stack, "ht diff"
+        ("What's the short side of <object0> in cm?", "object_width unit=cm"),
+        ("What is the long side of <object0>?", "object_length"),
+        ("How far do I rotate anti-clockwise to face <object0>?", "rotate_to_face direction=ccw"),
+        ("With an arm three quarters of a meter long, could I grab <object0>?",
+         "reachability arm_length_m=0.75"),
+        ("Which of <object0> and <object1> sits at the bottom of the pile?", "above_choice relation=below"),
+        ("ht diff between <object0> and <object1>, in mm?", "height_difference unit=mm"),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:
