@@ -11,6 +11,10 @@ side=left for leftmost_choice, direction=cw; side_of_me without side answers Lef
 slot table lists them for that task, with ``objects=i,j[,k]`` (region indices, subject first) last and only
 when the subject is not the first object named in the question. ``turn`` and ``angle_deg`` are always
 given for the future-direction tasks; ``arm_length_m`` is in metres as a plain number.
+
+Status (after it was measured once as the held-out set, 251 of 256 parsed right, docs/spatial.md): the
+parser was then generalised against its miss patterns, so this set is development data now
+(``paraphrases.split("dev")``); the held-out set is ``paraphrases_blind5.py``. Entries unchanged.
 """
 
 FAMILIES: dict[str, list[tuple[str, str]]] = {
