@@ -208,7 +208,7 @@ def _spell_out(match: re.Match[str]) -> str:
     value = total + current
     after = match.string[match.end() :]
     unit_follows = _has(
-        after, r"^ (?:and a half )?(?:degrees?|meters?|centimeters?|cm|millimeters?|mm|feet|ft|inch)"
+        after, r"^ (?:and a half )?(?:degrees?|meters?|centimeters?|cm|millimeters?|mm|feet|foot|ft|inch)"
     )
     return match.group(0) if len(words) == 1 and value < 10 and not unit_follows else str(value)
 
@@ -245,10 +245,10 @@ def normalise(question: str) -> str:
     for pattern, word in _SHORTHAND.items():
         t = re.sub(pattern, word, t)
     t = _NUMBER_RUN.sub(_spell_out, t)
-    t = re.sub(r"\bhalf an? (?!turn|rotation|circle|revolution)(?=[a-z])", "0.5 ", t)  # "half a meter"
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
     t = re.sub(r"\b(\d+) and a half\b", r"\1.5", t)  # "one and a half meters"
+    t = re.sub(rf"\bhalf (?:an? )?(?={_LENGTH_UNIT})", "0.5 ", t)  # "half a meter", "a half-meter arm"
     return re.sub(r"\s+", " ", t).strip()
 
 
@@ -292,7 +292,7 @@ _HOW_MUCH = r"\bhow (?:far|much|many)\b|\b(?:distance|gap|offset)\b"
 _UP_DOWN = r"\b(?:further|farther) (?:up|down)\b"
 _VERTICAL = (
     r"\b(?:higher|lower|above|below|under|underneath|beneath|vertical|vertically)\b"
-    r"|\bexceeds? .*\bin height\b|" + _UP_DOWN
+    r"|\bexceeds? .*\bin height\b|\bhow (?:far|much) (?:up|down)\b|" + _UP_DOWN
 )
 _OWN_HEIGHT = (
     r"\bitself\b|\b(?:bottom|base|top) to (?:its |the )?(?:top|bottom|base)\b|\bhow tall\b|\btall\b"
@@ -308,6 +308,7 @@ _SIZE_CMP = (
     r"(?! (?:distance|path|route|way)\b)"
     r"|\b(?:bigger|larger|greater|smaller|lesser)(?: in)? (?:height|width|length)\b"
     r"|\b(?:less|least) (?:tall|long|wide)\b"
+    r"|\b(?:greatest|largest|biggest|smallest|least)(?: in)? (?:height|width|length)\b"
 )
 # A yes/no question: a clause (after a lead-in such as "Compared with OBJ,") opens with an auxiliary,
 # or it asks "whether", "yes or no", "true or false".
@@ -354,8 +355,13 @@ def _asked_unit(t: str) -> str:
 
 def _point(t: str) -> str:
     """Reference point of a height: top, bottom or (default, also when named) center."""
-    top = _has(t, r"\b(?:tops?|highest point|upper (?:edge|surface|side)s?|top (?:surface|edge)s?)\b")
-    bottom = _has(t, r"\b(?:bottoms?|undersides?|lowest point|base|lower edges?|clearance)\b")
+    top = _has(
+        t,
+        r"\b(?:tops?|topmost|uppermost|highest point|upper (?:edge|surface|side)s?|top (?:surface|edge)s?)\b",
+    )
+    bottom = _has(
+        t, r"\b(?:bottoms?|bottommost|lowermost|undersides?|lowest point|base|lower edges?|clearance)\b"
+    )
     if top and not bottom:
         return "top"
     if bottom and not top:
@@ -435,17 +441,27 @@ def _subject_second(t: str) -> bool:
 def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, str]:
     """Task and slots of a free-text spatial question, or ``(None, reason)`` when it maps to none.
 
-    The number of objects is the number of references; a question without references ("How far is
-    it from me?") counts the request's ``n_regions``.
+    The number of objects is the number of distinct references (each anonymous ``<REGION>`` counts
+    once); a question without references ("How far is it from me?") counts the request's ``n_regions``.
     """
     t = normalise(question)
     refs = object_references(question)
-    n = len(refs) or n_regions
+    named = [r for r in refs if r is not None]
+    distinct = list(dict.fromkeys(named))
+    n = (len(distinct) + refs.count(None)) or n_regions
     parsed = _classify(t, n)
     if parsed is None:
         return None, f"{NOT_MEASURABLE}: no spatial task matches {question!r} with {n} object(s)"
-    if len(refs) == 2 and all(r is not None for r in refs) and _subject_second(t):
-        parsed.objects = [refs[1], refs[0]]  # type: ignore[list-item]
+    if len(distinct) == 2 and len(refs) == len(named):
+        if len(named) > 2:
+            # An object named again ("Looking at OBJ and OBJ: is OBJ the one farther?"): the subject is
+            # the first object of the last clause that names one.
+            last = [c for c in re.split(r"[,.;:?!]", question) if object_references(c)][-1]
+            subject = next(r for r in object_references(last) if r is not None)
+            if subject != distinct[0]:
+                parsed.objects = [subject, distinct[0]]
+        elif _subject_second(t):
+            parsed.objects = [distinct[1], distinct[0]]
     return parsed, ""
 
 
@@ -570,14 +586,16 @@ def _classify(t: str, n: int) -> Parsed | None:
         return _make("higher_choice", point=_point(t), order=order, form=form)
     if _has(t, _SIZE_CMP):
         dim = "length" if _has(t, r"\blong|\blength") else "width" if _has(t, r"\bwid|\bnarrow") else "height"
-        smaller = r"\b(?:shorter|shortest|narrower|narrowest|smaller|lesser|less|least)\b"
+        smaller = r"\b(?:shorter|shortest|narrower|narrowest|smaller|smallest|lesser|less|least)\b"
         order = "min" if _has(t, smaller) else "max"
         return _make("tallest_choice", dim=dim, order=order, form=form)
     near_far = r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b"
-    near_far += r"|(?:most|more) distant|by distance"
+    near_far += r"|(?:most|more) (?:distant|far)\b|by distance"
     if _has(t, near_far):
         order = (
-            "far" if _has(t, r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) distant") else "near"
+            "far"
+            if _has(t, r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b")
+            else "near"
         )
         if n == 3:
             return _make("closest_to_camera", order=order)

@@ -196,6 +196,15 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
          "reachability arm_length_m=0.75"),
         ("Which of <object0> and <object1> sits at the bottom of the pile?", "above_choice relation=below"),
         ("ht diff between <object0> and <object1>, in mm?", "height_difference unit=mm"),
+        # an object named twice counts once, the last clause names the subject; adjectival lengths
+        ("Between <object0> and <object1>, is <object1> the taller one?",
+         "tallest_choice form=yesno objects=1,0"),
+        ("How far down is <object0> compared with <object1>?", "height_difference"),
+        ("Would a three-foot arm reach <object0>?", "reachability arm_length_m=0.9144"),
+        ("How high off the floor is the uppermost point of <object0>?", "height_from_ground point=top"),
+        ("Which has the smallest width, <object0>, <object1> or <object2>?",
+         "tallest_choice dim=width order=min"),
+        ("Which of <object0> and <object1> is more far from me?", "closer_to_camera order=far"),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:
