@@ -1,7 +1,7 @@
 """``rynnec-ros bench spatial``: geometry time per spatial question on a rendered window (JSON report).
 
 The issue's budget is 0.3 s per question at 640×480. A synthetic scene (``spatial.scene``) is rendered
-at the requested size; every development-set paraphrase (``paraphrases.split("dev")``, 1234) is asked on
+at the requested size; every development-set paraphrase (``paraphrases.split("dev")``, 1490) is asked on
 the window through ``SpatialEngine.answer`` with fresh objects each time. "cold" clears the engine's plane
 cache before each question (a new window: plane detection included), "warm" keeps it (several questions
 on one window, the node's usual case). Times are wall-clock seconds of ``answer`` alone (``cpu_all``:

@@ -11,6 +11,10 @@ side=left for leftmost_choice, direction=cw), in the order the slot table gives 
 then ``objects=i,j[,k]`` (region indices, subject first) only when the subject is not the first region
 the question names. Arm lengths are given as ``arm_length_m=<metres>``; future-direction turns always
 carry ``turn`` and ``angle_deg``. Questions refer to regions only as <object0>, <object1>, <object2>.
+
+Status (after it was measured once as the held-out set, 248 of 256 parsed right, docs/spatial.md): the
+parser was then generalised against its miss patterns, so this set is development data now
+(``paraphrases.split("dev")``); the held-out set is ``paraphrases_blind6.py``. Entries unchanged.
 """
 
 FAMILIES: dict[str, list[tuple[str, str]]] = {
