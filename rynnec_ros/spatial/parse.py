@@ -183,6 +183,8 @@ _TENS = {
     w: 10 * i
     for i, w in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"), 2)
 }
+# The start of a length unit's word (after spelling is unified), for lookaheads.
+_LENGTH_UNIT = r"(?:meter|centimeter|millimeter|foot|inch)"
 _NUMBER_WORD = "|".join(sorted([*_ONES, *_TENS, "hundred"], key=len, reverse=True))
 _NUMBER_RUN = re.compile(rf"\b(?:a (?=hundred))?(?:{_NUMBER_WORD})(?:(?: and | )(?:{_NUMBER_WORD}))*\b")
 
@@ -207,9 +209,7 @@ def _spell_out(match: re.Match[str]) -> str:
             current += _ONES[word]
     value = total + current
     after = match.string[match.end() :]
-    unit_follows = _has(
-        after, r"^ (?:and a half )?(?:degrees?|meters?|centimeters?|cm|millimeters?|mm|feet|foot|ft|inch)"
-    )
+    unit_follows = _has(after, rf"^ (?:and a half )?(?:degree|{_LENGTH_UNIT}|feet|cm|mm|ft)")
     return match.group(0) if len(words) == 1 and value < 10 and not unit_follows else str(value)
 
 
@@ -219,7 +219,6 @@ def object_references(question: str) -> list[int | None]:
 
 
 # Planner shorthand and spelling variants, each to the one word the rules read.
-_LENGTH_UNIT = r"(?:meter|centimeter|millimeter|foot|inch)"
 _SHORTHAND = {
     r"\bdist\b": "distance",
     r"\bdiff\b": "difference",
@@ -589,14 +588,9 @@ def _classify(t: str, n: int) -> Parsed | None:
         smaller = r"\b(?:shorter|shortest|narrower|narrowest|smaller|smallest|lesser|less|least)\b"
         order = "min" if _has(t, smaller) else "max"
         return _make("tallest_choice", dim=dim, order=order, form=form)
-    near_far = r"\b(?:closer|nearer|closest|nearest|farther|further|farthest|furthest)\b"
-    near_far += r"|(?:most|more) (?:distant|far)\b|by distance"
-    if _has(t, near_far):
-        order = (
-            "far"
-            if _has(t, r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b")
-            else "near"
-        )
+    far = r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b"
+    if _has(t, rf"\b(?:closer|nearer|closest|nearest)\b|{far}|by distance"):
+        order = "far" if _has(t, far) else "near"
         if n == 3:
             return _make("closest_to_camera", order=order)
         return _make("closer_to_camera", order=order, form=form)

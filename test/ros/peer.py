@@ -86,9 +86,10 @@ class Peer:
         return self._pubs[key]
 
 
-def publish_until_listed(peer: Peer, node: Any, name: str, publish: Callable[[], None],
+def publish_until_listed(peer: Peer, node: Any, name: str, topic: str, publish: Callable[[], None],
                          listed: Callable[[Any], bool], timeout: float = 120.0) -> str | None:
-    """Set-up, not an attack: ``publish()`` until ``listed(ListFrames response)`` holds for node ``name``.
+    """Set-up, not an attack: once node ``name`` subscribes to ``topic`` (within 90 s), ``publish()``
+    until ``listed(ListFrames response)`` holds.
 
     A ListFrames call that gets no reply (DDS can drop a reply sent before the client's reply path is
     matched) is retried on a fresh client, so a lost set-up reply cannot fail a test; the attacks' own
@@ -96,6 +97,11 @@ def publish_until_listed(peer: Peer, node: Any, name: str, publish: Callable[[],
     """
     from rynnec_ros.srv import ListFrames
 
+    deadline = time.monotonic() + 90
+    while not any(i.node_name == name for i in peer.node.get_subscriptions_info_by_topic(topic)):
+        if not node.alive() or time.monotonic() > deadline:
+            return f"the node never subscribed to {topic}"
+        time.sleep(0.1)
     service, empty, unanswered = f"/{name}/list_frames", 0, 0
     deadline = time.monotonic() + timeout
     while True:

@@ -43,7 +43,6 @@ def peer():
 
 
 def _start(node_factory, checkpoint, peer, name: str, **extra):
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
     from rynnec_ros.srv import AskQuestion
     from sensor_msgs.msg import Image
 
@@ -51,16 +50,12 @@ def _start(node_factory, checkpoint, peer, name: str, **extra):
     node = node_factory({"checkpoint": str(checkpoint), "qos_reliability": "reliable", "color_topic": topic,
                          "ingest_fps": 0.0, "max_frames_per_query": 1, "request_queue_size": 4,
                          "max_new_tokens": 4, **extra}, name=name)
-    qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-    pub = peer.node.create_publisher(Image, topic, qos)
-    deadline = time.monotonic() + 90
-    while not any(i.node_name == name for i in peer.node.get_subscriptions_info_by_topic(topic)):
-        assert node.alive() and time.monotonic() < deadline, node.output()[-3000:]
-        time.sleep(0.1)
+    pub = peer.pub(Image, topic)
     img = Image(height=H, width=W, encoding="rgb8", step=W * 3)
     img.data = np.random.default_rng(0).integers(0, 256, (H, W, 3), dtype=np.uint8).tobytes()
     img.header.stamp.sec, img.header.frame_id = STAMP_NS // 10**9, "cam"
-    why = publish_until_listed(peer, node, name, lambda: pub.publish(img), lambda res: bool(res.stamps))
+    why = publish_until_listed(peer, node, name, topic, lambda: pub.publish(img),
+                               lambda res: bool(res.stamps))
     if why:
         pytest.fail(f"frame never buffered: {why}\n{node.output()[-3000:]}")
     ok = peer.call(AskQuestion, f"/{name}/ask", AskQuestion.Request(question="Ready?", max_new_tokens=1), 60)

@@ -40,15 +40,9 @@ def _st(ns: int):
 
 
 def _publish_frames(peer: Peer, topic: str, stamps_ns: list[int], node, name: str = "rynnec") -> None:
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import Image
 
-    qos = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
-    pub = peer.node.create_publisher(Image, topic, qos)
-    deadline = time.monotonic() + 90
-    while not any(i.node_name == name for i in peer.node.get_subscriptions_info_by_topic(topic)):
-        assert node.alive() and time.monotonic() < deadline, node.output()
-        time.sleep(0.1)
+    pub = peer.pub(Image, topic)
     rng = np.random.default_rng(0)
 
     def publish() -> None:
@@ -63,7 +57,7 @@ def _publish_frames(peer: Peer, topic: str, stamps_ns: list[int], node, name: st
     def listed(res) -> bool:
         return set(stamps_ns) <= {s.sec * 10**9 + s.nanosec for s in res.stamps}
 
-    why = publish_until_listed(peer, node, name, publish, listed)
+    why = publish_until_listed(peer, node, name, topic, publish, listed)
     if why:
         pytest.fail(f"frames never buffered: {why}\n{node.output()[-3000:]}")
 
