@@ -9,6 +9,13 @@ AskQuestion.task syntax ``TASK [KEY=VALUE ...]``, listing only the slots whose v
 documented default, in the order the slot table lists them for that task, followed by
 ``objects=i,j[,k]`` (region indices, subject first) only when the subject is not the first object the
 question names. Questions refer to regions as ``<object0>``, ``<object1>``, ``<object2>``.
+
+Status (after it was measured once as the held-out set, 249 of 256 parsed right, docs/spatial.md): the
+parser was then generalised against its miss patterns, so this set is development data now
+(``paraphrases.split("dev")``); the held-out set is ``paraphrases_blind7.py``. One label
+was corrected after that measurement, since it contradicted the convention above: in "Vertically, how
+far above <object1> is the centre of <object0>?" the subject, <object0>, is the second object named, so
+the label needs ``objects=0,1`` (the parser had read it so).
 """
 
 FAMILIES: dict[str, list[tuple[str, str]]] = {
@@ -102,7 +109,7 @@ FAMILIES: dict[str, list[tuple[str, str]]] = {
             "height_difference point=top unit=mm",
             "How much higher is the top of <object0> than the top of <object1>, in mm?",
         ),
-        ("height_difference", "Vertically, how far above <object1> is the centre of <object0>?"),
+        ("height_difference objects=0,1", "Vertically, how far above <object1> is the centre of <object0>?"),
         ("height_difference", "What's the difference in elevation between <object0> and <object1>?"),
         ("height_difference unit=ft", "How many feet higher is <object0> than <object1>?"),
         ("height_difference unit=cm objects=0,1", "Vertical offset from <object1> up to <object0>, in cm"),

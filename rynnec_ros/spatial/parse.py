@@ -229,6 +229,18 @@ _SHORTHAND = {
     r"\bcw\b": "clockwise",
     r"\bapprox\b\.?": "approximately",
     r"\b(left|right)wards?\b": r"\1",
+    r"\blengthi(er|est)\b": r"long\1",
+    r"\bupon\b": "on",
+}
+# "more tall", "most long": the comparative and superlative the rules read.
+_COMPARATIVE = {
+    "tall": "taller",
+    "high": "higher",
+    "low": "lower",
+    "long": "longer",
+    "wide": "wider",
+    "short": "shorter",
+    "narrow": "narrower",
 }
 
 
@@ -237,12 +249,17 @@ def normalise(question: str) -> str:
     "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
     t = t.replace("’", "'").replace("‘", "'")
-    t = re.sub(r"\s*(?:->|=>|→)\s*", ", ", t).replace("-", " ")
+    t = re.sub(r"\s*(?:->|=>|→|—|–)\s*", ", ", t).replace("-", " ")
     t = re.sub(r"(\d)\s*°", r"\1 degrees", t)
     t = re.sub(r"\bcentre", "center", t)
     t = re.sub(r"metres?\b", lambda m: m.group(0).replace("metre", "meter"), t)
     for pattern, word in _SHORTHAND.items():
         t = re.sub(pattern, word, t)
+    t = re.sub(
+        rf"\b(more|most) ({'|'.join(_COMPARATIVE)})\b",
+        lambda m: _COMPARATIVE[m.group(2)] if m.group(1) == "more" else _COMPARATIVE[m.group(2)][:-1] + "st",
+        t,
+    )
     t = _NUMBER_RUN.sub(_spell_out, t)
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
@@ -291,7 +308,7 @@ _HOW_MUCH = r"\bhow (?:far|much|many)\b|\b(?:distance|gap|offset)\b"
 _UP_DOWN = r"\b(?:further|farther) (?:up|down)\b"
 _VERTICAL = (
     r"\b(?:higher|lower|above|below|under|underneath|beneath|vertical|vertically)\b"
-    r"|\bexceeds? .*\bin height\b|\bhow (?:far|much) (?:up|down)\b|" + _UP_DOWN
+    r"|\bexceeds? .*\bin height\b|\bhow (?:far|much) (?:up|down)\b|\bfrom OBJ (?:up|down) to\b|" + _UP_DOWN
 )
 _OWN_HEIGHT = (
     r"\bitself\b|\b(?:bottom|base|top) to (?:its |the )?(?:top|bottom|base)\b|\bhow tall\b|\btall\b"
@@ -302,6 +319,8 @@ _SIDE = r"(?:horizontal )?(?:sides?|dimension|edges?)\b"
 _LARGER = r"(?:long|longer|longest|large|larger|largest|big|bigger|biggest)"
 _SMALLER = r"(?:short|shorter|shortest|small|smaller|smallest|narrow|narrower|narrowest)"
 _WHICH_SIDE = r"\b(?:which|what) side\b"
+# A question that asks for one of the objects: "which", "whose", or an order to pick one.
+_WHICH = r"\b(?:which|whose)\b|\b(?:pick|choose|select) (?:the|one)\b"
 _SIZE_CMP = (
     r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
     r"(?! (?:distance|path|route|way)\b)"
@@ -415,8 +434,11 @@ def _turn(clause: str) -> tuple[str | None, float]:
 _REFERENCE_BEFORE = (
     r"\b(?:relative to|compared (?:with|to)|in comparison (?:with|to)|with respect to|in relation to|next to"
     r"|beside|looking at|than|against|versus|vs"
-    r"|above|below|under|underneath|beneath|over|side of|left of|right of)(?: the \w+ of| that of)? $"
+    r"|above|below|under|underneath|beneath|over|side of|left of|right of|(?:up|down) from)"
+    r"(?: the \w+ of| that of)? $"
 )
+# "the offset from OBJ up to OBJ": the climb starts at the reference.
+_REFERENCE_FROM = r"\bfrom OBJ (?:straight |all the way )?(?:up|down) to (?:the \w+ of )?OBJ"
 _REFERENCE_AFTER = r"^ as (?:the |a |my |our )?(?:reference|baseline|anchor)\b"
 # A relation to "it" whose pronoun stands for the object named first ("OBJ ...; is OBJ above it?").
 _REFERENCE_IT = r"\b(?:above|below|under|underneath|beneath|over|on|of) it\b"
@@ -426,7 +448,8 @@ def _subject_second(t: str) -> bool:
     """Whether the object named first is the reference of a two-object question.
 
     It is when words before it or after it mark it ("Relative to OBJ, is OBJ ...", "OBJ as the
-    reference", "how far below OBJ is OBJ", "how many cm higher than OBJ is OBJ"), or when a relation
+    reference", "how far below OBJ is OBJ", "how many cm higher than OBJ is OBJ", "from OBJ up to
+    OBJ"), or when a relation
     to "it" refers back to it, unless the second object is the marked one ("left of OBJ or right of it").
     """
     first, second = (m.start() for m in re.finditer("OBJ", t))
@@ -434,7 +457,7 @@ def _subject_second(t: str) -> bool:
     def marked(at: int) -> bool:
         return _has(t[:at], _REFERENCE_BEFORE) or _has(t[at + 3 :], _REFERENCE_AFTER)
 
-    return marked(first) or (_has(t, _REFERENCE_IT) and not marked(second))
+    return marked(first) or _has(t, _REFERENCE_FROM) or (_has(t, _REFERENCE_IT) and not marked(second))
 
 
 def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, str]:
@@ -475,7 +498,7 @@ def _classify(t: str, n: int) -> Parsed | None:
     """The ordered decision list: earlier cues win where phrasings overlap (see the module notes)."""
     unit = _asked_unit(t)
     # "Is OBJ or OBJ closer?" offers a choice, like "which"
-    yesno = _has(t, _YESNO) and not _has(t, r"\b(?:which|whose)\b|\bOBJ,? or (?:\w+ )?OBJ\b")
+    yesno = _has(t, _YESNO) and not _has(t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b")
     form = "yesno" if yesno else "choice"
     side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
 
@@ -544,7 +567,7 @@ def _classify(t: str, n: int) -> Parsed | None:
         return _make("left_right_choice")
     if any(side_words):
         # "which is further left / on the left" picks one of the objects; "left or right of OBJ" relates two
-        which_one = _has(t, r"\b(?:which|whose)\b") and not _has(t, _WHICH_SIDE)
+        which_one = _has(t, _WHICH) and not _has(t, _WHICH_SIDE)
         one_side = not all(side_words)
         further = r"\b(?:further|farther|more|most|furthest|farthest)\b"
         if _has(t, r"\b(?:leftmost|rightmost)\b") or (which_one and (one_side or _has(t, further))):
@@ -566,13 +589,13 @@ def _classify(t: str, n: int) -> Parsed | None:
         r"|\bunderneath\b|\bbelow\b|\b(?:at the )?bottom of the (?:stack|pile)\b"
     )
     named_point = _point(t) != "center" and not _has(t, r"\bon top\b")
-    if n == 2 and named_point and _has(t, r"\b(?:above|below)\b") and not _has(t, r"\b(?:which|whose)\b"):
+    if n == 2 and named_point and _has(t, r"\b(?:above|below)\b") and not _has(t, _WHICH):
         # "Is the top of OBJ above the top of OBJ?" compares heights of points, not a stacking
         order = "min" if _has(t, r"\bbelow\b") else "max"
         return _make("higher_choice", point=_point(t), order=order, form=form)
     if n == 2 and (_has(t, above_obj) or _has(t, below_obj)):
         below = _has(t, below_obj)
-        if _has(t, r"\b(?:which|whose)\b"):
+        if _has(t, _WHICH):
             return _make("above_choice", relation="below" if below else "above")
         return _make("below_predicate" if below else "above_predicate")
     if _has(
