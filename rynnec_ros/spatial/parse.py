@@ -209,7 +209,9 @@ def _spell_out(match: re.Match[str]) -> str:
             current += _ONES[word]
     value = total + current
     after = match.string[match.end() :]
-    unit_follows = _has(after, rf"^ (?:and a half )?(?:degree|{_LENGTH_UNIT}|feet|cm|mm|ft)")
+    unit_follows = _has(
+        after, rf"^ (?:and (?:a half|a quarter|three quarters) )?(?:degree|{_LENGTH_UNIT}|feet|cm|mm|ft)"
+    )
     return match.group(0) if len(words) == 1 and value < 10 and not unit_follows else str(value)
 
 
@@ -264,6 +266,8 @@ def normalise(question: str) -> str:
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
     t = re.sub(r"\b(\d+) and a half\b", r"\1.5", t)  # "one and a half meters"
+    t = re.sub(r"\b(\d+) and a quarter\b", r"\1.25", t)
+    t = re.sub(r"\b(\d+) and three quarters\b", r"\1.75", t)
     t = re.sub(rf"\bhalf (?:an? )?(?={_LENGTH_UNIT})", "0.5 ", t)  # "half a meter", "a half-meter arm"
     return re.sub(r"\s+", " ", t).strip()
 
@@ -287,7 +291,7 @@ _FACE = (
     rf"|head {_STRAIGHT}(?:for|towards?)|line up with)\b"
     rf"|\bface OBJ|facing OBJ|face towards? OBJ|face the direction|\blook(?:s|ing)? {_STRAIGHT}at OBJ"
     rf"|\bpoints? (?:me|you|the camera|the robot) {_STRAIGHT}(?:at|towards?) OBJ"
-    rf"|\b(?:so that|so|until|till|for) OBJ (?:is|lies|sits|will be|ends up|to be) {_STRAIGHT}"
+    rf"|\b(?:so that|so|until|till|for|before) OBJ (?:is|lies|sits|will be|ends up|to be) {_STRAIGHT}"
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front)"
 )
@@ -318,6 +322,8 @@ _OWN_HEIGHT = (
 _SIDE = r"(?:horizontal )?(?:sides?|dimension|edges?)\b"
 _LARGER = r"(?:long|longer|longest|large|larger|largest|big|bigger|biggest)"
 _SMALLER = r"(?:short|shorter|shortest|small|smaller|smallest|narrow|narrower|narrowest)"
+# Nearness to the floor is lowness: "closer to the floor", "nearest the ground".
+_NEAR_FLOOR = r"\b(?:closer|closest|nearer|nearest) (?:to )?the (?:floor|ground)\b"
 _WHICH_SIDE = r"\b(?:which|what) side\b"
 # A question that asks for one of the objects: "which", "whose", or an order to pick one.
 _WHICH = r"\b(?:which|whose)\b|\b(?:pick|choose|select) (?:the|one)\b"
@@ -347,8 +353,8 @@ _APART = (
     r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room)\b.*\bbetween\b"
     r"|how (?:distant|close|near)\b|" + _HOW_MANY_UNITS
 )
-_LEN = r"(\d+(?:\.\d+)?)\s*(meters?|m|centimeters?|cm|millimeters?|mm|feet|foot|ft)\b"
-_TO_M = {"m": 1.0, "cm": 0.01, "mm": 0.001, "ft": 0.3048}
+_LEN = r"(\d+(?:\.\d+)?)\s*(meters?|m|centimeters?|cm|millimeters?|mm|feet|foot|ft|inch(?:es)?)\b"
+_TO_M = {"m": 1.0, "cm": 0.01, "mm": 0.001, "ft": 0.3048, "in": 0.0254}
 
 
 def _unit_of(word: str) -> str:
@@ -600,10 +606,10 @@ def _classify(t: str, n: int) -> Parsed | None:
         return _make("below_predicate" if below else "above_predicate")
     if _has(
         t,
-        rf"\b(?:higher|lower|highest|lowest)\b|closer to the (?:floor|ground)|at a greater height|{_UP_DOWN}"
+        rf"\b(?:higher|lower|highest|lowest)\b|{_NEAR_FLOOR}|at a greater height|{_UP_DOWN}"
         r"|\b(?:less|least) high\b",
     ):
-        lower = r"\b(?:lower|lowest|less|least)\b|closer to the (?:floor|ground)|\b(?:further|farther) down"
+        lower = rf"\b(?:lower|lowest|less|least)\b|{_NEAR_FLOOR}|\b(?:further|farther) down"
         order = "min" if _has(t, lower) else "max"
         return _make("higher_choice", point=_point(t), order=order, form=form)
     if _has(t, _SIZE_CMP):
@@ -612,7 +618,9 @@ def _classify(t: str, n: int) -> Parsed | None:
         order = "min" if _has(t, smaller) else "max"
         return _make("tallest_choice", dim=dim, order=order, form=form)
     far = r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b"
-    if _has(t, rf"\b(?:closer|nearer|closest|nearest)\b|{far}|by distance"):
+    # "the closest points of each object" says where a distance is measured from, it compares nothing
+    near = r"\b(?:closer|nearer|closest|nearest)\b(?! (?:points?|surfaces?|parts?|edges?)\b)"
+    if _has(t, rf"{near}|{far}|by distance"):
         order = "far" if _has(t, far) else "near"
         if n == 3:
             return _make("closest_to_camera", order=order)
