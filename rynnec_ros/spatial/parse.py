@@ -251,7 +251,10 @@ def normalise(question: str) -> str:
     "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
     t = t.replace("’", "'").replace("‘", "'")
-    t = re.sub(r"\s*(?:->|=>|→|—|–)\s*", ", ", t).replace("-", " ")
+    t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
+    # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
+    t = re.sub(r"\b(?:is that|am i|was i|are you|is it) (?:right|correct)\b", "is that so", t)
+    t = re.sub(r", right\s*\?\s*$", "?", t)
     t = re.sub(r"(\d)\s*°", r"\1 degrees", t)
     t = re.sub(r"\bcentre", "center", t)
     t = re.sub(r"metres?\b", lambda m: m.group(0).replace("metre", "meter"), t)
@@ -266,6 +269,12 @@ def normalise(question: str) -> str:
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
     t = re.sub(r"\b(\d+) and a half\b", r"\1.5", t)  # "one and a half meters"
+    # "a foot and a half", "2 meters and a half"
+    t = re.sub(
+        rf"\b(?:an?|(\d+)) ({_LENGTH_UNIT}s?|feet|inches) and a half\b",
+        lambda m: f"{int(m.group(1) or 1)}.5 {m.group(2)}",
+        t,
+    )
     t = re.sub(r"\b(\d+) and a quarter\b", r"\1.25", t)
     t = re.sub(r"\b(\d+) and three quarters\b", r"\1.75", t)
     t = re.sub(rf"\bhalf (?:an? )?(?={_LENGTH_UNIT})", "0.5 ", t)  # "half a meter", "a half-meter arm"
@@ -330,9 +339,9 @@ _WHICH = r"\b(?:which|whose)\b|\b(?:pick|choose|select) (?:the|one)\b"
 _SIZE_CMP = (
     r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
     r"(?! (?:distance|path|route|way)\b)"
-    r"|\b(?:bigger|larger|greater|smaller|lesser)(?: in)? (?:height|width|length)\b"
+    r"|\b(?:bigger|larger|greater|smaller|lesser|less|more)(?: in)? (?:height|width|length)\b"
     r"|\b(?:less|least) (?:tall|long|wide)\b"
-    r"|\b(?:greatest|largest|biggest|smallest|least)(?: in)? (?:height|width|length)\b"
+    r"|\b(?:greatest|largest|biggest|smallest|least|most)(?: in)? (?:height|width|length)\b"
 )
 # A yes/no question: a clause (after a lead-in such as "Compared with OBJ,") opens with an auxiliary,
 # or it asks "whether", "yes or no", "true or false".
@@ -367,11 +376,11 @@ def _unit_of(word: str) -> str:
 def _asked_unit(t: str) -> str:
     """The unit a quantity is asked in, meters when none is said.
 
-    "how many centimeters", "in feet", else a unit named in the plural without a number before it
-    ("..., centimeters please"); "2 meters" is a stated length and "on foot" no unit.
+    "how many centimeters" (or "how much millimeter"), "in feet", else a unit named in the plural without
+    a number before it ("..., centimeters please"); "2 meters" is a stated length and "on foot" no unit.
     """
     words = "|".join(_UNITS.values())
-    m = re.search(rf"\bhow many ({words})\b", t) or re.search(rf"\bin ({words})\b", t)
+    m = re.search(rf"\bhow (?:many|much) ({words})\b", t) or re.search(rf"\bin ({words})\b", t)
     if m is None:
         m = re.search(rf"(?<![\d.])(?<![\d.] )\b({_PLURAL_UNITS})\b", t)
     return _unit_of(m.group(1)) if m else "m"
@@ -518,7 +527,9 @@ def _classify(t: str, n: int) -> Parsed | None:
         return None
 
     if n == 1:
-        if _has(t, _FACE):
+        # "looking at OBJ" alone sets the scene ("I'm looking at OBJ; how far is it?"); facing it is a
+        # turn only when the question asks for one
+        if _has(t, _FACE) and _has(t, rf"{_TURN_VERB}|\b(?:degrees?|angle|clockwise|counterclockwise)\b"):
             ccw = _has(t, r"\bcounterclockwise\b|\bleft\b")
             return _make("rotate_to_face", direction="ccw" if ccw else "cw")
         clause = _turn_clause(t)
@@ -617,9 +628,15 @@ def _classify(t: str, n: int) -> Parsed | None:
         smaller = r"\b(?:shorter|shortest|narrower|narrowest|smaller|smallest|lesser|less|least)\b"
         order = "min" if _has(t, smaller) else "max"
         return _make("tallest_choice", dim=dim, order=order, form=form)
-    far = r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b"
+    far = (
+        r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b"
+        rf"|\b(?:greater|larger|bigger|longer|greatest|largest|biggest|longest) distance (?:from|to) {_ME}"
+    )
     # "the closest points of each object" says where a distance is measured from, it compares nothing
-    near = r"\b(?:closer|nearer|closest|nearest)\b(?! (?:points?|surfaces?|parts?|edges?)\b)"
+    near = (
+        r"\b(?:closer|nearer|closest|nearest)\b(?! (?:points?|surfaces?|parts?|edges?)\b)"
+        rf"|\b(?:smaller|shorter|lesser|smallest|shortest|least) distance (?:from|to) {_ME}"
+    )
     if _has(t, rf"{near}|{far}|by distance"):
         order = "far" if _has(t, far) else "near"
         if n == 3:
