@@ -246,15 +246,43 @@ _COMPARATIVE = {
 }
 
 
+# Whole phrasings rewritten to the form the rules read, in order (after dashes became commas).
+_PHRASE_REWRITES: list[tuple[str, str]] = [
+    # speech fillers at a clause's start
+    # ("so that OBJ is ahead" is a turn's goal, not a filler)
+    (r"(^|[,;:.?!] )(?:(?:okay|ok|so(?! that| OBJ)|um+|uh+|er+|erm|hmm+|well|alright|hey)\b,? )+", r"\1"),
+    # "would I be right in saying that ..." asks yes or no
+    (
+        r"\b(?:would|am|was) i (?:be )?(?:right|correct) (?:in saying|to say|in thinking|if i say)\b",
+        "is it true",
+    ),
+    # a lead-in naming the reference opens a clause even without its comma ("relative to OBJ is OBJ ...")
+    (
+        r"^((?:relative to|compared (?:with|to)|in comparison (?:with|to)|with respect to|next to|beside"
+        r"|looking at|as for) OBJ) (?=(?:is|are|does|do|did|can|could|would|will|was|has|have)\b)",
+        r"\1, ",
+    ),
+    # a benchmark's options stand for a value: "which of the following (values) is closest to the ..."
+    (r"\bwhich of the following (?:values?|numbers?|amounts?|measurements?|distances?)\b", "what value"),
+    (
+        r"\bwhich of the following (?:is|comes|lies) (?:closest|nearest) to\b"
+        r"|\bwhich of the following best (?:approximates|matches)\b",
+        "what is",
+    ),
+    # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
+    (r"\b(?:is that|am i|was i|are you|is it) (?:right|correct)\b", "is that so"),
+    (r", right\s*\?\s*$", "?"),
+]
+
+
 def normalise(question: str) -> str:
     """Lower-case text, references → ``OBJ``, one spelling (center, meter), shorthand spelled out ("dist",
     "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
-    # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
-    t = re.sub(r"\b(?:is that|am i|was i|are you|is it) (?:right|correct)\b", "is that so", t)
-    t = re.sub(r", right\s*\?\s*$", "?", t)
+    for pattern, replacement in _PHRASE_REWRITES:
+        t = re.sub(pattern, replacement, t)
     t = re.sub(r"(\d)\s*°", r"\1 degrees", t)
     t = re.sub(r"\bcentre", "center", t)
     t = re.sub(r"metres?\b", lambda m: m.group(0).replace("metre", "meter"), t)
@@ -286,7 +314,7 @@ def _has(t: str, pattern: str) -> bool:
 
 
 _ME = r"(?:me|you|myself|yourself|the camera|the robot)"
-_MY = r"(?:my|your)"
+_MY = r"(?:my|your|the camera's|the robot's)"
 # Verbs (and nouns) of turning in place: "turn", "rotate", "spin", "pivot", "swivel", "yaw", "swing round".
 _TURN_VERB = (
     r"\b(?:turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing|ion)|spin(?:s|ning)?|spun|pivot(?:s|ed|ing)?"
@@ -317,7 +345,7 @@ _DIFF = (
     r"|apart in height|height gap"
 )
 # A vertical offset asked as a quantity ("how far above OBJ", "how many cm higher", "vertical distance").
-_HOW_MUCH = r"\bhow (?:far|much|many)\b|\b(?:distance|gap|offset)\b"
+_HOW_MUCH = r"\bhow (?:far|much|many)\b|\b(?:distance|gap|offset)\b|\bamount by which\b"
 _UP_DOWN = r"\b(?:further|farther) (?:up|down)\b"
 _VERTICAL = (
     r"\b(?:higher|lower|above|below|under|underneath|beneath|vertical|vertically)\b"
@@ -359,7 +387,7 @@ _UNITS = {
 _PLURAL_UNITS = r"centimeters|millimeters|meters|feet|inches|cms?|mm|ft"
 _HOW_MANY_UNITS = r"\bhow many (?:" + "|".join(_UNITS.values()) + r")\b"
 _APART = (
-    r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room)\b.*\bbetween\b"
+    r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room)\b.*\bbetween\b|\bcenter to center\b"
     r"|how (?:distant|close|near)\b|" + _HOW_MANY_UNITS
 )
 _LEN = r"(\d+(?:\.\d+)?)\s*(meters?|m|centimeters?|cm|millimeters?|mm|feet|foot|ft|inch(?:es)?)\b"
@@ -413,12 +441,20 @@ def _turn_clause(t: str) -> str | None:
     """The clause that describes my turn, if the question imagines one.
 
     A clause runs between punctuation, or from a conjunction that opens a turn ("..., after I turn
-    left", "where will it be once I've turned 45 degrees right") to the end of its punctuation clause.
+    left", "where will it be once I've turned 45 degrees right", "following a left turn") to the end of
+    its punctuation clause, or, unpunctuated (speech), to the first question word or object after the
+    turn verb ("if i turn left what o'clock is OBJ", "after i turn right OBJ is at what o'clock").
     """
     for clause in re.split(r"[,.;:?!]", t):
         if _has(clause, _TURN_VERB) and _has(clause, _TURN_WORDS) and not _has(clause, _FACE):
-            opened = re.search(rf"\b(?:once|after|when|if|as soon as)\b(?=.*{_TURN_VERB})", clause)
-            return clause[opened.start() :] if opened else clause
+            opened = re.search(rf"\b(?:once|after|when|if|as soon as|following)\b(?=.*{_TURN_VERB})", clause)
+            if opened is None:
+                return clause
+            clause = clause[opened.start() :]
+            verb = re.search(_TURN_VERB, clause)
+            assert verb is not None  # the lookahead found it
+            stop = re.search(r"\b(?:what|where|which|how)\b|OBJ", clause[verb.end() :])
+            return clause[: verb.end() + stop.start()] if stop else clause
     return None
 
 

@@ -248,6 +248,30 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ("Of <object0>, <object1> and <object2>, which has more width?", "tallest_choice dim=width"),
         ("<object0> sits on top of <object1> - is that correct?", "above_predicate"),
         ("Can a robot with a meter and a half of reach touch <object0>?", "reachability arm_length_m=1.5"),
+        # speech: fillers, no punctuation (a turn clause ends at the question word or the object), a
+        # lead-in without its comma; "would I be right in saying"; "center to center"; a benchmark's
+        # options standing for a value; "the camera's right"; "following a turn"
+        ("uh okay how many feet away is <object0>", "distance_to_camera unit=ft"),
+        (
+            "once i spin to the right where will <object0> be in degrees",
+            "future_direction_degrees turn=right angle_deg=90",
+        ),
+        (
+            "if i rotate left by sixty degrees <object0> ends up at what o'clock",
+            "future_direction_clock turn=left angle_deg=60",
+        ),
+        ("compared with <object1> is <object0> higher up", "higher_choice form=yesno objects=0,1"),
+        ("Would I be correct in thinking <object0> is taller than <object1>?", "tallest_choice form=yesno"),
+        ("Center to center, how far is <object0> from <object1> in mm?", "center_distance unit=mm"),
+        (
+            "Which of the following values is the distance from me to <object0> in feet?",
+            "distance_to_camera unit=ft",
+        ),
+        ("Is <object0> on the robot's left?", "side_of_me side=left"),
+        (
+            "Report the o'clock direction of <object0> following a right turn of 30 degrees.",
+            "future_direction_clock turn=right angle_deg=30",
+        ),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:
