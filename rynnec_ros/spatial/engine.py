@@ -30,6 +30,7 @@ from rynnec_ros.spatial.points import (
     PointParams,
     backproject,
     object_points_in_frame,
+    ray_moment,
     summarise,
     transform,
     valid_depth,
@@ -270,7 +271,7 @@ class SpatialEngine:
         rng = np.random.default_rng(self.params.seed)
         geoms: dict[int, ObjectGeometry] = {}
         for k in objects:
-            chunks = []
+            chunks, errors, moment = [], [], np.zeros((3, 3))
             for fi, mask in sorted(request.regions[k].masks.items()):
                 frame = frames[fi]
                 if not _has_geometry(frame) or (posed and frame.world_T_camera is None):
@@ -278,7 +279,7 @@ class SpatialEngine:
                 if not posed and fi != last:
                     continue
                 K = validate_K(frame.K)  # type: ignore[arg-type]
-                pts = object_points_in_frame(
+                pts, err = object_points_in_frame(
                     np.asarray(frame.depth, dtype=np.float32),
                     K,
                     np.asarray(mask, dtype=bool),
@@ -286,7 +287,10 @@ class SpatialEngine:
                     rng,
                 )
                 if pts.shape[0]:
-                    chunks.append(transform(self._frame_pose(frame, align), pts))
+                    pose = self._frame_pose(frame, align)
+                    chunks.append(transform(pose, pts))
+                    errors.append(err)
+                    moment += ray_moment(pts, pose[:3, :3])
             total = sum(c.shape[0] for c in chunks)
             if total < self.params.min_object_points:
                 if not strict:
@@ -298,7 +302,8 @@ class SpatialEngine:
             pts, supports = remove_support_points(
                 np.concatenate(chunks), planes, self.params.ground.inlier_threshold_m, n_scene_points
             )
-            geom = summarise(pts, len(chunks))
+            sigma = float(np.median(np.concatenate(errors)))
+            geom = summarise(pts, len(chunks), noise_cov=sigma**2 * moment / total)
             geoms[k] = rest_on_support(geom, supports, reach=2.5 * self.params.ground.inlier_threshold_m)
         if ground is None and self.params.ground_from_world_origin and posed:
             ground = Plane(normal=np.array([0.0, 0.0, 1.0]), offset=0.0, n_inliers=0)

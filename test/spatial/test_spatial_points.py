@@ -16,6 +16,7 @@ from rynnec_ros.spatial.points import (
     mad_gate,
     masked_plane_at,
     object_points_in_frame,
+    ray_moment,
     reject_edge_bleed,
     summarise,
     validate_K,
@@ -49,12 +50,12 @@ def test_masked_plane_ignores_background_and_noise() -> None:
     depth[10, 10] = np.nan  # a hole
     usable = mask & np.isfinite(depth)
     rows, cols = np.array([5, 10, 10, 0]), np.array([5, 12, 11, 0])
-    out = masked_plane_at(depth, usable, rows, cols, radius=2)
+    out, _ = masked_plane_at(depth, usable, rows, cols, radius=2)
     assert out[0] == pytest.approx(2.0)  # corner pixel not pulled toward the 5 m background
     assert out[1] == pytest.approx(2.0)  # the noisy pixel itself is refitted without it
     assert out[2] == pytest.approx(2.0)  # the hole next to it is ignored
     assert np.isnan(out[3])  # no object pixel in its window
-    np.testing.assert_allclose(masked_plane_at(depth, usable, rows[:3], cols[:3], 0), [2.0, 2.3, 2.0])
+    np.testing.assert_allclose(masked_plane_at(depth, usable, rows[:3], cols[:3], 0)[0], [2.0, 2.3, 2.0])
 
 
 def test_masked_plane_is_unbiased_where_the_mask_edge_cuts_the_window() -> None:
@@ -65,12 +66,38 @@ def test_masked_plane_is_unbiased_where_the_mask_edge_cuts_the_window() -> None:
     depth = 2.0 + 0.05 * cols_grid
     mask = np.zeros((20, 20), bool)
     mask[4:16, 3:13] = True
-    out = masked_plane_at(depth, mask, np.array([10, 10, 4]), np.array([12, 7, 12]), radius=2)
+    out, err = masked_plane_at(depth, mask, np.array([10, 10, 4]), np.array([12, 7, 12]), radius=2)
     np.testing.assert_allclose(out, [2.60, 2.35, 2.60], atol=1e-5)
+    np.testing.assert_allclose(err, 0.0, atol=1e-5)  # an exact plane: no noise to report
     # a one-pixel-wide strip cannot fix a plane: it takes the median of its samples
     strip = np.zeros((20, 20), bool)
     strip[10, 3:13] = True
-    assert masked_plane_at(depth, strip, np.array([10]), np.array([12]), radius=2)[0] == pytest.approx(2.55)
+    thin, _ = masked_plane_at(depth, strip, np.array([10]), np.array([12]), radius=2)
+    assert thin[0] == pytest.approx(2.55)
+
+
+def test_masked_plane_standard_error_follows_least_squares() -> None:
+    """Standard error of the fitted depth: 0 on exact depth; on i.i.d. noise σ, σ/5 inside the mask
+    (a centred 5×5 window: var = σ²/25) and σ·√(1/15 + 0.1) = 0.408σ at a pixel whose window the mask's
+    edge cuts to 3 columns (by hand: offsets dc ∈ {-2,-1,0} × dr ∈ {-2..2}, n = 15, mean dc = -1,
+    S_cc = 5·2 = 10, S_rr = 3·10 = 30, S_rc = 0, so mᵀS⁻¹m = 1/10). The residuals' robust sigma reads
+    σ a few percent low (3 of 25 degrees of freedom go to the plane, and a median of 25), hence the
+    tolerance."""
+    rng = np.random.default_rng(3)
+    sigma = 0.01
+    depth = (2.0 + sigma * rng.standard_normal((200, 200))).astype(np.float32)
+    mask = np.zeros((200, 200), bool)
+    mask[:, :100] = True
+    rows = np.arange(10, 190)
+    inner = np.full(rows.size, 50)
+    edge = np.full(rows.size, 99)
+    z_in, err_in = masked_plane_at(depth, mask, rows, inner, radius=2)
+    _, err_edge = masked_plane_at(depth, mask, rows, edge, radius=2)
+    assert float(np.mean(err_in)) == pytest.approx(sigma / 5, rel=0.15)
+    assert float(np.std(z_in - 2.0)) == pytest.approx(sigma / 5, rel=0.2)  # what the error claims
+    assert float(np.mean(err_edge)) == pytest.approx(sigma * np.sqrt(1 / 15 + 0.1), rel=0.15)
+    _, exact = masked_plane_at(np.full((200, 200), 2.0, np.float32), mask, rows, edge, radius=2)
+    assert np.all(exact == 0.0)
 
 
 def test_object_points_drop_mask_bleed_onto_background() -> None:
@@ -80,7 +107,7 @@ def test_object_points_drop_mask_bleed_onto_background() -> None:
     depth[obj] = 2.0
     bleed = obj.copy()
     bleed[28:52, 38:62] = True  # a 2-pixel ring of mask on the wall behind
-    pts = object_points_in_frame(depth, K, bleed, PointParams(window_radius=0), np.random.default_rng(0))
+    pts, _ = object_points_in_frame(depth, K, bleed, PointParams(window_radius=0), np.random.default_rng(0))
     assert np.all(np.abs(pts[:, 2] - 2.0) < 1e-6)
     assert len(pts) == obj.sum()
 
@@ -88,7 +115,7 @@ def test_object_points_drop_mask_bleed_onto_background() -> None:
 def test_object_points_empty_when_no_depth() -> None:
     depth = np.full((80, 100), np.nan, np.float32)
     mask = np.ones((80, 100), bool)
-    assert object_points_in_frame(depth, K, mask, PointParams(), np.random.default_rng(0)).shape == (0, 3)
+    assert object_points_in_frame(depth, K, mask, PointParams(), np.random.default_rng(0))[0].shape == (0, 3)
 
 
 def test_dense_range_keeps_edges_and_drops_isolated_points() -> None:
@@ -117,6 +144,42 @@ def test_summarise_oriented_box() -> None:
     assert g.height == pytest.approx(0.8, abs=0.02)
     np.testing.assert_allclose(g.center, center, atol=0.02)
     assert g.nearest_distance(np.array([2.0, -1.0, 3.0])) == pytest.approx(2.2, abs=0.03)
+
+
+def test_ray_moment_sums_world_ray_outer_products() -> None:
+    """Two points on the optical axis and one at 45° to its right (camera frame x right, z forward); with
+    the optical frame's usual pose (camera z → world x, camera x → world -y) the rays are world +x twice
+    and (+x, -y)/√2 once: Σ ddᵀ = [[2.5, -0.5, 0], [-0.5, 0.5, 0], [0, 0, 0]] (by hand)."""
+    pts = np.array([[0.0, 0.0, 2.0], [0.0, 0.0, 5.0], [1.0, 0.0, 1.0]])
+    R = np.array([[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]])
+    expected = np.array([[2.5, -0.5, 0.0], [-0.5, 0.5, 0.0], [0.0, 0.0, 0.0]])
+    np.testing.assert_allclose(ray_moment(pts, R), expected, atol=1e-12)
+
+
+def test_summarise_takes_the_points_noise_off_the_extents() -> None:
+    """A 0.60 × 0.40 × 0.50 m box (by construction) seen from 2 m down -y: its front face (y = 0) and top,
+    with each point displaced along its ray from the camera by Gaussian noise of 8 mm, as fused depth
+    leaves it. The noise's tails widen the depth-wise side (the rays cross the front face); told the
+    noise covariance (0.008² · mean ray outer product, from ``ray_moment``), both sides
+    come back within 1.5 cm of the box's, the side the rays run across is not shrunk for noise that
+    does not move it, and on exact points nothing changes."""
+    rng = np.random.default_rng(5)
+    a, b, h = 0.60, 0.40, 0.50
+    n = 8000
+    front = np.stack([rng.uniform(0, a, n), np.zeros(n), rng.uniform(0, h, n)], axis=1)
+    top = np.stack([rng.uniform(0, a, n // 2), rng.uniform(0, b, n // 2), np.full(n // 2, h)], axis=1)
+    exact = np.concatenate([front, top])
+    camera = np.array([a / 2, -2.0, 1.2])
+    rays = (exact - camera) / np.linalg.norm(exact - camera, axis=1, keepdims=True)
+    noisy = exact + rays * rng.normal(0.0, 0.008, (exact.shape[0], 1))
+    plain = summarise(noisy, n_frames=8)
+    cov = 0.008**2 * rays.T @ rays / rays.shape[0]
+    told = summarise(noisy, n_frames=8, noise_cov=cov)
+    assert plain.width - b > 0.03  # the tails' widening, without the correction
+    assert told.length == pytest.approx(a, abs=0.015)
+    assert told.width == pytest.approx(b, abs=0.015)
+    clean, clean_told = summarise(exact, n_frames=8), summarise(exact, n_frames=8, noise_cov=np.zeros((3, 3)))
+    assert (clean.length, clean.width) == (clean_told.length, clean_told.width)
 
 
 @pytest.mark.parametrize("yaw_deg", [0.0, 17.0, 44.0, 73.0])
@@ -237,13 +300,14 @@ def test_object_points_do_not_depend_on_the_image_around_the_mask() -> None:
     mask = np.zeros((80, 100), bool)
     mask[28:62, 18:72] = True  # spills 2 px onto the background
     params = PointParams(max_points_per_frame=500)
-    a = object_points_in_frame(depth, K, mask, params, np.random.default_rng(1))
+    a, a_err = object_points_in_frame(depth, K, mask, params, np.random.default_rng(1))
     big_d = np.full((160, 220), np.nan, np.float32)
     big_d[:80, :100] = depth
     big_m = np.zeros((160, 220), bool)
     big_m[:80, :100] = mask
-    b = object_points_in_frame(big_d, K, big_m, params, np.random.default_rng(1))
+    b, b_err = object_points_in_frame(big_d, K, big_m, params, np.random.default_rng(1))
     assert a.shape[0] > 400
     np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a_err, b_err)
     # Depth 1.5 m on the object (set above): the spilled background pixels were dropped.
     assert np.all(np.abs(a[:, 2] - 1.5) < 0.1)
