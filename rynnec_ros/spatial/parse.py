@@ -233,7 +233,30 @@ _SHORTHAND = {
     r"\b(left|right)wards?\b": r"\1",
     r"\blengthi(er|est)\b": r"long\1",
     r"\bupon\b": "on",
+    # chat spelling
+    r"\bu\b": "you",
+    r"\bur\b": "your",
+    r"\babt\b": "about",
+    r"\bwhats\b": "what is",
+    r"\bhows\b": "how is",
+    r"\bthru\b": "through",
+    r"\bpl(?:s|z)\b": "please",
+    # a vertical extent is a height (also "compare the vertical extents and return the largest")
+    r"\bvertical (?:size|extent|span|dimension)(s?)\b": r"height\1",
+    r"\bminus\b": "difference",
 }
+# Fractions of a full turn ("an eighth of a turn" is 45 degrees), and the counts before them.
+_TURN_PARTS = {"half": 2, "third": 3, "quarter": 4, "sixth": 6, "eighth": 8, "twelfth": 12}
+
+
+def _count(word: str | None) -> int:
+    return (
+        int(word)
+        if word and word.isdigit()
+        else {"two": 2, "three": 3, "five": 5, "seven": 7}.get(word or "", 1)
+    )
+
+
 # "more tall", "most long": the comparative and superlative the rules read.
 _COMPARATIVE = {
     "tall": "taller",
@@ -248,6 +271,8 @@ _COMPARATIVE = {
 
 # Whole phrasings rewritten to the form the rules read, in order (after dashes became commas).
 _PHRASE_REWRITES: list[tuple[str, str]] = [
+    # the norm of a difference, ||c(OBJ) - c(OBJ)||, is a distance
+    (r"\|\|[^|]*OBJ[^|]*OBJ[^|]*\|\|", " the distance between OBJ and OBJ "),
     # speech fillers at a clause's start
     # ("so that OBJ is ahead" is a turn's goal, not a filler)
     (r"(^|[,;:.?!] )(?:(?:okay|ok|so(?! that| OBJ)|um+|uh+|er+|erm|hmm+|well|alright|hey)\b,? )+", r"\1"),
@@ -297,6 +322,24 @@ def normalise(question: str) -> str:
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
     t = re.sub(r"\b(\d+) and a half\b", r"\1.5", t)  # "one and a half meters"
+    # "1 meter and 20 centimeters", "2 feet 6 inches"
+    t = re.sub(
+        r"\b(\d+) meters? (?:and )?(\d+) centimeters?\b",
+        lambda m: f"{int(m[1]) + int(m[2]) / 100:g} meters",
+        t,
+    )
+    t = re.sub(
+        r"\b(\d+) (?:feet|foot) (?:and )?(\d+) inch(?:es)?\b",
+        lambda m: f"{12 * int(m[1]) + int(m[2])} inches",
+        t,
+    )
+    # "a third of a full turn", "two thirds of a rotation": degrees
+    t = re.sub(
+        rf"\b(?:(a|an|one|two|three|five|seven|\d+) )?({'|'.join(_TURN_PARTS)})s? of an? "
+        r"(?:full |complete |whole )?(?:turn|rotation|revolution|circle)\b",
+        lambda m: f"{_count(m[1]) * 360 / _TURN_PARTS[m[2]]:g} degrees turn",
+        t,
+    )
     # "a foot and a half", "2 meters and a half"
     t = re.sub(
         rf"\b(?:an?|(\d+)) ({_LENGTH_UNIT}s?|feet|inches) and a half\b",
@@ -328,6 +371,8 @@ _FACE = (
     rf"|head {_STRAIGHT}(?:for|towards?)|line up with)\b"
     rf"|\bface OBJ|facing OBJ|face towards? OBJ|face the direction|\blook(?:s|ing)? {_STRAIGHT}at OBJ"
     rf"|\bpoints? (?:me|you|the camera|the robot) {_STRAIGHT}(?:at|towards?) OBJ"
+    r"|\b(?:heading|optical axis|front|nose) (?:points?|is pointing|faces|is facing|is aimed)"
+    rf" {_STRAIGHT}(?:at|towards?) OBJ"
     rf"|\b(?:so that|so|until|till|for|before) OBJ (?:is|lies|sits|will be|ends up|to be) {_STRAIGHT}"
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front)"
@@ -336,10 +381,12 @@ _OVER_FLOOR = (
     r"(?:above|off|from|over|relative to) (?:the )?(?:ground|floor)|floor level|\belevat"
     r"|clearance|how high|at what height"
 )
-_REACH = (
-    r"\breach|\bgrab\b|pick (?:it |OBJ )?up|get hold|\btouch\b|\barm\b"
+# Reaching for an object; naming an arm also asks it, unless a distance is asked beside it.
+_REACH_ACT = (
+    r"\breach|\bgrab\b|pick (?:it |OBJ )?up|get hold|\btouch\b"
     r"|without (?:walking|moving|stepping|taking a step)|\bgrasp|\bgrip|\b(?:my|your) hand\b"
 )
+_REACH = _REACH_ACT + r"|\barm\b"
 _DIFF = (
     r"\bhow much (?:higher|lower|taller)|higher or lower|differ|difference|vertical offset"
     r"|apart in height|height gap"
@@ -370,6 +417,9 @@ _SIZE_CMP = (
     r"|\b(?:bigger|larger|greater|smaller|lesser|less|more)(?: in)? (?:height|width|length)\b"
     r"|\b(?:less|least) (?:tall|long|wide)\b"
     r"|\b(?:greatest|largest|biggest|smallest|least|most)(?: in)? (?:height|width|length)\b"
+    # "compare the heights of OBJ, OBJ and OBJ and return the one with the largest"
+    r"|\b(?:heights|widths|lengths) of\b.*\b(?:the one|one|the object) with the"
+    r" (?:greatest|largest|biggest|smallest|least)\b"
 )
 # A yes/no question: a clause (after a lead-in such as "Compared with OBJ,") opens with an auxiliary,
 # or it asks "whether", "yes or no", "true or false".
@@ -529,7 +579,9 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
         if len(named) > 2:
             # An object named again ("Looking at OBJ and OBJ: is OBJ the one farther?"): the subject is
             # the first object of the last clause that names one.
-            last = [c for c in re.split(r"[,.;:?!]", question) if object_references(c)][-1]
+            # (a parenthetical remark restates, it does not ask: "is OBJ beneath OBJ (OBJ over it)?")
+            plain = re.sub(r"\([^)]*\)", " ", question)
+            last = [c for c in re.split(r"[,.;:?!]", plain) if object_references(c)][-1]
             subject = next(r for r in object_references(last) if r is not None)
             if subject != distinct[0]:
                 parsed.objects = [subject, distinct[0]]
@@ -595,7 +647,10 @@ def _classify(t: str, n: int) -> Parsed | None:
             return _make("object_height", unit=unit)
         if _has(t, _OVER_FLOOR):
             return _make("height_from_ground", point=_point(t), unit=unit)
-        if _has(t, _REACH):
+        # "before I send the arm out, give me the range to OBJ": an arm named while a distance is
+        # asked (not a yes/no question, no reaching verb) is context
+        context_arm = not yesno and _has(t, r"\b(?:distance|range|how far)\b") and not _has(t, _REACH_ACT)
+        if _has(t, _REACH) and not context_arm:
             return _make("reachability", arm_length_m=_length_m(t))
         if _has(t, r"\bheight\b"):
             # "the height of its top / of the center of OBJ" is a height over the floor, not a size
@@ -664,14 +719,17 @@ def _classify(t: str, n: int) -> Parsed | None:
         smaller = r"\b(?:shorter|shortest|narrower|narrowest|smaller|smallest|lesser|less|least)\b"
         order = "min" if _has(t, smaller) else "max"
         return _make("tallest_choice", dim=dim, order=order, form=form)
+    dist_to_me = (
+        rf" (?:\w+ ){{0,2}}distance (?:from|to) (?:{_ME}|it)\b"  # "a greater (centre) distance from me"
+    )
     far = (
         r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b"
-        rf"|\b(?:greater|larger|bigger|longer|greatest|largest|biggest|longest) distance (?:from|to) {_ME}"
+        rf"|\b(?:greater|larger|bigger|longer|greatest|largest|biggest|longest){dist_to_me}"
     )
     # "the closest points of each object" says where a distance is measured from, it compares nothing
     near = (
         r"\b(?:closer|nearer|closest|nearest)\b(?! (?:points?|surfaces?|parts?|edges?)\b)"
-        rf"|\b(?:smaller|shorter|lesser|smallest|shortest|least) distance (?:from|to) {_ME}"
+        rf"|\b(?:smaller|shorter|lesser|smallest|shortest|least){dist_to_me}"
     )
     if _has(t, rf"{near}|{far}|by distance"):
         order = "far" if _has(t, far) else "near"

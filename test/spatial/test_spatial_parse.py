@@ -272,6 +272,34 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
             "Report the o'clock direction of <object0> following a right turn of 30 degrees.",
             "future_direction_clock turn=right angle_deg=30",
         ),
+        # an arm named beside an asked distance is context; "smallest distance to it"; the norm of a
+        # difference; "minus"; "the one with the largest" of named heights; a parenthetical restates;
+        # chat spelling; fractions of a turn; "1 meter 20"; "its heading points at"
+        (
+            "With the arm folded, what's the distance from me to <object0> in inches?",
+            "distance_to_camera unit=in",
+        ),
+        (
+            "Which of <object0>, <object1>, <object2> has the largest straight-line distance to it?",
+            "closest_to_camera order=far",
+        ),
+        ("||p(<object0>) - p(<object1>)|| in metres, p the box centre", "center_distance"),
+        ("bottom of <object1> minus bottom of <object0>, in cm", "height_difference point=bottom unit=cm"),
+        (
+            "Compare the widths of <object0> and <object1> and give me the one with the smallest.",
+            "tallest_choice dim=width order=min",
+        ),
+        ("Does <object0> sit on <object1> (with <object1> holding it up)?", "above_predicate"),
+        ("how far is <object0> from u in ft", "distance_to_camera unit=ft"),
+        (
+            "If I turn a sixth of a full rotation to the left, what o'clock is <object0> at?",
+            "future_direction_clock turn=left angle_deg=60",
+        ),
+        ("With 2 feet 6 inches of reach, can I grab <object0>?", "reachability arm_length_m=0.762"),
+        (
+            "How many degrees counterclockwise until my heading points straight at <object0>?",
+            "rotate_to_face direction=ccw",
+        ),
     ],
 )
 def test_slots_from_free_text(question: str, structured: str | None) -> None:
