@@ -269,6 +269,37 @@ _COMPARATIVE = {
 }
 
 
+# Typed questions carry typos ("distnace", "heigth", "clockwsie"): a word of six letters or more that is
+# one adjacent swap, one dropped letter or one extra letter away from exactly one of the words the rules
+# read is read as that word. Substituted letters are not corrected ("closet" is a word, not "closer"),
+# nor a letter dropped or added at the end, which makes real words ("degree", "compare", "rotated").
+_CUE_WORDS = [
+    *("distance", "distant", "centimeter", "centimeters", "millimeter", "millimeters", "meters"),
+    *("height", "heights", "higher", "highest", "taller", "tallest", "shorter", "shortest"),
+    *("closer", "closest", "nearer", "nearest", "farther", "farthest", "further", "furthest"),
+    *("clockwise", "counterclockwise", "degrees", "direction", "bearing", "rotate", "rotation"),
+    *("turning", "reachable", "length", "longer", "longest", "narrower", "narrowest", "widest"),
+    *("beneath", "underneath", "between", "center", "centers", "bottom", "ground", "camera"),
+    *("walked", "travelled", "traveled", "relative", "compared", "vertical", "vertically"),
+    *("difference", "facing", "inches"),
+]
+
+
+def _typo_table(words: list[str]) -> dict[str, str]:
+    variants: dict[str, set[str]] = {}
+    for w in words:
+        found = {w[:i] + w[i + 1 :] for i in range(len(w) - 1)}
+        found |= {w[:i] + w[i + 1] + w[i] + w[i + 2 :] for i in range(len(w) - 1)}
+        found |= {w[:i] + c + w[i:] for i in range(len(w)) for c in "abcdefghijklmnopqrstuvwxyz"}
+        for v in found - {w}:
+            variants.setdefault(v, set()).add(w)
+    known = set(words)
+    return {v: ws.pop() for v, ws in variants.items() if len(ws) == 1 and v not in known and len(v) >= 6}
+
+
+_TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 6])
+
+
 # Whole phrasings rewritten to the form the rules read, in order (after dashes became commas).
 _PHRASE_REWRITES: list[tuple[str, str]] = [
     # the norm of a difference, ||c(OBJ) - c(OBJ)||, is a distance
@@ -304,6 +335,7 @@ def normalise(question: str) -> str:
     """Lower-case text, references → ``OBJ``, one spelling (center, meter), shorthand spelled out ("dist",
     "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
+    t = re.sub(r"[a-z]{6,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
     for pattern, replacement in _PHRASE_REWRITES:

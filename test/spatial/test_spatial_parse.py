@@ -296,6 +296,11 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
             "future_direction_clock turn=left angle_deg=60",
         ),
         ("With 2 feet 6 inches of reach, can I grab <object0>?", "reachability arm_length_m=0.762"),
+        # typos one swap, drop or extra letter from a cue word (not at its end, not a substitution)
+        ("How far away from the camrea is <object0>?", "distance_to_camera"),
+        ("What's the heigth of the top of <object0> off the floor?", "height_from_ground point=top"),
+        ("Which is tallre, <object0> or <object1>?", "tallest_choice"),
+        ("How many degres clockwise to face <object0>?", "rotate_to_face"),
         (
             "How many degrees counterclockwise until my heading points straight at <object0>?",
             "rotate_to_face direction=ccw",
