@@ -1,12 +1,12 @@
 """``rynnec-ros bench spatial``: geometry time per spatial question on a rendered window (JSON report).
 
 The issue's budget is 0.3 s per question at 640×480. A synthetic scene (``spatial.scene``) is rendered
-at the requested size; every development-set paraphrase (``paraphrases.split("dev")``, 1490) is asked on
-the window through ``SpatialEngine.answer`` with fresh objects each time. "cold" clears the engine's plane
-cache before each question (a new window: plane detection included), "warm" keeps it (several questions
-on one window, the node's usual case). Times are wall-clock seconds of ``answer`` alone (``cpu_all``:
-process CPU seconds, which a busy shared machine inflates less); rendering and mask extraction are
-outside the timed region.
+at the requested size; every development-set paraphrase (``paraphrases.split("dev")``; ``--every K``:
+every K-th of them) is asked on the window through ``SpatialEngine.answer`` with fresh objects each
+time. "cold" clears the engine's plane cache before each question (a new window: plane detection
+included), "warm" keeps it (several questions on one window, the node's usual case). Times are
+wall-clock seconds of ``answer`` alone (``cpu_all``: process CPU seconds, which a busy shared machine
+inflates less); rendering and mask extraction are outside the timed region.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--frames", type=int, default=8, help="frames in the window")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeat", type=int, default=1, help="passes over the questions")
+    p.add_argument("--every", type=int, default=1, help="ask every K-th development phrasing (K >= 1)")
     p.add_argument("--out", required=True, help="JSON report path")
     p.set_defaults(func=run)
 
@@ -45,7 +46,7 @@ def _stats(xs: list[float]) -> dict[str, float]:
     }
 
 
-def measure(size: tuple[int, int], frames: int, seed: int, repeat: int) -> dict[str, Any]:
+def measure(size: tuple[int, int], frames: int, seed: int, repeat: int, every: int = 1) -> dict[str, Any]:
     """Seconds per question (cold and warm plane cache), overall and per task."""
     from rynnec_ros.core.types import Frame, Region, Request
     from rynnec_ros.spatial.engine import SpatialEngine
@@ -72,7 +73,7 @@ def measure(size: tuple[int, int], frames: int, seed: int, repeat: int) -> dict[
     cpu: dict[str, list[float]] = {"cold": [], "warm": []}
     for _ in range(repeat):
         for mode in ("cold", "warm"):
-            for _family, _expected, question in split("dev"):
+            for _family, _expected, question in split("dev")[::every]:
                 n = sum(f"<object{k}>" in question for k in range(3))
                 request = Request(question=question, frames=window, regions=regions[:n])
                 if mode == "cold":
@@ -98,9 +99,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         print(f"error: --size must look like 640x480, got {args.size!r}", file=sys.stderr)
         return 2
+    if args.every < 1:
+        print(f"error: --every must be at least 1, got {args.every}", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     try:
-        result = measure((w, h), args.frames, args.seed, args.repeat)
+        result = measure((w, h), args.frames, args.seed, args.repeat, args.every)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -114,7 +118,13 @@ def run(args: argparse.Namespace) -> int:
             "load_1min": os.getloadavg()[0],
             "numpy": np.__version__,
         },
-        "config": {"size": [w, h], "frames": args.frames, "seed": args.seed, "repeat": args.repeat},
+        "config": {
+            "size": [w, h],
+            "frames": args.frames,
+            "seed": args.seed,
+            "repeat": args.repeat,
+            "every": args.every,
+        },
         "budget_s": 0.3,
         "results": result,
         "wall_s": round(time.perf_counter() - t0, 2),
