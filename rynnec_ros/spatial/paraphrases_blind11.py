@@ -9,6 +9,10 @@ AskQuestion.task syntax ``TASK [KEY=VALUE ...]``, listing only the slots whose v
 documented default, in the order the slot table lists them for that task, followed by
 ``objects=i,j[,k]`` (region indices, subject first) only when the subject is not the first object the
 question names. Questions refer to regions as ``<object0>``, ``<object1>``, ``<object2>``.
+
+Status (after it was measured once as the held-out set, 255 of 256 parsed right, docs/spatial.md): the
+parser was then generalised against its miss pattern (a typo), so this set is development data now
+(``paraphrases.split("dev")``); the held-out set is ``paraphrases_blind12.py``. Entries unchanged.
 """
 
 FAMILIES: dict[str, list[tuple[str, str]]] = {

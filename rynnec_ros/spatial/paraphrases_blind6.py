@@ -12,7 +12,7 @@ question names. Questions refer to regions as ``<object0>``, ``<object1>``, ``<o
 
 Status (after it was measured once as the held-out set, 249 of 256 parsed right, docs/spatial.md): the
 parser was then generalised against its miss patterns, so this set is development data now
-(``paraphrases.split("dev")``); the held-out set is ``paraphrases_blind11.py``. One label
+(``paraphrases.split("dev")``); the held-out set is ``paraphrases_blind12.py``. One label
 was corrected after that measurement, since it contradicted the convention above: in "Vertically, how
 far above <object1> is the centre of <object0>?" the subject, <object0>, is the second object named, so
 the label needs ``objects=0,1`` (the parser had read it so).

@@ -12,7 +12,7 @@ question names. Questions refer to regions as ``<object0>``, ``<object1>``, ``<o
 
 Status (after it was measured once as the held-out set, 251 of 256 parsed right, docs/spatial.md): the
 parser was then generalised against its miss patterns, so this set is development data now
-(``paraphrases.split("dev")``); the held-out set is ``paraphrases_blind11.py``. Entries unchanged. One
+(``paraphrases.split("dev")``); the held-out set is ``paraphrases_blind12.py``. Entries unchanged. One
 label reads against the definitions: "Measuring from the closest point of each object, what is the
 distance between ..." is labelled ``center_distance`` (its writer followed the brief to use benchmark
 templates), so the answer gives the centre distance and says so.
