@@ -53,8 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--half",
         choices=["dev", "heldout", "both"],
         default="both",
-        help="dev: spatial/paraphrases.py and paraphrases_blind.py .. paraphrases_blind11.py; "
-        "heldout: paraphrases_blind12.py (blind)",
+        help="dev: spatial/paraphrases.py, paraphrases_blind.py .. paraphrases_blind11.py and "
+        "paraphrases_blind13.py; heldout: paraphrases_blind12.py (blind)",
     )
     p.add_argument("--seeds", default="0,1,2", help="scene seeds, comma-separated")
     p.add_argument("--depth-noise", type=float, default=0.0, help="relative depth noise σ (0.01 = 1%%)")

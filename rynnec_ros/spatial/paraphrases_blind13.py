@@ -8,6 +8,11 @@ AskQuestion.task syntax ``TASK [KEY=VALUE ...]``, listing only the slots whose v
 documented default, in the order the slot table lists them for that task, followed by
 ``objects=i,j[,k]`` (region indices, subject first) only when the subject is not the first object the
 question names. Questions refer to regions as ``<object0>``, ``<object1>``, ``<object2>``.
+
+Status: written after the twelfth set became the held-out set, as a second probe, and measured once
+(255 of 256 parsed right, docs/spatial.md); the parser was then generalised against its one miss, so this
+set is development data (``paraphrases.split("dev")``) and the twelfth stays the held-out set. Entries
+unchanged.
 """
 
 FAMILIES: dict[str, list[tuple[str, str]]] = {

@@ -467,9 +467,10 @@ _UNITS = {
     "m": r"meters?",
 }
 _PLURAL_UNITS = r"centimeters|millimeters|meters|feet|inches|cms?|mm|ft"
-_HOW_MANY_UNITS = r"\bhow many (?:" + "|".join(_UNITS.values()) + r")\b"
+_HOW_MANY_UNITS = r"\bhow (?:many|much) (?:" + "|".join(_UNITS.values()) + r")\b"
 _APART = (
     r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room)\b.*\bbetween\b|\bcenter to center\b"
+    r"|\bcenter of OBJ to (?:the )?center of OBJ\b"
     r"|how (?:distant|close|near)\b|" + _HOW_MANY_UNITS
 )
 _LEN = r"(\d+(?:\.\d+)?)\s*(meters?|m|centimeters?|cm|millimeters?|mm|feet|foot|ft|inch(?:es)?)\b"
