@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from rynnec_ros.spatial.parse import (
     parse_structured,
 )
 from rynnec_ros.spatial.points import (
+    FUSED_MAX_POINTS,
     ObjectGeometry,
     PointParams,
     backproject,
@@ -272,18 +273,28 @@ class SpatialEngine:
         geoms: dict[int, ObjectGeometry] = {}
         for k in objects:
             chunks, errors, moment = [], [], np.zeros((3, 3))
-            for fi, mask in sorted(request.regions[k].masks.items()):
+            views = [
+                (fi, mask)
+                for fi, mask in sorted(request.regions[k].masks.items())
+                if _has_geometry(frames[fi])
+                and (frames[fi].world_T_camera is not None if posed else fi == last)
+            ]
+            # The summary keeps FUSED_MAX_POINTS over all views: sampling more per view only to drop
+            # them later cost most of the extraction at 16 frames (4000 × 16 sampled, 20000 kept).
+            per_view = replace(
+                self.params.points,
+                max_points_per_frame=min(
+                    self.params.points.max_points_per_frame, -(-FUSED_MAX_POINTS // max(len(views), 1))
+                ),
+            )
+            for fi, mask in views:
                 frame = frames[fi]
-                if not _has_geometry(frame) or (posed and frame.world_T_camera is None):
-                    continue
-                if not posed and fi != last:
-                    continue
                 K = validate_K(frame.K)  # type: ignore[arg-type]
                 pts, err = object_points_in_frame(
                     np.asarray(frame.depth, dtype=np.float32),
                     K,
                     np.asarray(mask, dtype=bool),
-                    self.params.points,
+                    per_view,
                     rng,
                 )
                 if pts.shape[0]:

@@ -473,10 +473,14 @@ def _pull_in(lo: float, hi: float, by: float) -> tuple[float, float]:
     return lo + by, hi - by
 
 
+# Points an object's summary uses at most, over all its views (a random subset beyond).
+FUSED_MAX_POINTS = 20000
+
+
 def summarise(
     points: np.ndarray,
     n_frames: int,
-    max_points: int = 20000,
+    max_points: int = FUSED_MAX_POINTS,
     seed: int = 0,
     noise_cov: np.ndarray | None = None,
 ) -> ObjectGeometry:
