@@ -92,9 +92,10 @@ class NodePredictor:
 
     def _request(self, request: Request, call: Callable[[list[int]], Answer]) -> Answer:
         """Publish, then ask; a request that overtook its frames (images and services travel on separate
-        DDS channels, and the camera QoS is best effort) is asked again after a pause, then with the
-        frames re-sent. Any other refusal (``success=false``) is an item-level failure, scored like an
-        engine error."""
+        DDS channels, and the camera QoS is best effort) is asked again after a pause once the node lists
+        them, with the frames re-sent (and waited for) when it does not list them, and from the second
+        retry on in any case. Any other refusal (``success=false``) is an item-level failure, scored
+        like an engine error."""
         frames = [f.rgb for f in request.frames]
         stamps = self._publish(frames)
         attempt = 0
@@ -107,8 +108,10 @@ class NodePredictor:
                     raise ValueError(f"the node refused the request: {exc}") from exc
             attempt += 1
             time.sleep(self.retry_pause_s * attempt)
-            if attempt > 1:
+            if attempt > 1 or not self.client.wait_for_frames(stamps, self.retry_pause_s * attempt):
+                # lost on the way (a loaded machine drops best-effort images) or not ingested yet
                 self.client.publish_frames(list(frames), stamps)
+                self.client.wait_for_frames(stamps, self.timeout_s / 4)
 
     def score_options(self, request: Request, *, should_stop: StopFn | None = None) -> list[float]:
         raise ValueError(

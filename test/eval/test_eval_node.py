@@ -16,8 +16,11 @@ from rynnec_ros.eval.node import NodePredictor
 
 
 class Recorder:
-    def __init__(self, fail: str = "", times: int = 10**6, buffered: list[int] | None = None) -> None:
+    def __init__(
+        self, fail: str = "", times: int = 10**6, buffered: list[int] | None = None, listed: bool = True
+    ) -> None:
         self.buffered = buffered or []
+        self.listed = listed
         self.fail = fail
         self.times = times
         self.published: list[tuple[int, list[int]]] = []
@@ -32,7 +35,7 @@ class Recorder:
 
     def wait_for_frames(self, stamps_ns: list[int], timeout_s: float) -> bool:
         self.waited.append(list(stamps_ns))
-        return True
+        return self.listed
 
     def ask(self, question: str, regions: object, **kw: object) -> Answer:
         if self.fail and self.times > 0:
@@ -83,6 +86,15 @@ def test_request_that_overtook_its_frames_is_retried() -> None:
     # the item, then the item again before the third attempt (the second only waited)
     assert [n for n, _ in rec.published] == [1, 1]
     assert rec.published[0][1] == rec.published[1][1]  # same stamps re-sent
+
+
+def test_frames_the_node_does_not_list_are_re_sent_at_the_first_retry() -> None:
+    rec = Recorder(fail=MISSING, times=1, listed=False)
+    node = NodePredictor(client=rec)
+    node.retry_pause_s = 0.0
+    assert node.answer(Request("q", [Frame(rgb=np.zeros((4, 4, 3), np.uint8))])).text == "ok"
+    assert [n for n, _ in rec.published] == [1, 1]  # sent, not listed after the refusal, sent again
+    assert len(rec.waited) == 3  # after the first send, before the retry, after the re-send
 
 
 def test_stamps_continue_after_what_a_previous_run_left() -> None:
