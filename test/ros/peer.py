@@ -39,6 +39,12 @@ class Peer:
         rclpy.shutdown(context=self.ctx)
         self.th.join(5)
 
+    def __enter__(self) -> Peer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def client(self, kind: Any, name: str) -> Any:
         key = (kind, name)
         if key not in self._clients:
