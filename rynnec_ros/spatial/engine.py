@@ -9,8 +9,11 @@ prior (−y of the optical frame), as in the RynnEC data pipeline.
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -50,6 +53,11 @@ class SpatialParams:
     ``ground_from_world_origin``: when no floor plane is visible, treat the world frame's z = 0 as
     the floor (true for an ``odom`` frame of a ground robot); off by default so that heights are
     never reported from an assumption the caller did not make.
+
+    ``workers``: threads that extract and summarise the objects of one question while the calling
+    thread finds the window's planes. ``object_cache_size``: object summaries kept, keyed by the
+    window and the object's masks, so later questions on a window reuse them (``cache_size`` is the
+    windows whose planes are kept).
     """
 
     arm_length_m: float = 0.8
@@ -59,6 +67,8 @@ class SpatialParams:
     ground_points_per_frame: int = 3000
     ground_from_world_origin: bool = False
     cache_size: int = 8
+    object_cache_size: int = 32
+    workers: int = field(default_factory=lambda: min(4, os.cpu_count() or 1))
     seed: int = 0
 
 
@@ -77,11 +87,39 @@ class SpatialEngine:
         self.params = params or SpatialParams()
         if self.params.arm_length_m <= 0:
             raise ValueError(f"arm_length_m must be positive, got {self.params.arm_length_m}")
+        if self.params.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {self.params.workers}")
         self._plane_cache: OrderedDict[str, list[Plane]] = OrderedDict()
+        self._object_cache: OrderedDict[str, ObjectGeometry] = OrderedDict()
+        self._lock = threading.Lock()  # the caches; answer() may run on several executor threads
+        self._pool: ThreadPoolExecutor | None = None
 
     def clear_cache(self) -> None:
-        """Forget cached planes (a benchmark's "new window", or to free memory)."""
-        self._plane_cache.clear()
+        """Forget cached planes and object summaries (a benchmark's "new window", or to free memory)."""
+        with self._lock:
+            self._plane_cache.clear()
+            self._object_cache.clear()
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.params.workers, thread_name_prefix="spatial")
+            return self._pool
+
+    def _cached_object(self, key: str) -> ObjectGeometry | None:
+        with self._lock:
+            geom = self._object_cache.get(key)
+            if geom is not None:
+                self._object_cache.move_to_end(key)
+            return geom
+
+    def _store_object(self, key: str, geom: ObjectGeometry | None) -> None:
+        if geom is None:
+            return
+        with self._lock:
+            self._object_cache[key] = geom
+            while len(self._object_cache) > self.params.object_cache_size:
+                self._object_cache.popitem(last=False)
 
     # ------------------------------------------------------------------ routing
     def understand(self, request: Request) -> tuple[Parsed | None, str]:
@@ -260,65 +298,114 @@ class SpatialEngine:
             me = validate_pose(frames[-1].world_T_camera)  # type: ignore[arg-type]
             return Scene(me=me, objects={}, ground=None, camera_path=path)
         posed = self._posed(request)
-        align: np.ndarray | None = None
         if posed:
-            planes, ground = self._planes_posed(frames)
-            n_usable = sum(1 for f in frames if _has_geometry(f) and f.world_T_camera is not None)
+            usable = [f for f in frames if _has_geometry(f) and f.world_T_camera is not None]
+            window = "posed:" + self._cache_key(usable)
         else:
-            align, planes, ground = self._planes_unposed(frames[last])
-            n_usable = 1
-        n_scene_points = min(n_usable * self.params.ground_points_per_frame, self.params.ground.max_points)
-        me = self._frame_pose(frames[last], align)
-        rng = np.random.default_rng(self.params.seed)
-        geoms: dict[int, ObjectGeometry] = {}
-        for k in objects:
-            chunks, errors, moment = [], [], np.zeros((3, 3))
-            views = [
+            window = "unposed:" + self._cache_key([frames[last]])
+        views = {
+            k: [
                 (fi, mask)
                 for fi, mask in sorted(request.regions[k].masks.items())
                 if _has_geometry(frames[fi])
                 and (frames[fi].world_T_camera is not None if posed else fi == last)
             ]
-            # The summary keeps FUSED_MAX_POINTS over all views: sampling more per view only to drop
-            # them later cost most of the extraction at 16 frames (4000 × 16 sampled, 20000 kept).
-            per_view = replace(
-                self.params.points,
-                max_points_per_frame=min(
-                    self.params.points.max_points_per_frame, -(-FUSED_MAX_POINTS // max(len(views), 1))
-                ),
-            )
-            for fi, mask in views:
-                frame = frames[fi]
-                K = validate_K(frame.K)  # type: ignore[arg-type]
-                pts, err = object_points_in_frame(
-                    np.asarray(frame.depth, dtype=np.float32),
-                    K,
-                    np.asarray(mask, dtype=bool),
-                    per_view,
-                    rng,
-                )
-                if pts.shape[0]:
-                    pose = self._frame_pose(frame, align)
-                    chunks.append(transform(pose, pts))
-                    errors.append(err)
-                    moment += ray_moment(pts, pose[:3, :3])
-            total = sum(c.shape[0] for c in chunks)
-            if total < self.params.min_object_points:
+            for k in objects
+        }
+        keys = {k: _object_key(window, frames, views[k]) for k in objects}
+        cached = {k: self._cached_object(keys[k]) for k in objects}
+        todo = [k for k in objects if cached[k] is None]
+        # Each object's points are extracted in the pool while this thread finds the window's planes;
+        # an object's summary needs the planes (support removal), so it follows in the pool too.
+        # Without poses the points stay in the camera frame until the floor gives the alignment.
+        pool = self._executor()
+        extracted = {k: pool.submit(self._object_points, frames, views[k], posed, keys[k]) for k in todo}
+        align: np.ndarray | None = None
+        if posed:
+            planes, ground = self._planes_posed(frames)
+            n_usable = len(usable)
+        else:
+            align, planes, ground = self._planes_unposed(frames[last])
+            n_usable = 1
+        n_scene_points = min(n_usable * self.params.ground_points_per_frame, self.params.ground.max_points)
+        rotate = None if align is None else align[:3, :3]
+        summaries = {
+            k: pool.submit(self._object_summary, extracted[k].result(), rotate, planes, n_scene_points)
+            for k in todo
+        }
+        geoms: dict[int, ObjectGeometry] = {}
+        for k in objects:
+            geom = cached[k]
+            if k in summaries:
+                geom = summaries[k].result()
+                self._store_object(keys[k], geom)
+            if geom is None:
                 if not strict:
                     continue
+                total = extracted[k].result()[0].shape[0] if k in extracted else 0
                 raise _Unanswerable(
                     f"<object{k}> has only {total} points with valid depth inside its masks "
                     f"(need {self.params.min_object_points})"
                 )
-            pts, supports = remove_support_points(
-                np.concatenate(chunks), planes, self.params.ground.inlier_threshold_m, n_scene_points
-            )
-            sigma = float(np.median(np.concatenate(errors)))
-            geom = summarise(pts, len(chunks), noise_cov=sigma**2 * moment / total)
-            geoms[k] = rest_on_support(geom, supports, reach=2.5 * self.params.ground.inlier_threshold_m)
+            geoms[k] = geom
         if ground is None and self.params.ground_from_world_origin and posed:
             ground = Plane(normal=np.array([0.0, 0.0, 1.0]), offset=0.0, n_inliers=0)
+        me = self._frame_pose(frames[last], align)
         return Scene(me=me, objects=geoms, ground=ground, camera_path=path)
+
+    def _object_points(
+        self, frames: list[Frame], views: list[tuple[int, np.ndarray]], posed: bool, key: str
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """One object's points over its views (world frame, or the camera's without poses), their noise
+        covariance and the number of views that gave points.
+
+        The subsample is seeded by the object's own key (its masks on this window), so an object's
+        geometry does not depend on the other objects of the request, their order or the thread."""
+        rng = np.random.default_rng([self.params.seed, int(key[:16], 16)])
+        # The summary keeps FUSED_MAX_POINTS over all views: sampling more per view only to drop
+        # them later cost most of the extraction at 16 frames (4000 × 16 sampled, 20000 kept).
+        per_view = replace(
+            self.params.points,
+            max_points_per_frame=min(
+                self.params.points.max_points_per_frame, -(-FUSED_MAX_POINTS // max(len(views), 1))
+            ),
+        )
+        chunks, errors, moment = [], [], np.zeros((3, 3))
+        for fi, mask in views:
+            frame = frames[fi]
+            K = validate_K(frame.K)  # type: ignore[arg-type]
+            pts, err = object_points_in_frame(
+                np.asarray(frame.depth, dtype=np.float32), K, np.asarray(mask, dtype=bool), per_view, rng
+            )
+            if pts.shape[0]:
+                pose = validate_pose(frame.world_T_camera) if posed else np.eye(4)  # type: ignore[arg-type]
+                chunks.append(transform(pose, pts))
+                errors.append(err)
+                moment += ray_moment(pts, pose[:3, :3])
+        if not chunks:
+            return np.zeros((0, 3)), np.zeros((3, 3)), 0
+        total = sum(c.shape[0] for c in chunks)
+        sigma = float(np.median(np.concatenate(errors)))
+        return np.concatenate(chunks), sigma**2 * moment / total, len(chunks)
+
+    def _object_summary(
+        self,
+        extracted: tuple[np.ndarray, np.ndarray, int],
+        rotate: np.ndarray | None,
+        planes: list[Plane],
+        n_scene_points: int,
+    ) -> ObjectGeometry | None:
+        """The object's summary resting on its support (``rotate``: camera → gravity-aligned frame without
+        poses), or None with too few points."""
+        pts, noise_cov, n_views = extracted
+        if pts.shape[0] < self.params.min_object_points:
+            return None
+        if rotate is not None:
+            pts, noise_cov = pts @ rotate.T, rotate @ noise_cov @ rotate.T
+        g = self.params.ground
+        pts, supports = remove_support_points(pts, planes, g.inlier_threshold_m, n_scene_points)
+        geom = summarise(pts, n_views, noise_cov=noise_cov)
+        return rest_on_support(geom, supports, reach=2.5 * g.inlier_threshold_m)
 
     def _ground_points(self, frame: Frame, pose: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         depth = np.asarray(frame.depth, dtype=np.float32)
@@ -341,13 +428,15 @@ class SpatialEngine:
         return h.hexdigest()
 
     def _cached_planes(self, key: str, compute) -> list[Plane]:
-        if key in self._plane_cache:
-            self._plane_cache.move_to_end(key)
-            return self._plane_cache[key]
+        with self._lock:
+            if key in self._plane_cache:
+                self._plane_cache.move_to_end(key)
+                return self._plane_cache[key]
         planes = compute()
-        self._plane_cache[key] = planes
-        while len(self._plane_cache) > self.params.cache_size:
-            self._plane_cache.popitem(last=False)
+        with self._lock:
+            self._plane_cache[key] = planes
+            while len(self._plane_cache) > self.params.cache_size:
+                self._plane_cache.popitem(last=False)
         return planes
 
     def _planes_posed(self, frames: list[Frame]) -> tuple[list[Plane], Plane | None]:
@@ -390,6 +479,16 @@ class SpatialEngine:
         planes = [p.rotated(align[:3, :3]) for p in planes_cam]
         ground = None if floor is None else floor.rotated(align[:3, :3])
         return align, planes, ground
+
+
+def _object_key(window: str, frames: list[Frame], views: list[tuple[int, np.ndarray]]) -> str:
+    """Identity of one object's geometry: the window (its depth and poses) and the object's masks."""
+    h = hashlib.blake2b(window.encode(), digest_size=16)
+    for fi, mask in views:
+        m = np.asarray(mask, dtype=bool)
+        h.update(str((fi, frames[fi].stamp_ns, m.shape)).encode())
+        h.update(np.packbits(m).tobytes())
+    return h.hexdigest()
 
 
 def _match_option(answer: Answer, options: list[str], objects: list[int]) -> int | None:

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from rynnec_ros.core.types import Frame, Region, Request
+from rynnec_ros.core.types import Answer, Frame, Region, Request
 from rynnec_ros.spatial import SpatialEngine, SpatialParams
 from rynnec_ros.spatial.egocentric import bearing_cw_deg, heading, to_clock
 from rynnec_ros.spatial.scene import (
@@ -234,3 +234,56 @@ def test_no_well_formed_question_raises(views) -> None:
         assert a.task is not None or a.reason.startswith("not a spatial question I can measure"), question
         ok, why = engine.can_answer(req)
         assert ok or why, question
+
+
+def _dist(views, obj_index: int, objs, engine: SpatialEngine | None = None) -> Answer:
+    engine = engine or SpatialEngine()
+    return engine.answer(_request(views, f"How far is <object{obj_index}> from you?", objs=objs))
+
+
+def test_an_objects_geometry_does_not_depend_on_the_other_regions_or_the_threads(views) -> None:
+    """An object's point subsample is seeded by its own masks on the window, so the box's distance is
+    the same number asked alone on four worker threads, or second of two regions on one thread."""
+    alone = _dist(views, 0, (BOX,), SpatialEngine(SpatialParams(workers=4)))
+    second = _dist(views, 1, (BIN, BOX), SpatialEngine(SpatialParams(workers=1)))
+    assert alone.value is not None and alone.value == second.value
+    with pytest.raises(ValueError, match="workers"):
+        SpatialEngine(SpatialParams(workers=0))
+
+
+def test_object_summaries_are_reused_only_for_the_same_masks_and_window(views) -> None:
+    """A second question on the same window answers as the first (from the cached summaries), and
+    neither a region's object_id nor its index stands in for its masks or the depth: another object's
+    masks under the same id, or noisy depth under the same stamps, give what a fresh engine gives."""
+    scene, frames, ids = views
+    engine = SpatialEngine()
+    pair = _request(views, "Which is closer to you, <object0> or <object1>?", objs=(BOX, BIN))
+    cold = engine.answer(pair)
+    warm = engine.answer(pair)
+    assert (warm.text, warm.option_index) == (cold.text, cold.option_index)
+    box = _dist(views, 0, (BOX,), engine)
+    swapped = _request(views, "How far is <object0> from you?", objs=(BIN,))
+    swapped.regions[0].object_id = 10 * BOX.object_id  # the box's id, the bin's masks
+    assert engine.answer(swapped).value == _dist(views, 0, (BIN,)).value != box.value
+    rng = np.random.default_rng(3)
+    noisy = [dataclasses.replace(f, depth=degrade_depth(f.depth, 0.01, 0.05, rng)) for f in frames]
+    got = _dist((scene, noisy, ids), 0, (BOX,), engine)
+    assert got.value == _dist((scene, noisy, ids), 0, (BOX,)).value != box.value
+
+
+def test_concurrent_questions_on_one_engine_answer_as_separate_engines_do(views) -> None:
+    """answer() may run on several of the node's executor threads at once; each result is what a
+    fresh engine gives for that question alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    questions = [
+        ("How far is <object0> from you?", (BOX,)),
+        ("How tall is <object0>?", (BIN,)),
+        ("What is the distance between <object0> and <object1>?", (BOX, BIN)),
+        ("How high above the ground is <object0>?", (BOX,)),
+    ] * 2
+    expected = [SpatialEngine().answer(_request(views, q, objs=o)).text for q, o in questions]
+    shared = SpatialEngine()
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda qo: shared.answer(_request(views, qo[0], objs=qo[1])).text, questions))
+    assert got == expected
