@@ -322,10 +322,10 @@ class SpatialEngine:
         extracted = {k: pool.submit(self._object_points, frames, views[k], posed, keys[k]) for k in todo}
         align: np.ndarray | None = None
         if posed:
-            planes, ground = self._planes_posed(frames)
+            planes, ground = self._planes_posed(usable, window)
             n_usable = len(usable)
         else:
-            align, planes, ground = self._planes_unposed(frames[last])
+            align, planes, ground = self._planes_unposed(frames[last], window)
             n_usable = 1
         n_scene_points = min(n_usable * self.params.ground_points_per_frame, self.params.ground.max_points)
         rotate = None if align is None else align[:3, :3]
@@ -342,7 +342,7 @@ class SpatialEngine:
             if geom is None:
                 if not strict:
                     continue
-                total = extracted[k].result()[0].shape[0] if k in extracted else 0
+                total = extracted[k].result()[0].shape[0]  # a cached summary is never None
                 raise _Unanswerable(
                     f"<object{k}> has only {total} points with valid depth inside its masks "
                     f"(need {self.params.min_object_points})"
@@ -439,9 +439,9 @@ class SpatialEngine:
                 self._plane_cache.popitem(last=False)
         return planes
 
-    def _planes_posed(self, frames: list[Frame]) -> tuple[list[Plane], Plane | None]:
-        """The window's large planes (world frame) and, among them, the floor (gravity = +z)."""
-        usable = [f for f in frames if _has_geometry(f) and f.world_T_camera is not None]
+    def _planes_posed(self, usable: list[Frame], key: str) -> tuple[list[Plane], Plane | None]:
+        """The large planes (world frame) of the window's ``usable`` frames (depth, K and pose) and, among
+        them, the floor (gravity = +z); cached under the window's ``key``."""
         if not usable:
             return [], None
 
@@ -452,19 +452,20 @@ class SpatialEngine:
             )
             return detect_planes(pts, self.params.ground)
 
-        planes = self._cached_planes("posed:" + self._cache_key(usable), compute)
+        planes = self._cached_planes(key, compute)
         n = min(len(usable) * self.params.ground_points_per_frame, self.params.ground.max_points)
         g = self.params.ground
         return planes, choose_ground(planes, np.array([0.0, 0.0, 1.0]), n, g, g.max_tilt_deg)
 
-    def _planes_unposed(self, frame: Frame) -> tuple[np.ndarray, list[Plane], Plane | None]:
-        """Gravity alignment of the last frame from its floor plane (camera-up prior −y), and its planes."""
+    def _planes_unposed(self, frame: Frame, key: str) -> tuple[np.ndarray, list[Plane], Plane | None]:
+        """Gravity alignment of the last frame from its floor plane (camera-up prior −y), and its planes
+        (cached under the window's ``key``)."""
 
         def compute() -> list[Plane]:
             rng = np.random.default_rng(self.params.seed)
             return detect_planes(self._ground_points(frame, np.eye(4), rng), self.params.ground)
 
-        planes_cam = self._cached_planes("unposed:" + self._cache_key([frame]), compute)
+        planes_cam = self._cached_planes(key, compute)
         g = self.params.ground
         floor = choose_ground(
             planes_cam,

@@ -429,11 +429,7 @@ def test_8k_raw_frame_is_not_buffered_as_is(nodes, peer) -> None:
     # frame got no ~/list_frames reply from that peer again, from this node or from any restarted one.
     with Peer("attack_topics_8k_camera") as camera:
         pub = camera.pub(Image, a.color_topic)
-        deadline = time.monotonic() + 60
-        subscribed = camera.node.get_subscriptions_info_by_topic
-        while not any(i.node_name == a.name for i in subscribed(a.color_topic)):
-            assert time.monotonic() < deadline, "the node's colour subscription never reached the 8K camera"
-            time.sleep(0.1)
+        _wait_subscribed(camera, a)  # the camera's own graph view has matched the node's subscriptions
         pub.publish(_image(h8, w8, "rgb8", w8 * 3, bytes(h8 * w8 * 3), st))
         after = _good_stamp()
         pub.publish(_rgb(after))

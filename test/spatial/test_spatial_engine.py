@@ -243,7 +243,9 @@ def _dist(views, obj_index: int, objs, engine: SpatialEngine | None = None) -> A
 
 def test_an_objects_geometry_does_not_depend_on_the_other_regions_or_the_threads(views) -> None:
     """An object's point subsample is seeded by its own masks on the window, so the box's distance is
-    the same number asked alone on four worker threads, or second of two regions on one thread."""
+    the same number asked alone on four worker threads, or second of two regions on one thread.
+    An invariance test: the reference is the same engine asked another way (accuracy against the scene
+    model is ``test_distance_height_and_size_match_the_scene``)."""
     alone = _dist(views, 0, (BOX,), SpatialEngine(SpatialParams(workers=4)))
     second = _dist(views, 1, (BIN, BOX), SpatialEngine(SpatialParams(workers=1)))
     assert alone.value is not None and alone.value == second.value
@@ -254,7 +256,8 @@ def test_an_objects_geometry_does_not_depend_on_the_other_regions_or_the_threads
 def test_object_summaries_are_reused_only_for_the_same_masks_and_window(views) -> None:
     """A second question on the same window answers as the first (from the cached summaries), and
     neither a region's object_id nor its index stands in for its masks or the depth: another object's
-    masks under the same id, or noisy depth under the same stamps, give what a fresh engine gives."""
+    masks under the same id, or noisy depth under the same stamps, give what a fresh engine gives (the
+    reference: an engine with empty caches; the box and bin distances differ in the scene model)."""
     scene, frames, ids = views
     engine = SpatialEngine()
     pair = _request(views, "Which is closer to you, <object0> or <object1>?", objs=(BOX, BIN))
@@ -273,7 +276,7 @@ def test_object_summaries_are_reused_only_for_the_same_masks_and_window(views) -
 
 def test_concurrent_questions_on_one_engine_answer_as_separate_engines_do(views) -> None:
     """answer() may run on several of the node's executor threads at once; each result is what a
-    fresh engine gives for that question alone."""
+    fresh engine gives for that question alone (the reference: sequential answers on fresh engines)."""
     from concurrent.futures import ThreadPoolExecutor
 
     questions = [
