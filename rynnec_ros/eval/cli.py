@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .node import NodePredictor
+
 # Areas that contribute ``eval`` subcommands through ``register_eval(eval_subparsers)``.
 _EVAL_PLUGINS = ("rynnec_ros.spatial.cli",)
 
@@ -118,6 +120,14 @@ class _Lazy:
         self._args = args
         self._model: Any = None
 
+    def __enter__(self) -> _Lazy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """The node client holds a DDS participant and a thread; the engine holds nothing to release."""
+        if isinstance(self._model, NodePredictor):
+            self._model.close()
+
     def __getattr__(self, name: str) -> Any:
         if self._model is None:
             try:
@@ -129,8 +139,6 @@ class _Lazy:
 
 def _load_model(args: argparse.Namespace) -> Any:
     if args.via_node:
-        from .node import NodePredictor
-
         return NodePredictor(args.node_namespace)
     import torch
 
@@ -175,17 +183,18 @@ def _run_rynnec(args: argparse.Namespace) -> int:
     from .runners import ResultsFile, run_rynnec_bench
 
     subsets = load_rynnec_bench(args.data)
-    judge, model = _judge(args), _Lazy(args)
-    records = run_rynnec_bench(
-        subsets,
-        model,
-        judge,
-        ResultsFile(args.out / "results.jsonl"),
-        args.limit,
-        args.protocol,
-        _tokens(args),
-        not args.no_progress,
-    )
+    judge = _judge(args)
+    with _Lazy(args) as model:
+        records = run_rynnec_bench(
+            subsets,
+            model,
+            judge,
+            ResultsFile(args.out / "results.jsonl"),
+            args.limit,
+            args.protocol,
+            _tokens(args),
+            not args.no_progress,
+        )
     summary = rynnec_summary(records, _name(args))
     path = write_report(
         args.out,
@@ -210,10 +219,11 @@ def _run_embspatial(args: argparse.Namespace) -> int:
     strategy = args.strategy or ("generation" if args.via_node else "both")
     strategies = list(STRATEGIES) if strategy == "both" else [strategy]
     items = load_embspatial(args.data)
-    model = _Lazy(args)
-    records = run_embspatial(
-        items, model, ResultsFile(args.out / "results.jsonl"), strategies, args.limit, not args.no_progress
-    )
+    with _Lazy(args) as model:
+        records = run_embspatial(
+            items, model, ResultsFile(args.out / "results.jsonl"), strategies, args.limit,
+            not args.no_progress,
+        )
     summary = embspatial_summary(records, _name(args), strategies)
     path = write_report(
         args.out,
@@ -231,16 +241,17 @@ def _run_robobench(args: argparse.Namespace) -> int:
     from .runners import ResultsFile, run_robobench
 
     items = load_robobench(args.data)
-    judge, model = _judge(args), _Lazy(args)
-    records = run_robobench(
-        items,
-        model,
-        judge,
-        ResultsFile(args.out / "results.jsonl"),
-        args.limit,
-        _tokens(args),
-        not args.no_progress,
-    )
+    judge = _judge(args)
+    with _Lazy(args) as model:
+        records = run_robobench(
+            items,
+            model,
+            judge,
+            ResultsFile(args.out / "results.jsonl"),
+            args.limit,
+            _tokens(args),
+            not args.no_progress,
+        )
     summary = robobench_summary(records, _name(args))
     with_prompts = sum(bool(r.get("system_prompt")) for r in records)
     extra = {

@@ -20,7 +20,8 @@ from rynnec_ros.core.types import Answer, Request, StopFn, TokenFn
 _STAMP_STEP_NS = 1_000_000_000
 _FRAME_RETRIES = 3
 # A frame the request names has not reached the node yet (camera topics are best effort; a jump to the
-# wall clock is believed after a moment): the request is asked again, then with the frames re-sent.
+# wall clock is believed after a moment): the request is asked again, then with the frames sent again
+# under new stamps.
 _MISSING_FRAME_MESSAGES = ("is not in the buffer", "the frame buffer is empty", "is not a buffered frame")
 
 
@@ -44,11 +45,18 @@ class NodePredictor:
                 raise ValueError(
                     f"no cognition node answered within {wait_s:.0f} s (namespace {namespace!r})"
                 )
+        self._owns_client = client is None
         self.client = client
         self.timeout_s = timeout_s
         self.retry_pause_s = 0.5
         self._next_ns = time.time_ns()
         self._started = False
+
+    def close(self) -> None:
+        """Release the ROS client this adapter created (its DDS participant, executor thread and camera
+        publisher); runs in one process, such as the tests', would otherwise each leave one behind."""
+        if self._owns_client:
+            self.client.close()
 
     def _publish(self, frames: Sequence[np.ndarray]) -> list[int]:
         if not self._started:
@@ -93,9 +101,14 @@ class NodePredictor:
     def _request(self, request: Request, call: Callable[[list[int]], Answer]) -> Answer:
         """Publish, then ask; a request that overtook its frames (images and services travel on separate
         DDS channels, and the camera QoS is best effort) is asked again after a pause once the node lists
-        them, with the frames re-sent (and waited for) when it does not list them, and from the second
-        retry on in any case. Any other refusal (``success=false``) is an item-level failure, scored
-        like an engine error."""
+        them, with the frames sent again when it does not list them, and from the second retry on in any
+        case. Any other refusal (``success=false``) is an item-level failure, scored like an engine error.
+
+        Frames go again under new stamps after everything buffered, never under their own: once the
+        window's later frames are in, a lost first frame is more than ``time_jump_back_s`` older than
+        the newest, so the node's buffer takes it for a stray stamp and drops it however often it comes
+        (Jazzy CI lost the first frame of a new publisher to discovery this way, and every re-send).
+        """
         frames = [f.rgb for f in request.frames]
         stamps = self._publish(frames)
         attempt = 0
@@ -110,8 +123,7 @@ class NodePredictor:
             time.sleep(self.retry_pause_s * attempt)
             if attempt > 1 or not self.client.wait_for_frames(stamps, self.retry_pause_s * attempt):
                 # lost on the way (a loaded machine drops best-effort images) or not ingested yet
-                self.client.publish_frames(list(frames), stamps)
-                self.client.wait_for_frames(stamps, self.timeout_s / 4)
+                stamps = self._publish(frames)
 
     def score_options(self, request: Request, *, should_stop: StopFn | None = None) -> list[float]:
         raise ValueError(

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -232,8 +232,16 @@ def _ros_ready() -> bool:
     return True
 
 
+class RunningNode(NamedTuple):
+    namespace: str
+    log: Path
+
+    def log_tail(self, lines: int = 60) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
 @pytest.fixture(scope="module")
-def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningNode]:
     """The cognition node with the tiny checkpoint, on a private DDS domain and namespace."""
     if not _ros_ready():
         pytest.skip("ROS 2 interfaces not built/sourced (. scripts/env.sh)")
@@ -261,7 +269,7 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     old = os.environ.get("ROS_DOMAIN_ID")
     os.environ["ROS_DOMAIN_ID"] = domain
     try:
-        yield namespace
+        yield RunningNode(namespace, log)
     finally:
         if old is None:
             os.environ.pop("ROS_DOMAIN_ID", None)
@@ -275,8 +283,16 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.mark.ros
-def test_via_node_matches_direct(node: str, direct: Path, tmp_path: Path) -> None:
-    common = ["--via-node", "--node-namespace", node]
+def test_via_node_matches_direct(node: RunningNode, direct: Path, tmp_path: Path) -> None:
+    try:
+        _via_node_matches_direct(node.namespace, direct, tmp_path)
+    except AssertionError:
+        print(f"the node's log ({node.log}), last lines:\n{node.log_tail()}")  # shown with the failure
+        raise
+
+
+def _via_node_matches_direct(namespace: str, direct: Path, tmp_path: Path) -> None:
+    common = ["--via-node", "--node-namespace", namespace]
     _run(
         "robobench", "--data", str(DATA / "robobench"), "--out", str(tmp_path / "ro"), "--limit", "1", *common
     )
