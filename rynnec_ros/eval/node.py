@@ -31,6 +31,7 @@ class NodePredictor:
     def __init__(
         self, namespace: str = "", timeout_s: float = 120.0, client: Any = None, wait_s: float = 60.0
     ) -> None:
+        self._owns_client = client is None
         if client is None:
             try:
                 from rynnec_ros.ros.client import CognitionClient
@@ -45,7 +46,6 @@ class NodePredictor:
                 raise ValueError(
                     f"no cognition node answered within {wait_s:.0f} s (namespace {namespace!r})"
                 )
-        self._owns_client = client is None
         self.client = client
         self.timeout_s = timeout_s
         self.retry_pause_s = 0.5

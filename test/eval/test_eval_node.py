@@ -6,7 +6,10 @@ node are exercised in test_eval_e2e.py.
 
 from __future__ import annotations
 
+import sys
 import time
+import types
+from typing import Any
 
 import numpy as np
 import pytest
@@ -165,3 +168,28 @@ def test_a_lost_first_frame_is_recovered_although_later_frames_are_buffered() ->
     asked = rec.asked[0]["frame_stamps_ns"]
     assert asked == again and min(again) > max(first)
     assert [int(rec.buffer.get(s).rgb[0, 0, 0]) for s in asked] == [0, 1, 2]  # the item's own frames
+
+
+def test_the_client_it_created_is_closed_and_a_given_one_is_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process runs (the e2e tests, notebooks) each built a ROS client and never closed it: its DDS
+    participant, executor thread and camera publisher stayed (rcl warned "Publisher already registered
+    for node name 'rynnec_client'" at the next run)."""
+    made: list[Any] = []
+
+    class Client(Recorder):
+        def __init__(self, node_namespace: str) -> None:
+            super().__init__()
+            self.closed = 0
+            made.append(self)
+
+        def wait_for_node(self, timeout_s: float) -> bool:
+            return True
+
+        def close(self) -> None:
+            self.closed += 1
+
+    monkeypatch.setitem(sys.modules, "rynnec_ros.ros.client", types.SimpleNamespace(CognitionClient=Client))
+    NodePredictor("ns").close()
+    given = Client("ns")
+    NodePredictor(client=given).close()
+    assert [c.closed for c in made] == [1, 0]
