@@ -28,6 +28,9 @@ from rynnec_ros.ros import convert
 from rynnec_ros.ros.qos import SERVICE_QOS
 from rynnec_ros.srv import AskQuestion, ListFrames, Segment
 
+# Discovery is two one-way matches: a fraction of a second covers the reader's on a loaded machine.
+_READER_MATCH_SETTLE_S = 0.5
+
 
 def _ns(stamp: Any) -> int:
     return convert.stamp_to_ns(stamp)
@@ -64,6 +67,7 @@ class CognitionClient:
         self._list_frames: Any = self.node.create_client(ListFrames, f"{base}/list_frames", qos_profile=qos)
         self._color_topic = color_topic
         self._image_pub: Any | None = None
+        self._image_pub_settled = False
         self._executor = SingleThreadedExecutor(context=self._context)
         self._executor.add_node(self.node)
         self._spin = threading.Thread(target=self._executor.spin, daemon=True)
@@ -126,6 +130,12 @@ class CognitionClient:
         deadline = time.monotonic() + wait_subscriber_s
         while self._image_pub.get_subscription_count() == 0 and time.monotonic() < deadline:
             time.sleep(0.05)
+        if not self._image_pub_settled and self._image_pub.get_subscription_count() > 0:
+            # The count says our writer matched the node's reader; the reader matches our writer on its
+            # own discovery message, and until it has, it discards what we send (Jazzy CI lost a new
+            # client's first frame so). Nothing on this side observes the reader's match: wait once.
+            time.sleep(_READER_MATCH_SETTLE_S)
+            self._image_pub_settled = True
         for rgb, stamp in zip(frames, stamps_ns, strict=True):
             self._image_pub.publish(convert.rgb_to_image(rgb, stamp, frame_id))
             time.sleep(1.0 / rate_hz)
