@@ -5,8 +5,9 @@ processes (``rynnec_r0..2``, each with its own colour topic) point at it. Each r
 over ROS; the three then ask interleaved AskQuestion / Segment calls (one thread per robot, all at
 once). Every answer must equal what the local torch engine in this process gives for the same frames
 and question: the same text, and for segmentation the same mask RLE per frame. Then the server is
-SIGKILLed while every robot has a long question pending (streaming, or queued behind another): each
-gets ``success=false`` naming the inference server, nothing hangs.
+SIGKILLed while the robots have a long question each (streaming, or queued behind another): every one
+still pending then gets ``success=false`` naming the inference server (one that ended first is an
+answer), at least one was pending, nothing hangs.
 While the server is down a new question fails at once with the reason. Once the server is back on the
 same port, the same nodes (not restarted) answer again, equal to the local engine.
 """
@@ -33,7 +34,10 @@ pytestmark = pytest.mark.ros
 
 ROBOTS = 3
 NEW_TOKENS = 12
-LONG_TOKENS = 8192  # the node's most; the tiny checkpoint never emits EOS: ~15 s of decoding per request
+# The node's most. The tiny checkpoint does emit EOS: greedy decoding of the long question below ends
+# after 714, 7540 and 3950 characters on the three robots' windows (local engine, 0.1-1.5 s here), so
+# a robot's question may end before the kill; the last robot's still queues behind the others.
+LONG_TOKENS = 8192
 T0 = 20 * 10**9
 
 
@@ -253,7 +257,7 @@ def test_three_nodes_interleaved_then_server_killed_and_back(
     while sum(pieces) < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert sum(pieces) >= 5, "a long question streams from the server"
-    # the last robot's question queues behind the streaming ones (each decodes for ~15 s on the server)
+    # the last robot's question queues behind the streaming ones
     threads[-1].start()
     time.sleep(1.0)
     t_kill = time.monotonic()
@@ -262,9 +266,14 @@ def test_three_nodes_interleaved_then_server_killed_and_back(
         t.join(timeout=60)
     assert not any(t.is_alive() for t in threads), "a pending request hung after the server died"
     assert time.monotonic() - t_kill < 60
+    pending = 0
     for i, e in enumerate(errors):
+        if isinstance(e, Answer):  # it ended (EOS) before the kill: a dead server answers nothing
+            continue
         assert isinstance(e, RuntimeError), f"robot {i}: {e!r}"
         assert "inference server" in str(e), f"robot {i}: {e}"
+        pending += 1
+    assert pending, f"no question was still pending when the server died: {errors!r}"
 
     # -- a question while the server is down: refused at once, with the reason
     t0 = time.monotonic()
