@@ -1,5 +1,10 @@
 """rosbag2 I/O for RGB-D + TF recordings with the pure-Python ``rosbags`` library (no rclpy).
 
+Both rosbag2 storages are written and read: MCAP, what ``ros2 bag record`` writes by default since
+rosbag2 0.19 (Iron, Jazzy, Kilted: ``rosbag2_storage`` ``get_default_storage_id()`` returns "mcap"), and
+sqlite3 (Humble's default). Reading takes MCAP with uncompressed, zstd- or lz4-compressed chunks, with or
+without chunk CRCs, and whole-file zstd compression (``ros2 bag record --compression-mode file``).
+
 Reading turns colour, registered depth, CameraInfo and the TF tree into ``Frame``s whose
 ``world_T_camera`` is the colour optical frame's pose in ``world_frame`` (z up) at the image stamp.
 """
@@ -19,6 +24,9 @@ COLOR_TOPIC = "/camera/color/image_raw"
 DEPTH_TOPIC = "/camera/depth/image_raw"
 INFO_TOPIC = "/camera/color/camera_info"
 OPTICAL_FRAME = "camera_color_optical_frame"
+STORAGES = ("mcap", "sqlite3")
+CHUNK_COMPRESSIONS = ("none", "zstd")
+DEFAULT_DEPTH_SCALE = 0.001  # metres per unit of 16UC1 depth: millimetres, REP 118
 
 
 def _typestore():
@@ -75,6 +83,18 @@ def _transform_stamped(ts, stamp_ns: int, parent: str, child: str, M: np.ndarray
     )
 
 
+def check_storage(storage: str, chunk_compression: str) -> None:
+    """ValueError unless ``write_bag`` can write this storage with this chunk compression."""
+    if storage not in STORAGES:
+        raise ValueError(f"storage must be one of {', '.join(STORAGES)}, got {storage!r}")
+    if chunk_compression not in CHUNK_COMPRESSIONS:
+        raise ValueError(
+            f"chunk compression must be one of {', '.join(CHUNK_COMPRESSIONS)}, got {chunk_compression!r}"
+        )
+    if chunk_compression != "none" and storage != "mcap":
+        raise ValueError(f"chunk compression is an MCAP option; storage {storage} has no chunks")
+
+
 @dataclass
 class BagFrame:
     """One recorded view for ``write_bag``: images plus the dynamic transforms at its stamp."""
@@ -90,20 +110,33 @@ def write_bag(
     frames: list[BagFrame],
     K: np.ndarray,
     static_transforms: list[tuple[str, str, np.ndarray]],
+    storage: str = "mcap",
+    chunk_compression: str = "none",
 ) -> Path:
-    """Write colour (rgb8), depth (32FC1 metres), CameraInfo, /tf and /tf_static to a rosbag2 (sqlite3).
+    """Write colour (rgb8), depth (32FC1 metres), CameraInfo, /tf and /tf_static to a rosbag2 bag.
 
-    Metadata version 8 (QoS profiles as a YAML string) is the newest Humble's rosbag2 reads (Jazzy reads 8
-    and 9); every topic records its offered QoS so ``ros2 bag play`` latches /tf_static.
+    ``storage`` "mcap" (``ros2 bag record``'s default on Jazzy and Kilted) or "sqlite3". MCAP chunks are
+    uncompressed by default, as rosbag2_storage_mcap writes them (``mcap_storage.cpp`` ``open_impl``:
+    ``compression = None``, ``noChunkCRC``); "zstd" compresses them, as its ``zstd_fast``/``zstd_small``
+    storage presets do. Chunk compression lives inside the MCAP file, so metadata.yaml's
+    ``compression_mode``/``compression_format`` stay empty, as rosbag2 leaves them.
+
+    Metadata version 8 (QoS profiles as a YAML string) is the newest Humble's rosbag2 reads (Jazzy and
+    Kilted write 9 and read both); every topic records its offered QoS so ``ros2 bag play`` latches
+    /tf_static.
     """
-    from rosbags.rosbag2 import Writer
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 
+    check_storage(storage, chunk_compression)
     ts = _typestore()
     T = ts.types
     out = Path(out_dir)
     if out.exists():
         raise ValueError(f"bag directory {out} already exists")
-    with Writer(out, version=8) as writer:
+    writer = Writer(out, version=8, storage_plugin=StoragePlugin[storage.upper()])
+    if chunk_compression == "zstd":
+        writer.set_compression(CompressionMode.STORAGE, CompressionFormat.ZSTD)
+    with writer:
         sensor, dynamic = [offered_qos(False, 5)], [offered_qos(False, 100)]
         static_qos = [offered_qos(True, 1)]
         c_rgb = writer.add_connection(COLOR_TOPIC, "sensor_msgs/msg/Image", typestore=ts,
@@ -183,8 +216,14 @@ def _matrix(tr) -> np.ndarray:
     return M
 
 
-def decode_image(msg) -> np.ndarray:
-    """Image message → RGB uint8 H×W×3 or depth float32 metres H×W (NaN where 0/invalid)."""
+def decode_image(msg, depth_scale: float = DEFAULT_DEPTH_SCALE) -> np.ndarray:
+    """Image message → RGB uint8 H×W×3 or depth float32 metres H×W (NaN where 0/invalid).
+
+    16UC1/mono16 depth is integer units times ``depth_scale`` metres (millimetres by REP 118's
+    convention; some drivers record 0.1 mm or other units); 32FC1 is metres whatever the scale. The
+    product is taken in float32 as the node's ``convert.image_to_depth`` takes it, so a recorded bag and
+    the live topic give the node and the evaluation the same depths.
+    """
     enc = msg.encoding.lower()
     h, w, step = int(msg.height), int(msg.width), int(msg.step)
     raw = np.frombuffer(bytes(msg.data), dtype=np.uint8).reshape(h, step)
@@ -200,8 +239,9 @@ def decode_image(msg) -> np.ndarray:
         d[~np.isfinite(d) | (d <= 0)] = np.nan
         return d
     if enc in ("16uc1", "mono16"):
-        d = raw[:, : w * 2].copy().view(f"{order}u2").reshape(h, w).astype(np.float32) / 1000.0
-        d[d <= 0] = np.nan
+        units = raw[:, : w * 2].copy().view(f"{order}u2").reshape(h, w)
+        d = units.astype(np.float32) * np.float32(depth_scale)
+        d[units == 0] = np.nan
         return d
     raise ValueError(f"unsupported image encoding {msg.encoding!r}")
 
@@ -262,6 +302,17 @@ class TfTree:
         return None
 
 
+def _check_bag_path(path: Path) -> None:
+    """A clear error for paths ``rosbags`` cannot open as a rosbag2 directory."""
+    if not path.exists():
+        raise ValueError(f"bag {path} does not exist")
+    if path.is_file() and path.suffix in (".mcap", ".db3"):
+        raise ValueError(
+            f"{path} is a rosbag2 storage file; give the bag directory that holds it and its metadata.yaml "
+            "(`ros2 bag reindex DIR` writes a lost metadata.yaml again)"
+        )
+
+
 def read_frames(
     bag_dir: Path | str,
     world_frame: str = "odom",
@@ -269,32 +320,43 @@ def read_frames(
     depth_topic: str = DEPTH_TOPIC,
     info_topic: str = INFO_TOPIC,
     max_depth_dt_ns: int = 20_000_000,
+    depth_scale: float = DEFAULT_DEPTH_SCALE,
 ) -> list[Frame]:
-    """Frames (one per colour image, in stamp order) with nearest depth, K and TF pose."""
+    """Frames (one per colour image, in stamp order) with nearest depth, K and TF pose.
+
+    ``bag_dir`` is a rosbag2 directory of either storage (MCAP or sqlite3); ``depth_scale`` is the metres
+    per unit of 16UC1 depth (the node's ``depth_scale`` parameter), unused for 32FC1 metres.
+    """
     from rosbags.highlevel import AnyReader
 
+    if not (np.isfinite(depth_scale) and depth_scale > 0):
+        raise ValueError(f"depth_scale must be a positive number of metres per unit, got {depth_scale}")
     path = Path(bag_dir)
-    if not path.exists():
-        raise ValueError(f"bag {path} does not exist")
+    _check_bag_path(path)
     tf = TfTree()
     colors: list[tuple[int, str, np.ndarray]] = []
     depths: list[tuple[int, np.ndarray]] = []
     K: np.ndarray | None = None
-    with AnyReader([path], default_typestore=_typestore()) as reader:
-        wanted = {color_topic, depth_topic, info_topic, "/tf", "/tf_static"}
-        conns = [c for c in reader.connections if c.topic in wanted]
-        if not any(c.topic == color_topic for c in conns):
-            raise ValueError(f"bag {path} has no topic {color_topic}")
-        for conn, _, raw in reader.messages(connections=conns):
-            msg = reader.deserialize(raw, conn.msgtype)
-            if conn.topic == color_topic:
-                colors.append((_stamp(msg.header), msg.header.frame_id, decode_image(msg)))
-            elif conn.topic == depth_topic:
-                depths.append((_stamp(msg.header), decode_image(msg)))
-            elif conn.topic == info_topic and K is None:
-                K = np.asarray(msg.k, dtype=np.float64).reshape(3, 3)
-            elif conn.topic in ("/tf", "/tf_static"):
-                tf.add(msg, static=conn.topic == "/tf_static")
+    try:
+        with AnyReader([path], default_typestore=_typestore()) as reader:
+            wanted = {color_topic, depth_topic, info_topic, "/tf", "/tf_static"}
+            conns = [c for c in reader.connections if c.topic in wanted]
+            if not any(c.topic == color_topic for c in conns):
+                raise ValueError(f"bag {path} has no topic {color_topic}")
+            for conn, _, raw in reader.messages(connections=conns):
+                msg = reader.deserialize(raw, conn.msgtype)
+                if conn.topic == color_topic:
+                    colors.append((_stamp(msg.header), msg.header.frame_id, decode_image(msg)))
+                elif conn.topic == depth_topic:
+                    depths.append((_stamp(msg.header), decode_image(msg, depth_scale)))
+                elif conn.topic == info_topic and K is None:
+                    K = np.asarray(msg.k, dtype=np.float64).reshape(3, 3)
+                elif conn.topic in ("/tf", "/tf_static"):
+                    tf.add(msg, static=conn.topic == "/tf_static")
+    except ValueError:
+        raise
+    except Exception as exc:  # rosbags, zstd, lz4 and the file system each raise their own classes
+        raise ValueError(f"cannot read bag {path}: {type(exc).__name__}: {exc}") from exc
     colors.sort(key=lambda c: c[0])
     depth_stamps = np.array([d[0] for d in depths], dtype=np.int64)
     frames: list[Frame] = []

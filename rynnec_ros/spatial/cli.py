@@ -12,6 +12,12 @@ import json
 import sys
 from pathlib import Path
 
+# bagio's STORAGES, CHUNK_COMPRESSIONS and DEFAULT_DEPTH_SCALE, spelled out: importing bagio here would load
+# numpy and scipy for every rynnec-ros command's argument parsing (bagio checks the values again).
+_STORAGES = ("mcap", "sqlite3")
+_CHUNK_COMPRESSIONS = ("none", "zstd")
+_DEPTH_SCALE = 0.001
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     g = subparsers.add_parser(
@@ -27,10 +33,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     g.add_argument("--mask-bleed", type=int, default=0, help="dilate object masks by this many pixels")
     g.add_argument("--per-task", type=int, default=5, help="questions per task family")
     g.add_argument("--arm-length", type=float, default=0.8, help="arm length (m) for reachability")
+    g.add_argument(
+        "--storage",
+        choices=_STORAGES,
+        default="mcap",
+        help="rosbag2 storage of bag/: mcap (what Jazzy and Kilted record by default) or sqlite3 (Humble's)",
+    )
+    g.add_argument(
+        "--chunk-compression",
+        choices=_CHUNK_COMPRESSIONS,
+        default="none",
+        help="MCAP chunk compression: none (ros2 bag record's default) or zstd "
+        "(its zstd_fast/zstd_small storage presets)",
+    )
     g.set_defaults(func=_errors(_gen_scene))
 
     q = subparsers.add_parser("gen-spatial-qa", help="RynnEC-style spatial QA from an RGB-D bag with masks")
-    q.add_argument("--bag", type=Path, required=True)
+    q.add_argument("--bag", type=Path, required=True, help="rosbag2 directory (MCAP or sqlite3)")
     q.add_argument("--masks", type=Path, required=True, help="masks JSON (rynnec_ros.spatial_masks/1)")
     q.add_argument("--out", type=Path, required=True, help="questions JSON to write")
     q.add_argument("--per-task", type=int, default=5)
@@ -38,6 +57,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--arm-length", type=float, default=0.8)
     q.add_argument("--world-frame", default="odom", help="gravity-aligned TF frame (z up)")
+    q.add_argument(
+        "--depth-scale",
+        type=float,
+        default=_DEPTH_SCALE,
+        help="metres per unit of 16UC1 depth (default 0.001: millimetres); 32FC1 depth is metres",
+    )
     q.set_defaults(func=_errors(_gen_qa))
 
     e = subparsers.add_parser(
@@ -110,6 +135,8 @@ def _gen_scene(args: argparse.Namespace) -> int:
             mask_bleed_px=args.mask_bleed,
             per_task=args.per_task,
             arm_length_m=args.arm_length,
+            storage=args.storage,
+            chunk_compression=args.chunk_compression,
         ),
     )
     print(json.dumps(summary))
@@ -124,7 +151,13 @@ def _gen_qa(args: argparse.Namespace) -> int:
     engine = SpatialEngine(SpatialParams(arm_length_m=args.arm_length))
     params = GenParams(per_task=args.per_task, arm_length_m=args.arm_length, max_window=args.max_window)
     questions = generate_from_bag(
-        args.bag, args.masks, params, engine, seed=args.seed, world_frame=args.world_frame
+        args.bag,
+        args.masks,
+        params,
+        engine,
+        seed=args.seed,
+        world_frame=args.world_frame,
+        depth_scale=args.depth_scale,
     )
     save_json(
         args.out,

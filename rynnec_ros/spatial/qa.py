@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from rynnec_ros.core.types import Frame, Region, Request
-from rynnec_ros.spatial.bagio import read_frames
+from rynnec_ros.spatial.bagio import DEFAULT_DEPTH_SCALE, read_frames
 from rynnec_ros.spatial.dataset import MASKS_FORMAT, decode_mask, encode_mask, load_json
 from rynnec_ros.spatial.egocentric import after_turn, bearing_cw_deg, heading, lateral_and_forward
 from rynnec_ros.spatial.engine import SpatialEngine
@@ -310,9 +310,11 @@ def generate_from_bag(
     engine: SpatialEngine,
     seed: int = 0,
     world_frame: str = "odom",
+    depth_scale: float = DEFAULT_DEPTH_SCALE,
 ) -> list[dict[str, Any]]:
-    """RynnEC-style spatial QA from a recorded RGB-D bag and per-object masks, answered geometrically."""
-    frames = read_frames(bag, world_frame=world_frame)
+    """RynnEC-style spatial QA from a recorded RGB-D bag (MCAP or sqlite3) and per-object masks, answered
+    geometrically; ``depth_scale`` is the metres per unit of 16UC1 depth."""
+    frames = read_frames(bag, world_frame=world_frame, depth_scale=depth_scale)
     if not frames:
         raise ValueError(f"bag {bag} holds no colour frames")
     data = load_json(masks_file, MASKS_FORMAT)

@@ -2,7 +2,8 @@
 
 Output directory layout::
 
-    DIR/bag/             rosbag2 (sqlite3): colour, registered depth, camera_info, /tf, /tf_static
+    DIR/bag/             rosbag2 (MCAP by default, as Jazzy/Kilted record; or sqlite3): colour,
+                         registered depth, camera_info, /tf, /tf_static
     DIR/questions.json   spatial QA labelled from the scene model by ``spatial.truth`` (dataset.QA_FORMAT)
     DIR/masks.json       every object's instance masks on every frame (dataset.MASKS_FORMAT)
     DIR/scene.json       the scene model: room, objects (centre, size), camera poses
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.ndimage import binary_dilation
 
-from rynnec_ros.spatial.bagio import OPTICAL_FRAME, BagFrame, write_bag
+from rynnec_ros.spatial.bagio import OPTICAL_FRAME, BagFrame, check_storage, write_bag
 from rynnec_ros.spatial.dataset import MASKS_FORMAT, QA_FORMAT, encode_mask, save_json
 from rynnec_ros.spatial.ground import Plane
 from rynnec_ros.spatial.parse import Parsed
@@ -49,6 +50,8 @@ class SceneOptions:
     mask_bleed_px: int = 0  # dilate the published masks, as a segmenter's masks spill onto the background
     per_task: int = 5
     arm_length_m: float = 0.8
+    storage: str = "mcap"  # rosbag2 storage of DIR/bag: "mcap" or "sqlite3" (bagio.write_bag)
+    chunk_compression: str = "none"  # MCAP chunks: "none" (ros2 bag record's default) or "zstd"
 
 
 def scene_oracle(scene: Scene):
@@ -169,6 +172,7 @@ def generate_scene(out_dir: Path | str, opts: SceneOptions) -> dict[str, Any]:
         raise ValueError(
             f"depth_noise must be in [0, 0.5) and holes in [0, 0.9), got {opts.depth_noise}, {opts.holes}"
         )
+    check_storage(opts.storage, opts.chunk_compression)  # before rendering, not after
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     scene = make_scene(opts.seed, opts.frames, opts.width, opts.height)
@@ -202,7 +206,7 @@ def generate_scene(out_dir: Path | str, opts: SceneOptions) -> dict[str, Any]:
             )
         )
     static = [("camera_link", OPTICAL_FRAME, make_T(LINK_R_OPTICAL, np.zeros(3)))]
-    write_bag(out / "bag", bag_frames, scene.camera.K, static)
+    write_bag(out / "bag", bag_frames, scene.camera.K, static, opts.storage, opts.chunk_compression)
     params = GenParams(
         per_task=opts.per_task,
         arm_length_m=opts.arm_length_m,
@@ -252,6 +256,7 @@ def generate_scene(out_dir: Path | str, opts: SceneOptions) -> dict[str, Any]:
     return {
         "out": str(out),
         "frames": opts.frames,
+        "storage": opts.storage,
         "objects": len(scene.objects),
         "questions": len(questions),
         "label_disagreements": stats.disagreements,
