@@ -45,7 +45,7 @@ def player_finished(launch: Launch, timeout: float = 300) -> float:
     return time.monotonic()
 
 
-def buffered_when_settled(ros: Ros2, expected: int, timeout: float = 60) -> dict:
+def buffered_when_settled(ros: Ros2, expected: int, timeout: float = 30) -> dict:
     """`~/list_frames` once it lists ``expected`` frames (frames still in flight after the player exits)."""
     last: dict = {}
 
@@ -142,7 +142,7 @@ def test_diagnostics_after_clock_stopped(replayed: Replayed) -> None:
         time.sleep(0.5)
     try:
         out = replayed.ros.run("topic", "echo", "--once", "/diagnostics",
-                               "diagnostic_msgs/msg/DiagnosticArray", timeout=45).stdout
+                               "diagnostic_msgs/msg/DiagnosticArray", timeout=30).stdout
     except AssertionError as exc:
-        raise AssertionError(f"no /diagnostics message within 45 s after the bag ended: {exc}") from None
+        raise AssertionError(f"no /diagnostics message within 30 s after the bag ended: {exc}") from None
     assert "rynnec" in out, out

@@ -291,13 +291,13 @@ def test_lifecycle_transitions_stick(node: Shared) -> None:
 
     transition("deactivate")
     assert ros.lifecycle_state(NODE) == "inactive"
-    _stays(ros, "inactive", 6)
+    _stays(ros, "inactive", 5)
     assert ros.service_call(f"{NODE}/list_frames", "rynnec_ros/srv/ListFrames")["active"] is False
     transition("cleanup")
     assert ros.lifecycle_state(NODE) == "unconfigured"
     transition("configure")
     assert ros.lifecycle_state(NODE) == "inactive"
-    _stays(ros, "inactive", 6)
+    _stays(ros, "inactive", 5)
     transition("activate")
     assert ros.lifecycle_state(NODE) == "active"
     assert ros.service_call(f"{NODE}/list_frames", "rynnec_ros/srv/ListFrames")["active"] is True
