@@ -115,7 +115,9 @@ def test_walked_distance_after_player_exit(replayed: Replayed) -> None:
     srv/AskQuestion.srv: the structured `task` wins over the question; docs/spatial.md: walked_distance is
     the camera's horizontal path length over the frames (height changes are not walking), in metres by
     default. Truth: the generator's camera poses (scene.json `world_T_camera` translations, 1e-6 m
-    rounding) at the frames the answer reports using; 1 cm absolute tolerance covers that rounding.
+    rounding) at the frames the answer reports using; 1 cm absolute tolerance covers that rounding. (The
+    same sum over the generator's own walked_distance questions in questions.json gives their labels to
+    the 0.1 mm they are written with.)
     """
     ros, scene = replayed.ros, replayed.scene
     last = scene.color_stamps()[-4:]
