@@ -30,8 +30,8 @@ setup(
     extras_require={
         "video": ["av>=12", "opencv-python-headless>=4.8"],
         "onnx": ["onnx>=1.16", "onnxruntime>=1.18"],
-        "eval": ["matplotlib>=3.8", "rosbags>=0.10"],
-        "bags": ["rosbags>=0.10"],
+        "eval": ["matplotlib>=3.8", "rosbags>=0.10.9"],
+        "bags": ["rosbags>=0.10.9"],
     },
     entry_points={"console_scripts": ["rynnec-ros=rynnec_ros.cli:main"]},
 )
