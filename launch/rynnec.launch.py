@@ -7,9 +7,10 @@
 
 Parameters come from ``params_file`` (default: the package's config/rynnec.yaml); a launch argument
 given on the command line overrides that parameter, and one left unset (empty) leaves the file's value
-(rynnec_ros/ros/launch_params.py). The node is a lifecycle node; with autostart:=true (default) this file
-configures it (loads the model) and activates it (subscribes to the camera) once it is up, so no
-lifecycle manager is needed.
+(rynnec_ros/ros/launch_params.py); one given empty (``world_frame:=''``) sets the empty string. The
+node is a lifecycle node; with autostart:=true (default) this file configures it (loads the model) and
+activates it (subscribes to the camera) once, when it is up, so no lifecycle manager is needed; later
+transitions (``ros2 lifecycle set /rynnec deactivate``) are the operator's.
 """
 
 from launch import LaunchContext, LaunchDescription
@@ -34,7 +35,7 @@ def _node_and_lifecycle(context: LaunchContext) -> list:
     # Strings stay strings (a checkpoint named "1" is not an int): launch_ros YAML-parses bare values.
     typed = [
         p if isinstance(p, str)
-        else {k: v if isinstance(v, bool) else ParameterValue(v, value_type=str) for k, v in p.items()}
+        else {k: ParameterValue(v, value_type=str) if isinstance(v, str) else v for k, v in p.items()}
         for p in params
     ]
     node = LifecycleNode(
@@ -54,10 +55,15 @@ def _node_and_lifecycle(context: LaunchContext) -> list:
         ),
         condition=autostart,
     )
+    # Once, after the first configure: without start_state and handle_once the handler also fired on
+    # deactivate (active -> deactivating -> inactive) and on every later configure, so an operator's
+    # `ros2 lifecycle set /rynnec deactivate` was undone at once.
     activate_when_configured = RegisterEventHandler(
         OnStateTransition(
             target_lifecycle_node=node,
+            start_state="configuring",
             goal_state="inactive",
+            handle_once=True,
             entities=[
                 EmitEvent(
                     event=ChangeState(

@@ -13,9 +13,10 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
-from rynnec_ros.ros.launch_params import LAUNCH_PARAMETERS, camera_topics
+from rynnec_ros.ros.launch_params import LAUNCH_PARAMETERS, bag_camera_topics
 from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, validate, validate_all
 
 REPO = Path(__file__).resolve().parents[2]
@@ -111,21 +112,42 @@ def test_included_launch_arguments_are_declared() -> None:
     assert {"camera", "color", "depth", "camera_info"} <= _declared_args(replay)
 
 
-def test_replay_launch_defaults_are_the_realsense_topic_names() -> None:
-    """realsense-ros >= 4.54 (node ``camera`` in namespace ``camera``) publishes these names; an aligned
-    depth stream is ``aligned_depth_to_color/image_raw`` (realsense-ros README, "Published Topics")."""
-    replay = ast.parse((REPO / "launch" / "replay.launch.py").read_text())
-    defaults = {
-        c.args[0].value: _kw(c, "default_value").value
-        for c in _calls(replay, "DeclareLaunchArgument")
-        if isinstance(_kw(c, "default_value"), ast.Constant)
-    }
-    topics = camera_topics(defaults["camera"], defaults["color"], defaults["depth"], defaults["camera_info"])
-    assert topics == {
+# What realsense-ros >= 4.54 (node ``camera`` in namespace ``camera``) publishes with depth alignment and
+# infrared on, as its README's "Published Topics" lists them; a recording of it holds these.
+_REALSENSE_BAG = {
+    "/camera/camera/color/image_raw": "sensor_msgs/msg/Image",
+    "/camera/camera/color/camera_info": "sensor_msgs/msg/CameraInfo",
+    "/camera/camera/color/metadata": "realsense2_camera_msgs/msg/Metadata",
+    "/camera/camera/depth/image_rect_raw": "sensor_msgs/msg/Image",
+    "/camera/camera/depth/camera_info": "sensor_msgs/msg/CameraInfo",
+    "/camera/camera/aligned_depth_to_color/image_raw": "sensor_msgs/msg/Image",
+    "/camera/camera/aligned_depth_to_color/camera_info": "sensor_msgs/msg/CameraInfo",
+    "/camera/camera/infra1/image_rect_raw": "sensor_msgs/msg/Image",
+    "/camera/camera/extrinsics/depth_to_color": "realsense2_camera_msgs/msg/Extrinsics",
+    "/tf_static": "tf2_msgs/msg/TFMessage",
+}
+
+
+def test_replay_reads_a_realsense_bags_topics() -> None:
+    """Topics left unset come from the bag: the colour image, the depth registered to it (the node needs
+    colour-aligned depth, not ``depth/image_rect_raw``) and the colour's CameraInfo."""
+    assert bag_camera_topics(_REALSENSE_BAG) == {
         "color": "/camera/camera/color/image_raw",
         "depth": "/camera/camera/aligned_depth_to_color/image_raw",
         "camera_info": "/camera/camera/color/camera_info",
     }
+    assert bag_camera_topics(_REALSENSE_BAG, namespace="/camera/camera") == bag_camera_topics(_REALSENSE_BAG)
+    assert bag_camera_topics(_REALSENSE_BAG, depth="none")["depth"] == ""
+
+
+def test_replay_topic_errors_list_the_bag_and_name_the_argument() -> None:
+    without_color = {t: m for t, m in _REALSENSE_BAG.items() if "color/image_raw" not in t}
+    with pytest.raises(ValueError, match=r"set color:=TOPIC.*/camera/camera/infra1/image_rect_raw"):
+        bag_camera_topics(without_color)
+    # An older driver's names under camera:= that this bag does not hold.
+    with pytest.raises(ValueError, match=r"/camera/color/image_raw is not in the bag; set color:=TOPIC.*"
+                       r"/camera/camera/color/image_raw \[sensor_msgs/msg/Image\]"):
+        bag_camera_topics(_REALSENSE_BAG, namespace="/camera")
 
 
 def test_config_yaml_names_exactly_the_declared_parameters_with_valid_defaults() -> None:

@@ -16,7 +16,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rynnec_ros.ros.launch_params import LAUNCH_PARAMETERS, UNSET, camera_topics, node_parameters
+from rynnec_ros.ros.launch_params import (
+    LAUNCH_PARAMETERS,
+    UNSET,
+    camera_topics,
+    file_parameters,
+    node_parameters,
+    with_defaults,
+)
 
 
 def _rcl_apply(entries: list) -> dict:
@@ -112,3 +119,49 @@ def test_camera_topics_resolve_like_ros_names() -> None:
         camera_topics("/camera/", "/bad//name", "", "")
     with pytest.raises(ValueError, match="must not be empty"):
         camera_topics("/camera", "", "", "")
+
+
+def test_a_quoted_empty_argument_clears_the_files_value(user_yaml: Path) -> None:
+    """ros2launch's parse_launch_arguments splits NAME:=VALUE and keeps VALUE verbatim (no unquoting), and
+    refuses a bare ``world_frame:=``; the shell passes ``"world_frame:=''"`` as the 2-character ``''``."""
+    entries = node_parameters(str(user_yaml), {"depth_topic": "''", "world_frame": '""'})
+    assert _rcl_apply(entries)["depth_topic"] == "" and _rcl_apply(entries)["world_frame"] == ""
+
+
+def test_queue_depth_is_an_integer_parameter() -> None:
+    assert node_parameters("", {"qos_depth": "30", "qos_reliability": "reliable"}) == [
+        {"qos_depth": 30, "qos_reliability": "reliable"}]
+    with pytest.raises(ValueError, match=r"qos_depth:='deep' must be a whole number"):
+        node_parameters("", {"qos_depth": "deep"})
+
+
+def _params_file(tmp_path: Path, doc: dict) -> str:
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return str(path)
+
+
+def test_file_parameters_match_rcl_node_name_keys(tmp_path: Path) -> None:
+    """rcl_yaml_param_parser: a top-level key is a node name, ``/**`` every node, ``/**/NAME`` that name in
+    any namespace, ``/NS/NAME`` exactly; keys naming another node do not apply."""
+    doc = {
+        "/**": {"ros__parameters": {"world_frame": "map"}},
+        "/**/rynnec": {"ros__parameters": {"qos_depth": 7}},
+        "/robot1/rynnec": {"ros__parameters": {"device": "cuda"}},
+        "/other": {"ros__parameters": {"dtype": "float16"}},
+    }
+    path = _params_file(tmp_path, doc)
+    assert file_parameters(path) == {"world_frame": "map", "qos_depth": 7}
+    in_robot1 = file_parameters(path, namespace="/robot1")
+    assert in_robot1 == {"world_frame": "map", "qos_depth": 7, "device": "cuda"}
+    assert file_parameters("") == {}
+
+
+def test_replay_defaults_never_override_the_users_file(tmp_path: Path) -> None:
+    path = _params_file(tmp_path, {"/**": {"ros__parameters": {"qos_reliability": "best_effort"}}})
+    defaults = {"qos_reliability": "reliable", "qos_depth": "30"}
+    unset = {"qos_reliability": UNSET, "qos_depth": UNSET}
+    assert with_defaults(path, unset, defaults) == {"qos_reliability": UNSET, "qos_depth": "30"}
+    assert with_defaults("", unset, defaults) == defaults
+    assert with_defaults(path, {"qos_reliability": "reliable", "qos_depth": UNSET}, defaults)[
+        "qos_reliability"] == "reliable"

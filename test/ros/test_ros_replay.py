@@ -211,7 +211,7 @@ def test_installed_node_takes_launch_ros_arguments_and_params_file_order(tmp_pat
     from rcl_interfaces.srv import GetParameters
     from rclpy.executors import SingleThreadedExecutor
 
-    from rynnec_ros.ros.launch_params import LAUNCH_PARAMETERS, node_parameters
+    from rynnec_ros.ros.launch_params import LAUNCH_PARAMETERS, UNSET, node_parameters
 
     user = tmp_path / "robot.yaml"
     user.write_text(
@@ -227,7 +227,7 @@ def test_installed_node_takes_launch_ros_arguments_and_params_file_order(tmp_pat
             }
         )
     )
-    values = {**dict.fromkeys(LAUNCH_PARAMETERS, ""), "world_frame": "odom"}
+    values = {**dict.fromkeys(LAUNCH_PARAMETERS, UNSET), "world_frame": "odom"}
     entries = node_parameters(str(user), values)
     dict_file = tmp_path / "launch_params_x"
     dict_file.write_text(yaml.dump({"/**": {"ros__parameters": entries[1]}}, default_flow_style=False))
