@@ -30,6 +30,7 @@ class Router:
     def answer(self, request: Request, on_token: Callable[[str], None] | None = None,
                should_stop: Callable[[], bool] = lambda: False) -> Answer:
         task: str | None = None
+        why_model = ""
         if self.source != "model":
             if self.spatial is None:
                 if self.source == "geometry":
@@ -38,17 +39,21 @@ class Router:
                 geometry = self._geometry(request)
                 if isinstance(geometry, Answer):
                     return geometry
-                task = geometry
+                if geometry is not None:
+                    task, why_model = geometry
         if should_stop():
             raise Cancelled()
         ans = self.engine.answer(request, on_token=on_token, should_stop=should_stop)
         ans.source = "model"
         ans.task = ans.task or task
+        ans.reason = ans.reason or why_model
         ans.object_ids = [r.object_id for r in request.regions]
         return ans
 
-    def _geometry(self, request: Request) -> Answer | str | None:
-        """The geometry's answer, or the spatial task name (None: not spatial) for the model to answer.
+    def _geometry(self, request: Request) -> Answer | tuple[str, str] | None:
+        """The geometry's answer, or (spatial task name, why the geometry passed it on) for the model to
+        answer (None: not a spatial question). Under ``auto`` the answer's ``reason`` says so: a planner
+        that trusts measured distances can tell a model's guess from a measurement.
 
         ``recognise`` raises ValueError only for a malformed structured task (the caller's error); its
         canonical structured form goes back into ``request.task`` so stated slots (arm length, reference
@@ -65,9 +70,10 @@ class Router:
         ok, why = self.spatial.can_answer(request)
         name = structured.split()[0]
         if not ok:
+            why = f"geometry cannot answer this {name} question: {why}"
             if self.source == "geometry":
-                raise ValueError(f"geometry cannot answer this {name} question: {why}")
-            return name
+                raise ValueError(why)
+            return name, f"answered by the model: {why}"
         t0 = time.monotonic()
         ans: Answer = self.spatial.answer(request)
         ans.timings.setdefault("geometry", time.monotonic() - t0)

@@ -77,6 +77,17 @@ def test_geometry_only_mode_fails_with_the_reason_never_with_a_made_up_number() 
         Router(Engine(), None, "sometimes")
 
 
+def test_auto_says_why_a_spatial_question_went_to_the_model() -> None:
+    """docs/ros.md: under ``auto`` a spatial question the geometry cannot measure is answered by the model,
+    and the answer's ``reason`` says so, so a planner can tell a guess from a measurement."""
+    router = Router(Engine(), Geometry(), "auto")
+    fallback = router.answer(_request("how far is it?", depth=False))
+    assert (fallback.source, fallback.task) == ("model", "distance")
+    assert fallback.reason == "answered by the model: geometry cannot answer this distance question: " \
+        "no depth on the frames"
+    assert router.answer(_request("what colour is it?", depth=True)).reason == ""  # not spatial: no fallback
+
+
 def test_a_stopped_request_never_reaches_the_engine() -> None:
     engine = Engine()
     with pytest.raises(Cancelled):

@@ -19,6 +19,7 @@ import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.clock import Clock, ClockType
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from rclpy.parameter import Parameter
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -64,6 +65,8 @@ class CognitionNode(LifecycleNode):
         bad = [f"{n}: {r}" for n, r in ((n, validate(n, v)) for n, v in self._p.items()) if r]
         if bad:
             raise ValueError("invalid parameters: " + "; ".join(bad))
+        if hasattr(self, "add_pre_set_parameters_callback"):  # rclpy >= Iron; Humble keeps the int
+            self.add_pre_set_parameters_callback(self._as_declared_types)
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
         self._buffer = FrameBuffer(self._limits())
@@ -93,7 +96,10 @@ class CognitionNode(LifecycleNode):
             lambda goal, finish, stream, cancelled: self._job("ask_stream", goal, finish, stream, cancelled),
             SERVICE_QOS, group)
         self._diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
-        self.create_timer(self._p["diagnostics_period_s"], self._guard.call("diagnostics timer", self._tick))
+        # On the steady clock: under use_sim_time a ROS-clock timer stops with /clock (a replay that
+        # ended), and with it /diagnostics and the time-out of queued requests.
+        self.create_timer(self._p["diagnostics_period_s"], self._guard.call("diagnostics timer", self._tick),
+                          clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     # ----------------------------------------------------------------------------------- parameters
 
@@ -105,9 +111,19 @@ class CognitionNode(LifecycleNode):
             jump_forward_s=p["time_jump_forward_s"], jump_confirm_frames=p["time_jump_confirm_frames"],
         )
 
+    @staticmethod
+    def _as_declared_types(params: list[Parameter]) -> list[Parameter]:
+        """``ros2 param set /rynnec ingest_fps 2`` sends an integer: store it as the double it is."""
+        return [Parameter(p.name, Parameter.Type.DOUBLE, float(p.value))
+                if p.name in PARAM_BY_NAME and isinstance(PARAM_BY_NAME[p.name].default, float)
+                and p.type_ == Parameter.Type.INTEGER else p
+                for p in params]
+
     def _on_set_parameters(self, params: list[Any]) -> SetParametersResult:
         updates: dict[str, Any] = {}
         for param in params:
+            if not param.name:
+                return SetParametersResult(successful=False, reason="a parameter name must not be empty")
             spec = PARAM_BY_NAME.get(param.name)
             if spec is None:
                 continue  # rclpy's own parameters (use_sim_time, ...): rclpy checks and applies them
@@ -179,11 +195,24 @@ class CognitionNode(LifecycleNode):
         return SpatialEngine(SpatialParams(arm_length_m=self._p["arm_length_m"]))
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
-        p = self._p
         if self._jobs.alive:
             self.get_logger().error("activate failed: the inference running at deactivate has not reached a "
                                     "point where it can stop yet; retry activate when it has finished")
             return TransitionCallbackReturn.FAILURE
+        try:
+            color_topic = self._subscribe()
+        except Exception as exc:  # e.g. a topic parameter rclpy refuses as a name
+            self.get_logger().error(f"activate failed: {type(exc).__name__}: {exc}")
+            self._unsubscribe()
+            return TransitionCallbackReturn.FAILURE
+        self._jobs.start()
+        self._state = "active"
+        self.get_logger().info(f"active: buffering {color_topic}")
+        return super().on_activate(state)
+
+    def _subscribe(self) -> str:
+        """Subscribe to the camera topics (and TF); returns the colour topic."""
+        p = self._p
         reliability = ReliabilityPolicy.BEST_EFFORT if p["qos_reliability"] == "best_effort" \
             else ReliabilityPolicy.RELIABLE
         qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=p["qos_depth"], reliability=reliability)
@@ -200,14 +229,12 @@ class CognitionNode(LifecycleNode):
         if p["camera_info_topic"]:
             topics.append((CameraInfo, p["camera_info_topic"],
                            self._guard.ingest("camera_info", self._ingest.on_info)))
-        self._subs = [self.create_subscription(t, name, cb, qos, callback_group=self._ingest_group)
-                      for t, name, cb in topics]
+        for kind, name, callback in topics:
+            self._subs.append(self.create_subscription(kind, name, callback, qos,
+                                                       callback_group=self._ingest_group))
         if p["world_frame"]:
             self._pose = PoseSource(self, tolerance_s=0.1)
-        self._jobs.start()
-        self._state = "active"
-        self.get_logger().info(f"active: buffering {color_topic}")
-        return super().on_activate(state)
+        return color_topic
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         self._stop("the node was deactivated")
@@ -228,15 +255,18 @@ class CognitionNode(LifecycleNode):
     def _stop(self, why: str) -> None:
         """Stop ingest and the worker; every queued or running request is answered with ``why``."""
         self._state = "stopping"
+        self._unsubscribe()
+        if not self._jobs.stop(why, WORKER_JOIN_S):
+            self.get_logger().warning(f"the running inference did not stop within {WORKER_JOIN_S:.1f} s; it "
+                                      "is cancelled and ends at its next check")
+
+    def _unsubscribe(self) -> None:
         for sub in self._subs:
             self.destroy_subscription(sub)
         self._subs = []
         if self._pose is not None:
             self._pose.destroy()
             self._pose = None
-        if not self._jobs.stop(why, WORKER_JOIN_S):
-            self.get_logger().warning(f"the running inference did not stop within {WORKER_JOIN_S:.1f} s; it "
-                                      "is cancelled and ends at its next check")
 
     def _release(self) -> None:
         if self._outputs is not None:

@@ -65,6 +65,17 @@ def _topic(optional: bool) -> Callable[[Any], str]:
             return "" if optional else "must not be empty"
         if any(c.isspace() for c in v) or "//" in v or v.endswith("/"):
             return f"'{v}' is not a valid topic name"
+        # rclpy's own rules (a token starting with a digit, '-', ...), checked when the value is set
+        # rather than when activate creates the subscription. (The launch files' checks run without it.)
+        try:
+            from rclpy.exceptions import InvalidTopicNameException
+            from rclpy.validate_topic_name import validate_topic_name
+        except ImportError:
+            return ""
+        try:
+            validate_topic_name(v)
+        except InvalidTopicNameException as exc:
+            return f"'{v}' is not a valid topic name: {str(exc).splitlines()[0]}"
         return ""
 
     return check

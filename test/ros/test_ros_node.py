@@ -187,6 +187,7 @@ def _set_params(client, values: dict[str, object]) -> list[str]:
         ("max_frames_per_query", 0, "must be in"),
         ("device", "tpu", "cpu, cuda or cuda:N"),
         ("color_topic", "bad topic", "not a valid topic"),
+        ("depth_topic", "/camera/1depth", "token must not start with a number"),  # rclpy's rule, at set time
         ("world_frame", "/map", "not a valid frame id"),
         ("arm_length_m", 0.0, "arm_length_m must be in (0, 100.0]"),
         ("request_queue_size", 65, "must be in [1, 64]"),
@@ -212,7 +213,16 @@ def test_float_parameters_given_as_integers_are_floats_and_rclpy_parameters_can_
     assert (jump.type, jump.double_value) == (ParameterType.PARAMETER_DOUBLE, 5.0)
     assert (age.type, age.double_value) == (ParameterType.PARAMETER_DOUBLE, 300.0)
     assert (fps.type, fps.double_value) == (ParameterType.PARAMETER_DOUBLE, 3.0)
-    assert _set_params(client, {"ingest_fps": 0}) == [""]  # an integer at run time too
+    # An integer at run time too (`ros2 param set /rynnec ingest_fps 2` sends PARAMETER_INTEGER): it is
+    # stored as the double docs/ros.md declares (rclpy >= Iron has pre-set callbacks; Humble keeps the int).
+    assert _set_params(client, {"ingest_fps": 2}) == [""]
+    fps_after = values()[2]
+    import rclpy.node
+
+    if hasattr(rclpy.node.Node, "add_pre_set_parameters_callback"):
+        assert (fps_after.type, fps_after.double_value) == (ParameterType.PARAMETER_DOUBLE, 2.0)
+    assert _set_params(client, {"ingest_fps": 0}) == [""]
+    assert "name must not be empty" in _set_params(client, {"": 1.0})[0]
     # rclpy's own parameters are not in the node's table and must stay settable (bags, simulators).
     assert not sim.bool_value
     assert _set_params(client, {"use_sim_time": True}) == [""]
