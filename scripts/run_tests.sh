@@ -7,7 +7,9 @@
 #   3. Python 3.10: every source compiles, and the ROS-/torch-free unit tests (scripts/py310_tests.txt) pass;
 #   4. Kilted: the whole suite (arguments of this script go to this pytest run);
 #   5. Jazzy: the ROS tests (-m ros), the same sources against Jazzy's rclpy and generated interfaces; the
-#      robot-option colcon build (robot_build, minutes, distro-independent install rules) runs on Kilted only.
+#      robot-option colcon build (robot_build, minutes, distro-independent install rules) runs on Kilted only;
+#   6. Jazzy CLI: a colcon workspace as README.md's robot section builds it, driven only with the real
+#      `ros2` tools (test/cli, -m cli; skipped where ../shared/ros-tools is absent).
 # Each phase starts from this script's environment, so one distro's paths never leak into the other's.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -85,6 +87,10 @@ begin "Jazzy: the ROS tests (-m 'ros and not robot_build')"
     "${PYTEST[@]}" -m "ros and not robot_build"
 ) && true
 check "jazzy ros tests"
+
+begin "Jazzy CLI: the README's robot steps with the real ros2 command line (scripts/cli_phase.sh)"
+bash scripts/cli_phase.sh && true
+check "jazzy cli"
 
 echo "[test] wall time $SECONDS s:"
 printf '  %s\n' "${TIMES[@]}"

@@ -192,6 +192,10 @@ def test_colcon_build_with_robot_options(tmp_path: Path) -> None:
         timeout=120,
     )
     assert ran.returncode == 0 and "--rate" in ran.stdout, ran.stderr
+    # The command docs/ros.md tells robot users to type: colcon's setup puts <prefix>/bin on PATH.
+    cli = subprocess.run([str(pkg / "bin" / "rynnec-ros"), "--help"], env=run_env, capture_output=True,
+                         text=True, timeout=120)
+    assert cli.returncode == 0 and "gen-scene" in cli.stdout, cli.stderr
     code = "import rynnec_ros.ros.node\nfrom rynnec_ros.srv import AskQuestion\nprint(rynnec_ros.__file__)"
     imported = subprocess.run(
         [sys.executable, "-c", code],
