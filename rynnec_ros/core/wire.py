@@ -56,6 +56,61 @@ def pixel_key(rgb: np.ndarray) -> str:
     return "px:" + h.hexdigest()
 
 
+# -------------------------------------------------------------------------------------------- limits
+# What the site server accepts (docs/serving.md, "Limits"). The text, region, option and token limits are
+# the robot node's own (rynnec_ros/ros/messages.py and the max_question_chars / max_new_tokens parameters in
+# rynnec_ros/ros/params.py, whose defaults these equal): the server faces every robot of a site, so a
+# request the node would refuse never gets model time here either. They live in core so that the ROS-free
+# server and remote backend need not import rynnec_ros.ros.
+
+MAX_QUESTION_CHARS = 4096
+"""Longest question, option, region label or task (characters): the node's default max_question_chars."""
+MAX_REGIONS = 64
+"""Most regions in one question (the node's MAX_REGIONS)."""
+MAX_MASKS_PER_REGION = 64
+"""Most masks one region carries (the node's MAX_MASKS_PER_REGION)."""
+MAX_OPTIONS = 64
+"""Most options in one question (the node's MAX_OPTIONS)."""
+MAX_NEW_TOKENS = 8192
+"""Largest max_new_tokens of one question (the node's MAX_NEW_TOKENS)."""
+MAX_FRAMES = 1000
+"""Most frame keys one question names and most frames one upload carries (the node's MAX_STAMPS, and the
+top of its max_frames_per_query range)."""
+MAX_KEY_CHARS = 1024
+"""Longest frame key (characters of UTF-8 text); the remote backend's are far shorter."""
+MAX_IMAGE_PIXELS = 3840 * 2160
+"""Default pixel budget of one uploaded frame (H×W), and so of one region mask, which is the size of its
+frame: the node's default max_image_pixels (4K UHD). ``rynnec-ros serve --max-image-pixels`` changes it."""
+MAX_REQUEST_BYTES = 64 << 20
+"""Largest question body (UTF-8 JSON), checked before it is parsed."""
+MAX_MASK_PIXELS = 1 << 28
+"""Most mask pixels all regions of one question may decode to together (256 Mi booleans)."""
+
+
+def _int(value: Any, what: str) -> int:
+    """``value`` if it is a JSON integer (not a bool, not a float); ValueError naming ``what`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{what} must be an integer, got {_show(value)}")
+    return int(value)
+
+
+def _show(value: Any) -> str:
+    """A short description of a client's value for an error message (never the whole of a huge one)."""
+    plain = isinstance(value, (str, int, float, bool, type(None)))
+    text = json.dumps(value) if plain else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _text(value: Any, what: str, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be a string, got {_show(value)}")
+    if len(value) > MAX_QUESTION_CHARS:
+        raise ValueError(f"{what} has {len(value)} characters, more than the limit {MAX_QUESTION_CHARS}")
+    return value
+
+
 # --------------------------------------------------------------------------------------------- masks
 
 
@@ -70,12 +125,46 @@ def rle_encode(mask: np.ndarray) -> dict[str, Any]:
     return {"size": [int(mask.shape[0]), int(mask.shape[1])], "counts": [int(c) for c in counts]}
 
 
-def rle_decode(rle: dict[str, Any]) -> np.ndarray:
-    """Inverse of ``rle_encode``; rejects counts that do not add up to the stated size."""
-    h, w = (int(x) for x in rle["size"])
+def rle_shape(
+    rle: Any, shape: Sequence[int] | None = None, max_pixels: int | None = MAX_IMAGE_PIXELS
+) -> tuple[int, int]:
+    """The H×W an RLE declares, checked before anything is allocated: the frame's ``shape`` when given,
+    at most ``max_pixels`` pixels (None: no budget), and counts that are non-negative integers adding up
+    to exactly H·W. ValueError naming the problem otherwise."""
+    if not isinstance(rle, dict):
+        raise ValueError(f"mask RLE must be an object with size and counts, got {_show(rle)}")
+    size = rle.get("size")
+    if not isinstance(size, (list, tuple)) or len(size) != 2:
+        raise ValueError(f"mask RLE size must be [height, width], got {_show(size)}")
+    h, w = (_int(v, "mask RLE size") for v in size)
+    if h < 1 or w < 1:
+        raise ValueError(f"mask RLE size {h}×{w} is empty")
+    if shape is not None and (h, w) != (int(shape[0]), int(shape[1])):
+        raise ValueError(f"mask RLE size {h}×{w} is not its frame's {int(shape[0])}×{int(shape[1])}")
+    if max_pixels is not None and h * w > max_pixels:
+        raise ValueError(f"mask RLE size {h}×{w} = {h * w} pixels is over the budget of {max_pixels} pixels")
+    counts = rle.get("counts")
+    if not isinstance(counts, (list, tuple)):
+        raise ValueError(f"mask RLE counts must be a list of run lengths, got {_show(counts)}")
+    if len(counts) > h * w + 1:  # at most one run per pixel, after the leading run of zeros
+        raise ValueError(f"mask RLE has {len(counts)} runs, more than a {h}×{w} mask can have")
+    total = 0
+    for c in counts:
+        run = _int(c, "mask RLE counts")
+        if run < 0:
+            raise ValueError(f"mask RLE counts must not be negative, got {run}")
+        total += run
+    if total != h * w:
+        raise ValueError(f"mask RLE counts sum to {total}, expected {h}×{w} = {h * w}")
+    return h, w
+
+
+def rle_decode(
+    rle: Any, shape: Sequence[int] | None = None, max_pixels: int | None = MAX_IMAGE_PIXELS
+) -> np.ndarray:
+    """Inverse of ``rle_encode``; ``rle_shape``'s checks (size, pixel budget, counts) come first."""
+    h, w = rle_shape(rle, shape, max_pixels)
     counts = np.asarray(rle["counts"], dtype=np.int64)
-    if (counts < 0).any() or int(counts.sum()) != h * w:
-        raise ValueError(f"mask RLE counts sum to {int(counts.sum())}, expected {h}×{w}")
     values = np.arange(len(counts)) % 2 == 1
     return np.repeat(values, counts).reshape(h, w)
 
@@ -84,7 +173,10 @@ def rle_decode(rle: dict[str, Any]) -> np.ndarray:
 
 
 def encode_request(op: str, request: Request, keys: Sequence[str], stream: bool) -> bytes:
-    """The JSON body of an ``ASK_MODEL`` call; frames travel as keys of earlier uploads."""
+    """The JSON body of an ``ASK_MODEL`` call; frames travel as keys of earlier uploads.
+
+    The server's limits are checked here too, so a robot learns of an oversized request at once with the
+    reason the server would give."""
     if op not in OPS:
         raise ValueError(f"unknown op {op!r}; one of {OPS}")
     regions = []
@@ -102,37 +194,143 @@ def encode_request(op: str, request: Request, keys: Sequence[str], stream: bool)
         "question": request.question,
         "keys": list(keys),
         "regions": regions,
-        "options": request.options,
+        "options": None if request.options is None else list(request.options),
         "task": request.task,
         "max_new_tokens": int(request.max_new_tokens),
         "stream": bool(stream),
     }
-    return json.dumps(doc).encode()
+    body = json.dumps(doc).encode()
+    if keys:  # a request whose frames are still to be named (tests) is only checked by the server
+        check_request(doc, len(body))
+    return body
 
 
 def decode_request(body: bytes) -> dict[str, Any]:
-    """Parse and type-check an ``ASK_MODEL`` body (the server never trusts its shape)."""
-    doc = json.loads(body.decode())
-    if not isinstance(doc, dict) or doc.get("op") not in OPS:
-        raise ValueError(f"request op must be one of {OPS}")
-    if not isinstance(doc.get("question"), str):
-        raise ValueError("request question must be a string")
+    """Parse and check an ``ASK_MODEL`` body (the server never trusts its shape): ValueError with a
+    one-line reason naming the bad field for anything but the documented JSON within the limits above.
+    Region masks are only checked for their shape here; ``regions_from_wire`` decodes them against the
+    frames."""
+    if len(body) > MAX_REQUEST_BYTES:
+        raise ValueError(f"request body has {len(body)} bytes, more than the limit {MAX_REQUEST_BYTES}")
+    try:
+        text = bytes(body).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"request body is not UTF-8 (byte {exc.start})") from None
+    try:
+        doc = json.loads(text)
+    except RecursionError:
+        raise ValueError("request body is nested too deeply") from None
+    except ValueError as exc:
+        raise ValueError(f"request body is not JSON: {exc}") from None
+    check_request(doc, len(body))
+    return dict(doc)
+
+
+def check_request(doc: Any, size: int = 0) -> None:
+    """The checks of ``decode_request`` on a parsed body (``size``: its length in bytes)."""
+    if size > MAX_REQUEST_BYTES:
+        raise ValueError(f"request body has {size} bytes, more than the limit {MAX_REQUEST_BYTES}")
+    if not isinstance(doc, dict):
+        raise ValueError(f"request body must be a JSON object, got {_show(doc)}")
+    if doc.get("op") not in OPS:
+        raise ValueError(f"request op must be one of {OPS}, got {_show(doc.get('op'))}")
+    _text(doc.get("question"), "request question")
     keys = doc.get("keys")
-    if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+    if not isinstance(keys, list) or not keys:
         raise ValueError("request keys must be a non-empty list of frame keys")
-    if not isinstance(doc.get("max_new_tokens"), int):
-        raise ValueError("request max_new_tokens must be an integer")
-    return doc
+    if len(keys) > MAX_FRAMES:
+        raise ValueError(f"request names {len(keys)} frames, more than the limit {MAX_FRAMES}")
+    for i, k in enumerate(keys):
+        if not isinstance(k, str) or not k:
+            raise ValueError(f"request keys[{i}] must be a non-empty string, got {_show(k)}")
+        if len(k) > MAX_KEY_CHARS:
+            raise ValueError(
+                f"request keys[{i}] has {len(k)} characters, more than the limit {MAX_KEY_CHARS}"
+            )
+    if len(set(keys)) != len(keys):
+        raise ValueError("request keys must be unique (each names one frame)")
+    mnt = doc.get("max_new_tokens")
+    if isinstance(mnt, bool) or not isinstance(mnt, int):
+        raise ValueError(f"request max_new_tokens must be an integer, got {_show(mnt)}")
+    if not 0 <= mnt <= MAX_NEW_TOKENS:
+        raise ValueError(f"request max_new_tokens {mnt} is outside 0..{MAX_NEW_TOKENS}")
+    if not isinstance(doc.get("stream", False), bool):
+        raise ValueError(f"request stream must be true or false, got {_show(doc.get('stream'))}")
+    _text(doc.get("task"), "request task", optional=True)
+    options = doc.get("options")
+    if options is not None:
+        if not isinstance(options, list):
+            raise ValueError(f"request options must be a list of strings, got {_show(options)}")
+        if len(options) > MAX_OPTIONS:
+            raise ValueError(f"request has {len(options)} options, at most {MAX_OPTIONS} are accepted")
+        for i, o in enumerate(options):
+            _text(o, f"request option {i}")
+    regions = doc.get("regions")
+    if regions is None:
+        return
+    if not isinstance(regions, list):
+        raise ValueError(f"request regions must be a list, got {_show(regions)}")
+    if len(regions) > MAX_REGIONS:
+        raise ValueError(f"request has {len(regions)} regions, at most {MAX_REGIONS} are accepted")
+    for k, r in enumerate(regions):
+        where = f"region {k}"
+        if not isinstance(r, dict):
+            raise ValueError(f"{where} must be an object with object_id and masks, got {_show(r)}")
+        _int(r.get("object_id"), f"{where} object_id")
+        _text(r.get("label", ""), f"{where} label")
+        masks = r.get("masks")
+        if not isinstance(masks, list) or not masks:
+            raise ValueError(f"{where} masks must be a non-empty list of {{frame, rle}}")
+        if len(masks) > MAX_MASKS_PER_REGION:
+            raise ValueError(f"{where} has {len(masks)} masks, at most {MAX_MASKS_PER_REGION}")
+        seen: set[int] = set()
+        for j, m in enumerate(masks):
+            if not isinstance(m, dict) or "rle" not in m:
+                raise ValueError(f"{where} mask {j} must be an object with frame and rle")
+            frame = _int(m.get("frame"), f"{where} mask {j} frame")
+            if not 0 <= frame < len(keys):
+                raise ValueError(
+                    f"{where} mask {j} is on frame {frame}, but the request names {len(keys)} frames"
+                )
+            if frame in seen:
+                raise ValueError(f"{where} has two masks on frame {frame}")
+            seen.add(frame)
+            if not isinstance(m["rle"], dict):
+                raise ValueError(f"{where} mask {j} rle must be an object with size and counts")
 
 
-def regions_from_wire(regions: list[dict[str, Any]]) -> list[Region]:
+def regions_from_wire(
+    regions: list[dict[str, Any]] | None,
+    shapes: Sequence[Sequence[int]] | None = None,
+    max_pixels: int | None = MAX_IMAGE_PIXELS,
+) -> list[Region]:
+    """Regions of a checked request body; each mask must be the size of its frame (``shapes[frame]``,
+    H×W) when the frames are given. Every mask's size and counts are checked, and the request's total
+    against ``MAX_MASK_PIXELS``, before any mask is decoded."""
+    regions = regions or []
+    sizes = {}
+    total = 0
+    for k, r in enumerate(regions):
+        for j, m in enumerate(r["masks"]):
+            frame = int(m["frame"])
+            shape = None if shapes is None else shapes[frame]
+            try:
+                h, w = rle_shape(m["rle"], shape, max_pixels)
+            except ValueError as exc:
+                raise ValueError(f"region {k} mask {j} (frame {frame}): {exc}") from None
+            sizes[k, j] = (h, w)
+            total += h * w
+    if total > MAX_MASK_PIXELS:
+        raise ValueError(f"the request's region masks add up to {total} pixels, more than {MAX_MASK_PIXELS}")
     return [
         Region(
             object_id=int(r["object_id"]),
-            masks={int(m["frame"]): rle_decode(m["rle"]) for m in r["masks"]},
+            masks={
+                int(m["frame"]): rle_decode(m["rle"], sizes[k, j], None) for j, m in enumerate(r["masks"])
+            },
             label=str(r.get("label", "")),
         )
-        for r in regions
+        for k, r in enumerate(regions)
     ]
 
 
@@ -158,10 +356,11 @@ def encode_answer(ans: Answer) -> bytes:
     return json.dumps(doc).encode()
 
 
-def decode_answer(body: bytes) -> Answer:
+def decode_answer(body: bytes, max_pixels: int | None = None) -> Answer:
+    """An answer body; ``max_pixels`` bounds each mask (the client passes its largest frame's)."""
     doc = json.loads(body.decode())
     masks = doc.pop("masks")
     ans = Answer(**doc)
     if masks is not None:
-        ans.masks = [None if m is None else rle_decode(m) for m in masks]
+        ans.masks = [None if m is None else rle_decode(m, max_pixels=max_pixels) for m in masks]
     return ans

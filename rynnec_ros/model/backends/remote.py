@@ -184,8 +184,9 @@ class RemoteEngine:
             except InferenceServerException as exc:
                 self._drop_client()
                 raise RemoteError(f"inference server {self.url} failed the request: {_reason(exc)}") from None
-        if kind == "answer":
-            return wire.decode_answer(json.dumps(doc).encode())
+        if kind == "answer":  # a mask is never larger than the largest frame asked about
+            largest = max(int(np.shape(f.rgb)[0]) * int(np.shape(f.rgb)[1]) for f in request.frames)
+            return wire.decode_answer(json.dumps(doc).encode(), max_pixels=largest)
         if kind == "scores":
             return [float(s) for s in doc["scores"]]
         if kind == "error":
