@@ -15,6 +15,12 @@ import numpy as np
 
 from rynnec_ros.core.types import NS_PER_S
 
+# A transform is refused when a translation component exceeds this (Earth-centred frames reach 6.4e6 m),
+# or when its quaternion's squared norm is 1 ± QUATERNION_TOLERANCE or worse: tf2's BufferCore::setTransform
+# rejects such a quaternion as TF_DENORMALIZED_QUATERNION with the same tolerance (10e-3).
+MAX_TRANSLATION_M = 1e7
+QUATERNION_TOLERANCE = 1e-2
+
 
 def quat_to_matrix(x: float, y: float, z: float, w: float) -> np.ndarray:
     q = np.array([x, y, z, w], dtype=np.float64)
@@ -84,7 +90,14 @@ class TransformStore:
         q = np.asarray(quaternion, dtype=np.float64)
         quat_to_matrix(*q)  # validates
         if not np.all(np.isfinite(t)):
-            raise ValueError("transform translation has non-finite values")
+            raise ValueError(f"transform {parent} -> {child} translation has non-finite values {t.tolist()}")
+        if np.max(np.abs(t)) > MAX_TRANSLATION_M:
+            # (1e300, 1e300, 1e300) once made a distance overflow to "0.00 meters" with success.
+            raise ValueError(f"transform {parent} -> {child} translation {t.tolist()} is beyond "
+                             f"{MAX_TRANSLATION_M:.0e} m of its parent frame")
+        if abs(float(q @ q) - 1.0) >= QUATERNION_TOLERANCE:
+            raise ValueError(f"transform {parent} -> {child} rotation {q.tolist()} is not a unit quaternion "
+                             f"(|q|^2 - 1 = {float(q @ q) - 1.0:.3g})")
         q = q / np.linalg.norm(q)
         with self._lock:
             edge = self._edges.get(child)

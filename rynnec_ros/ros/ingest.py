@@ -89,10 +89,13 @@ class CameraIngest:
                              strict=True)
             self.buffer.update(stamp, depth=depth)
         # Kept for a colour frame with this stamp still to come: a re-sent one, or one held back while a
-        # time jump is confirmed (a looping bag has both timelines' frames at the same stamps).
+        # time jump is confirmed (a looping bag has both timelines' frames at the same stamps). The
+        # oldest ARRIVAL goes first: evicting the smallest stamp threw away exactly the new timeline's
+        # depth after a jump back, so its first frames were buffered without depth.
+        self._pending_depth.pop(stamp, None)
         self._pending_depth[stamp] = (msg.header.frame_id, depth)
         while len(self._pending_depth) > MAX_PENDING_DEPTH:
-            self._pending_depth.pop(min(self._pending_depth))
+            self._pending_depth.pop(next(iter(self._pending_depth)))
 
     def _attach_pending(self) -> None:
         """Depth that arrived while its colour frame was held back (a time jump being confirmed)."""

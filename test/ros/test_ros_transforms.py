@@ -68,3 +68,24 @@ def test_an_edge_whose_clock_goes_back_restarts_its_history() -> None:
     assert np.allclose(tf.lookup("odom", "cam", 0)[:3, 3], (7, 0, 0))
     with pytest.raises(LookupError):
         tf.lookup("odom", "cam", 100 * S)
+
+
+@pytest.mark.parametrize(
+    ("translation", "quaternion", "reason"),
+    [
+        # An attacker's pose: once answered "How far is <object0>?" with "0.00 meters" (truth 1.55 m).
+        ((1e300, 1e300, 1e300), _yaw(0), "beyond 1e\\+07 m"),
+        ((float("inf"), 0.0, 0.0), _yaw(0), "non-finite"),
+        # tf2 BufferCore::setTransform: |x²+y²+z²+w²-1| must be below 10e-3 (TF_DENORMALIZED_QUATERNION).
+        ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 2.0), "not a unit quaternion"),
+        ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, math.sqrt(1.011)), "not a unit quaternion"),
+    ],
+)
+def test_absurd_poses_are_refused_and_leave_the_history_alone(translation, quaternion, reason) -> None:
+    tf = TransformStore()
+    tf.set("odom", "camera", S, (1.0, 2.0, 0.5), _yaw(0))
+    with pytest.raises(ValueError, match=reason):
+        tf.set("odom", "camera", 2 * S, translation, quaternion)
+    assert np.allclose(tf.lookup("odom", "camera", S)[:3, 3], [1.0, 2.0, 0.5])
+    # Within tf2's tolerance (|q|² = 1.009) and an Earth-centred translation are accepted.
+    tf.set("odom", "camera", 3 * S, (6.4e6, 0.0, 0.0), (0.0, 0.0, 0.0, math.sqrt(1.009)))
