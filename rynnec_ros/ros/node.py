@@ -10,6 +10,7 @@ No exception from a callback ends the process: it is logged once with its input 
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -159,7 +160,7 @@ class CognitionNode(LifecycleNode):
                 p["checkpoint"], backend=p["backend"], device=p["device"], dtype=p["dtype"],
                 onnx_dir=p["onnx_dir"] or None, engine_dir=p["engine_dir"] or None,
                 provider=p["ort_provider"] or None, max_visual_tokens=p["max_visual_tokens"],
-                server_url=p["server_url"], server_token=p["server_token"],
+                server_url=p["server_url"], server_token=self._server_token(),
                 connect_timeout_s=p["server_connect_timeout_s"],
                 request_timeout_s=p["server_request_timeout_s"], cache_mb=p["cache_mb"],
             )
@@ -185,6 +186,27 @@ class CognitionNode(LifecycleNode):
             return TransitionCallbackReturn.FAILURE
         self._state = "inactive"
         return TransitionCallbackReturn.SUCCESS
+
+    def _server_token(self) -> str:
+        """The site server's token from server_token_file or server_token_env; never logged or stored as a
+        parameter. A file others can read is used, with a warning (like ssh's for a key)."""
+        p = self._p
+        if p["backend"] != "remote":
+            return ""
+        path = p["server_token_file"]
+        if not path:
+            return os.environ.get(p["server_token_env"], "")
+        try:
+            mode = os.stat(path).st_mode
+            with open(path, encoding="utf-8") as f:
+                token = f.read().strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"cannot read server_token_file {path}: {getattr(exc, 'strerror', None) or exc}"
+                             ) from None
+        if mode & 0o077:
+            self.get_logger().warning(f"server_token_file {path} can be read by other users "
+                                      f"(mode {mode & 0o777:o}): chmod 600 {path}")
+        return token
 
     def _make_spatial(self) -> Any | None:
         try:

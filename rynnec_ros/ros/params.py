@@ -81,6 +81,18 @@ def _topic(optional: bool) -> Callable[[Any], str]:
     return check
 
 
+def _env_name(v: str) -> str:
+    ok = bool(v) and not v[0].isdigit() and all(c.isalnum() or c == "_" for c in v) and v.isascii()
+    return "" if ok else f"'{v}' is not an environment variable name (letters, digits, _)"
+
+
+def _no_secret(v: str) -> str:
+    # The value is never echoed: it is the secret.
+    return "" if not v else ("must not be set: parameters are readable by every peer on the ROS domain; put "
+                             "the token in the file server_token_file names or the variable server_token_env "
+                             "names")
+
+
 def _any(_: Any) -> str:
     return ""
 
@@ -120,8 +132,13 @@ PARAMS: tuple[ParamSpec, ...] = (
               "configure.", _one_of("", "cpu", "cuda", "tensorrt"), live=False),
     ParamSpec("server_url", "", "host:port (gRPC) of the site server for backend remote; required then.",
               _path, live=False),
-    ParamSpec("server_token", "", "Access token of the site server (required by servers off loopback).",
-              _path, live=False),
+    ParamSpec("server_token_file", "", "File holding the site server's access token (required by servers "
+              "off loopback; chmod 600); empty: the variable server_token_env names.", _path, live=False),
+    ParamSpec("server_token_env", "RYNNEC_SERVER_TOKEN", "Environment variable of the node's process holding "
+              "the site server's token when server_token_file is empty.", _env_name, live=False),
+    ParamSpec("server_token", "", "Refused when set: parameters are readable by every peer on the ROS domain "
+              "(ros2 param get), so the token comes from server_token_file or server_token_env.",
+              _no_secret, live=False),
     ParamSpec("server_connect_timeout_s", 5.0, "Seconds configure waits for the site server to answer.",
               _positive(600.0), live=False),
     ParamSpec("server_request_timeout_s", 120.0, "A site-server request not answered within this many "

@@ -90,3 +90,36 @@ def test_lifecycle_configure_activate_deactivate_cleanup_shutdown(
     # Finalized is the end of a lifecycle node's life: the process exits by itself, cleanly (issue 11).
     assert node.proc.wait(timeout=5) == 0, node.output()
     assert "Traceback" not in node.output()
+
+
+def test_the_site_token_is_never_a_readable_parameter(node_factory, tmp_path) -> None:
+    """Issue 25: any peer on the domain can `ros2 param get /rynnec server_token`. The token comes from
+    the file server_token_file names (or server_token_env's variable); setting server_token is refused
+    without echoing it, and neither the log nor a parameter ever holds the token."""
+    from lifecycle_msgs.msg import Transition
+    from rcl_interfaces.srv import GetParameters
+
+    from rynnec_ros.ros.client import CognitionClient
+
+    secret = "s3cret-site-token-8f2c"
+    token_file = tmp_path / "site.token"
+    params = {"checkpoint": "RynnEC-2B", "backend": "remote", "server_url": "127.0.0.1:9",
+              "server_connect_timeout_s": 1.0,
+              "server_token_file": str(tmp_path / "missing.token")}
+    node = node_factory(params, autostart=False, name="rynnec")
+    with CognitionClient(client_name="test_token_client") as client:
+        assert not _change(client, Transition.TRANSITION_CONFIGURE)
+        assert f"cannot read server_token_file {tmp_path / 'missing.token'}" in node.output()
+
+        token_file.write_text(secret + "\n")
+        token_file.chmod(0o644)
+        assert client.set_parameters({"server_token_file": str(token_file)}) == [""]
+        assert not _change(client, Transition.TRANSITION_CONFIGURE)  # nothing listens on port 9
+        assert "can be read by other users (mode 644)" in node.output()
+
+        (reason,) = client.set_parameters({"server_token": secret})
+        assert "must not be set" in reason and secret not in reason
+        get = client.node.create_client(GetParameters, "/rynnec/get_parameters")
+        values = client._call(get, GetParameters.Request(names=["server_token", "server_token_file"]), 10.0)
+        assert [v.string_value for v in values.values] == ["", str(token_file)]
+        assert secret not in node.output()

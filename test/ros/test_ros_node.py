@@ -188,6 +188,7 @@ def _set_params(client, values: dict[str, object]) -> list[str]:
         ("device", "tpu", "cpu, cuda or cuda:N"),
         ("color_topic", "bad topic", "not a valid topic"),
         ("depth_topic", "/camera/1depth", "token must not start with a number"),  # rclpy's rule, at set time
+        ("server_token_env", "1BAD-NAME", "not an environment variable name"),
         ("world_frame", "/map", "not a valid frame id"),
         ("arm_length_m", 0.0, "arm_length_m must be in (0, 100.0]"),
         ("request_queue_size", 65, "must be in [1, 64]"),
