@@ -30,6 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="bytes (MiB) the engine's reuse caches may hold, all robots together")
     p.add_argument("--batch-window-ms", type=float, default=10.0,
                    help="how long concurrent questions are gathered to encode their frames together (0: off)")
+    p.add_argument("--max-image-pixels", type=int, default=wire.MAX_IMAGE_PIXELS,
+                   help="most pixels (H×W) of an uploaded frame, and so of a region mask (default: 4K UHD, "
+                        "the node's max_image_pixels)")
     p.set_defaults(func=_serve)
 
 
@@ -57,7 +60,7 @@ def _serve(args: argparse.Namespace) -> int:
             cache_mb=args.cache_mb,
         )
         size_caches(engine, frames=64 * args.robots, windows=2 * args.robots)
-        serve(
+        return serve(
             engine,
             host=args.host,
             port=args.port,
@@ -65,6 +68,7 @@ def _serve(args: argparse.Namespace) -> int:
             token=args.token,
             store_frames=args.store_frames,
             batch_window_s=args.batch_window_ms / 1000.0,
+            max_image_pixels=args.max_image_pixels,
             ready=lambda: print(f"ready grpc://{args.host}:{args.port}", flush=True),
         )
     except (ValueError, FileNotFoundError) as exc:
@@ -78,4 +82,3 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    return 0

@@ -21,6 +21,17 @@ importing the stdlib of the interpreter that started it (here pyenv 3.11.7). 3.1
 ``multiprocessing/resource_tracker.py`` calls ``RLock._recursion_count()``, which 3.11.2's C ``RLock``
 lacks, hence ``AttributeError: '_thread.RLock' object has no attribute '_recursion_count'``.
 ``_stub_library_path`` puts this interpreter's own libpython first, which fixes it on any minor version.
+
+Bad input (docs/serving.md, "Limits"): every request is checked before it costs model time or memory,
+and every refusal is one line naming the bad input. Uploads are checked inside Triton's Python backend
+stub (``guard.py``, installed by ``install_guard``), because PyTriton's proxy fails on zero-size tensors
+before this process sees them and turns any error of a non-decoupled model into a Python traceback;
+questions are checked here (``wire.decode_request``, then the masks against their frames).
+
+Shutdown: SIGTERM and SIGINT only set an event; the main thread then stops the engine's work in
+progress (``should_stop``), and stops Triton (``Triton.stop``: SIGINT to tritonserver, which unloads
+both models and waits for their stubs, then PyTriton closes its proxies) and returns, so the process
+exits 0 with no tritonserver, backend stub or resource-tracker process left.
 """
 
 from __future__ import annotations
@@ -41,26 +52,36 @@ from typing import Any
 import numpy as np
 
 from rynnec_ros.core import wire
-from rynnec_ros.core.types import Answer, Frame, Request
+from rynnec_ros.core.types import Answer, Cancelled, Frame, Request
+from rynnec_ros.serve import guard
 
 LOG = logging.getLogger("rynnec_ros.serve")
 
 _DONE = object()
 
 
+EXIT_TIMEOUT_S = 10
+"""How long tritonserver waits on SIGINT for in-flight requests and for its models to unload (measured:
+about 2 s to unload both models on an idle 2-core machine; work in progress is stopped first)."""
+
+
 def run_request(
-    engine: Any, op: str, request: Request, on_token: Callable[[str], None] | None = None
+    engine: Any,
+    op: str,
+    request: Request,
+    on_token: Callable[[str], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Answer | list[float]:
     """The one place the server calls the engine: the Request/Answer API every backend has."""
     if op == "segment":
         if request.regions:
             raise ValueError("segment takes no regions: the expression names the object")
-        seg: Answer = engine.segment(request, on_token=on_token)
+        seg: Answer = engine.segment(request, on_token=on_token, should_stop=should_stop)
         seg.task = request.task
         return seg
     if op == "score":
-        return list(engine.score_options(request))
-    ans: Answer = engine.answer(request, on_token=on_token)
+        return list(engine.score_options(request, should_stop=should_stop))
+    ans: Answer = engine.answer(request, on_token=on_token, should_stop=should_stop)
     ans.task = request.task
     return ans
 
@@ -151,18 +172,48 @@ class VisionBatcher:
 class RynnECModels:
     """The two Triton models' inference functions over one engine and one frame store."""
 
-    def __init__(self, engine: Any, store: FrameStore, batch_window_s: float = 0.01) -> None:
+    def __init__(
+        self,
+        engine: Any,
+        store: FrameStore,
+        batch_window_s: float = 0.01,
+        max_image_pixels: int = wire.MAX_IMAGE_PIXELS,
+    ) -> None:
         self.engine = engine
         self.store = store
         self.batcher = VisionBatcher(engine, batch_window_s)
+        self.max_image_pixels = int(max_image_pixels)
+        self.stopping = threading.Event()
+        """Set on shutdown: work in progress stops at its next check, new questions are refused."""
+
+    def guard_limits(self) -> dict[str, int]:
+        """What ``guard.check_upload`` enforces, here and in the Triton stub (``rynnec_guard.json``)."""
+        return {
+            "max_pixels": self.max_image_pixels,
+            "max_frames": wire.MAX_FRAMES,
+            "max_key_chars": wire.MAX_KEY_CHARS,
+        }
 
     def upload(self, requests: list[Any]) -> list[dict[str, np.ndarray]]:
-        out = []
+        """Store each request's frames under its keys; the stub's guard has refused bad uploads already
+        (the same ``check_upload`` runs again here, in case this runs without the guard)."""
+        lim = self.guard_limits()
+        checked = []
         for r in requests:
-            keys = [k.decode() if isinstance(k, bytes) else str(k) for k in r["keys"].ravel()]
-            rgb = r["rgb"]
-            if rgb.ndim != 4 or rgb.shape[-1] != 3 or rgb.shape[0] != len(keys):
-                raise ValueError(f"upload: rgb must be N×H×W×3 for {len(keys)} keys, got {rgb.shape}")
+            names = set(r.keys())  # a PyTriton Request: a mapping without .get
+            reason = guard.check_upload(
+                r["keys"] if "keys" in names else None,
+                r["rgb"] if "rgb" in names else None,
+                lim["max_pixels"],
+                lim["max_frames"],
+                lim["max_key_chars"],
+            )
+            if reason is not None:
+                raise ValueError(reason)
+            keys = [bytes(k).decode("utf-8") for k in np.asarray(r["keys"], dtype=object).ravel()]
+            checked.append((keys, r["rgb"]))
+        out = []
+        for keys, rgb in checked:  # nothing is stored unless every request of the call is good
             for k, f in zip(keys, rgb, strict=True):
                 # a copy: PyTriton hands inputs over in shared memory it reuses once this call returns
                 self.store.put(k, np.array(f, copy=True))
@@ -172,25 +223,45 @@ class RynnECModels:
     def ask(self, requests: list[Any]) -> Iterator[list[dict[str, np.ndarray]]]:
         """Each request (batching disabled): stream its tokens, then its answer."""
         for r in requests:
-            yield from self._ask_one(bytes(r["request"].ravel()[0]))
+            try:
+                element = np.asarray(r["request"], dtype=object).ravel()
+                if element.shape != (1,) or not isinstance(element[0], (bytes, np.bytes_)):
+                    raise ValueError(f"input 'request' must be one BYTES element, got {element.shape[0]}")
+                body = bytes(element[0])
+            except (KeyError, ValueError) as exc:
+                yield _response("error", {"type": "ValueError", "message": f"bad request: {exc}"})
+                continue
+            yield from self._ask_one(body)
 
     def _ask_one(self, body: bytes) -> Iterator[list[dict[str, np.ndarray]]]:
+        if self.stopping.is_set():
+            yield _response("error", {"type": "RuntimeError", "message": "the server is shutting down"})
+            return
         try:
             doc = wire.decode_request(body)
             rgbs, missing = self.store.get(doc["keys"])
             if missing:
                 yield _response("missing", {"keys": missing})
                 return
+            regions = wire.regions_from_wire(doc.get("regions"), [f.shape[:2] for f in rgbs], None)
+            for k, region in enumerate(regions):
+                for i, mask in region.frame_masks(len(rgbs)).items():
+                    if not mask.any():
+                        raise ValueError(f"region {k} mask on frame {i} is empty")
             request = Request(
                 question=doc["question"],
                 frames=[Frame(rgb=f, key=k) for f, k in zip(rgbs, doc["keys"], strict=True)],
-                regions=wire.regions_from_wire(doc.get("regions") or []),
+                regions=regions,
                 options=doc.get("options"),
                 task=doc.get("task"),
                 max_new_tokens=doc["max_new_tokens"],
             )
-        except (ValueError, KeyError, TypeError) as exc:
+        except ValueError as exc:
             yield _response("error", {"type": "ValueError", "message": f"bad request: {exc}"})
+            return
+        except Exception as exc:  # never a traceback to the client; the log has it
+            LOG.exception("could not read a request")
+            yield _response("error", {"type": "ValueError", "message": f"bad request: {type(exc).__name__}"})
             return
         yield from self._run(doc["op"], request, bool(doc.get("stream")))
 
@@ -202,11 +273,13 @@ class RynnECModels:
         def work() -> None:
             try:
                 self.batcher.encode(list(request.frames or []))
-                result = run_request(self.engine, op, request, on_token)
+                result = run_request(self.engine, op, request, on_token, self.stopping.is_set)
                 if isinstance(result, Answer):
                     events.put(("answer", wire.encode_answer(result)))
                 else:
                     events.put(("scores", {"scores": [float(s) for s in result]}))
+            except Cancelled:
+                events.put(("error", {"type": "RuntimeError", "message": "the server is shutting down"}))
             except ValueError as exc:
                 events.put(("error", {"type": "ValueError", "message": str(exc)}))
             except Exception as exc:  # reported to the robot, logged here
@@ -218,6 +291,24 @@ class RynnECModels:
         while (item := events.get()) is not _DONE:
             kind, body = item
             yield _response(kind, {"text": body} if kind == "token" else body)
+
+
+def install_guard(model_store: Path, limits: dict[str, int]) -> None:
+    """Put ``guard.py`` in front of PyTriton's proxy in both models' generated directories.
+
+    With a local model store ``Triton.bind`` writes each model as ``<store>/<name>/1/{model.py, data.py,
+    ...}`` (PyTriton 0.7's ``Model.generate_model``); tritonserver loads them when ``Triton.run`` starts
+    it. The proxy's ``model.py`` becomes ``pytriton_proxy.py`` and the guard, which extends it, becomes
+    ``model.py``."""
+    source = Path(guard.__file__).read_text(encoding="utf-8")
+    for name in (wire.FRAMES_MODEL, wire.ASK_MODEL):
+        version = model_store / name / "1"
+        proxy = version / "model.py"
+        if not proxy.is_file() or (version / f"{guard.PROXY_MODULE}.py").exists():
+            raise RuntimeError(f"PyTriton did not generate {proxy} as 0.7 does; cannot install the guard")
+        proxy.rename(version / f"{guard.PROXY_MODULE}.py")
+        (version / "model.py").write_text(source, encoding="utf-8")
+        (version / guard.LIMITS_FILE).write_text(json.dumps(limits), encoding="utf-8")
 
 
 def _stub_library_path() -> str:
@@ -256,26 +347,71 @@ def serve(
     store_frames: int = 512,
     ready: Callable[[], None] | None = None,
     batch_window_s: float = 0.01,
-) -> None:
+    max_image_pixels: int = wire.MAX_IMAGE_PIXELS,
+) -> int:
     """Host ``engine`` on Triton until SIGINT/SIGTERM; ``ready`` runs once the models are loaded.
 
     ``batch_window_s``: how long the first of several concurrent questions waits for the others before
     their frames are encoded together (``VisionBatcher``); 0 = no cross-robot batching.
+    ``max_image_pixels``: the most pixels (H×W) of an uploaded frame. Returns the exit status: 0 after a
+    signal, 1 when Triton stopped by itself.
     """
     wire.check_bind(host, token)
+    if max_image_pixels < 1:
+        raise ValueError(f"max_image_pixels must be >= 1, got {max_image_pixels}")
+    stop = threading.Event()
+    signals = (signal.SIGTERM, signal.SIGINT)
+    previous = {s: signal.signal(s, lambda signum, _frame: _on_signal(stop, signum)) for s in signals}
+    try:
+        return _serve(
+            engine, host, port, http_port, token, store_frames, ready, batch_window_s, max_image_pixels, stop
+        )
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _on_signal(stop: threading.Event, signum: int) -> None:
+    """Signal handler (main thread): only note it; the main loop stops Triton outside the handler."""
+    if not stop.is_set():
+        LOG.info("%s received: stopping", signal.Signals(signum).name)
+    stop.set()
+
+
+def _serve(
+    engine: Any,
+    host: str,
+    port: int,
+    http_port: int,
+    token: str,
+    store_frames: int,
+    ready: Callable[[], None] | None,
+    batch_window_s: float,
+    max_image_pixels: int,
+    stop: threading.Event,
+) -> int:
     warm_up(engine)
+    if stop.is_set():
+        return 0
     os.environ["LD_LIBRARY_PATH"] = _stub_library_path()
     from pytriton.model_config import ModelConfig, Tensor
-    from pytriton.triton import DEFAULT_PROTECTED_ENDPOINTS, Triton, TritonConfig, TritonSecurityConfig
+    from pytriton.triton import (
+        DEFAULT_PROTECTED_ENDPOINTS,
+        Triton,
+        TritonConfig,
+        TritonLifecyclePolicy,
+        TritonSecurityConfig,
+    )
+    from pytriton.utils.workspace import Workspace
 
-    models = RynnECModels(engine, FrameStore(store_frames), batch_window_s)
+    models = RynnECModels(engine, FrameStore(store_frames), batch_window_s, max_image_pixels)
     config = TritonConfig(
         grpc_address=host,
         grpc_port=port,
         http_address=host,
         http_port=http_port,
         allow_metrics=False,
-        exit_timeout_secs=2,
+        exit_timeout_secs=EXIT_TIMEOUT_S,
     )
     # PyTriton guards the admin endpoints (model repository, shared memory, ...) with a token, random
     # when none is given; a site token also guards inference and model configs. Health and metadata
@@ -285,7 +421,14 @@ def serve(
         restricted_endpoints=[*DEFAULT_PROTECTED_ENDPOINTS, "inference", "model-config"] if token else None,
     )
     text = {"dtype": bytes, "shape": (1,)}
-    with Triton(config=config, security_config=security) as triton:
+    # The models are written to a model store on disk at bind and tritonserver loads them when it starts
+    # (PyTriton's Vertex AI policy), so that the guard can be put in front of the proxy in between.
+    workspace = Workspace()
+    policy = TritonLifecyclePolicy(launch_triton_on_startup=False, local_model_store=True)
+    triton = Triton(
+        config=config, workspace=workspace, triton_lifecycle_policy=policy, security_config=security
+    )
+    try:
         triton.bind(
             model_name=wire.FRAMES_MODEL,
             infer_func=models.upload,
@@ -304,14 +447,16 @@ def serve(
             outputs=[Tensor(name="kind", **text), Tensor(name="body", **text)],
             config=ModelConfig(batching=False, decoupled=True),
         )
+        install_guard(workspace.model_store_path, models.guard_limits())
         triton.run()
         LOG.info("serving %s on %s:%d (gRPC), %s:%d (HTTP)", wire.ASK_MODEL, host, port, host, http_port)
-        if ready is not None:
+        if ready is not None and not stop.is_set():
             ready()
-        stop = threading.Event()
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        try:
-            while triton.is_alive() and not stop.wait(1.0):
-                pass
-        except KeyboardInterrupt:
-            pass
+        while not stop.wait(0.5):
+            if not triton.is_alive():
+                LOG.error("Triton stopped by itself; shutting down")
+                return 1
+        return 0
+    finally:
+        models.stopping.set()  # work in progress ends at its next should_stop check
+        triton.stop()  # from the main thread: SIGINT to tritonserver, wait for it, close the proxies

@@ -1,0 +1,283 @@
+"""The site server's limits without a server: RLE masks, request bodies, uploads (docs/serving.md, "Limits").
+
+Expected masks are written out by hand from the wire format's definition (``wire.rle_encode``'s
+docstring, the COCO convention of alternating run lengths that start with a run of zeros, here over the
+pixels in C order, row by row; COCO's own RLE runs column by column), not computed with our code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import tracemalloc
+from typing import Any
+
+import numpy as np
+import pytest
+
+from rynnec_ros.core import wire
+from rynnec_ros.core.types import Request
+from rynnec_ros.serve import guard
+
+# ----------------------------------------------------------------------------------------- RLE decode
+
+
+def test_rle_runs_alternate_from_a_run_of_zeros_in_row_order() -> None:
+    # 2×3, rows "0 1 1" and "1 0 0": row by row 0,1,1,1,0,0 -> one 0, three 1s, two 0s
+    want = np.array([[0, 1, 1], [1, 0, 0]], bool)
+    assert np.array_equal(wire.rle_decode({"size": [2, 3], "counts": [1, 3, 2]}), want)
+    # (column by column, as COCO counts, the same mask would be 0,1,1,0,1,0 -> [1, 2, 1, 1, 1])
+
+
+def test_rle_mask_starting_with_ones_has_an_empty_first_run() -> None:
+    want = np.array([[1, 1], [0, 1]], bool)  # 1,1,0,1 -> zero 0s, two 1s, one 0, one 1
+    assert np.array_equal(wire.rle_decode({"size": [2, 2], "counts": [0, 2, 1, 1]}), want)
+    assert wire.rle_encode(want)["counts"] == [0, 2, 1, 1]
+
+
+def test_rle_all_zero_and_all_one_masks() -> None:
+    assert not wire.rle_decode({"size": [3, 4], "counts": [12]}).any()
+    assert wire.rle_decode({"size": [3, 4], "counts": [0, 12]}).all()
+
+
+@pytest.mark.parametrize(
+    ("rle", "match"),
+    [
+        ({"size": [2, 2], "counts": [1, 2]}, "sum to 3, expected 2×2 = 4"),
+        ({"size": [48, 64], "counts": [10**12]}, "sum to 1000000000000"),
+        ({"size": [2, 2], "counts": [-1, 5]}, "negative"),
+        ({"size": [2, 2], "counts": ["a", "b"]}, "must be an integer"),
+        ({"size": [2, 2], "counts": [1.5, 2.5]}, "must be an integer"),
+        ({"size": [2, 2], "counts": [True, 3]}, "must be an integer"),
+        ({"size": [2, 2], "counts": [0, 1, 0, 1, 0, 1]}, "6 runs"),
+        ({"size": [2, 2], "counts": "4"}, "list of run lengths"),
+        ({"size": "big", "counts": [1]}, r"\[height, width\]"),
+        ({"size": [0, 5], "counts": []}, "empty"),
+        ({"size": [2, -2], "counts": []}, "empty"),
+        ({"counts": [4]}, r"\[height, width\]"),
+        ([0, 4], "object"),
+    ],
+)
+def test_rle_decode_refuses_malformed_masks(rle: Any, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        wire.rle_decode(rle)
+
+
+@pytest.mark.parametrize(
+    "rle",
+    [
+        {"size": [100000, 100000], "counts": [0, 100000 * 100000]},  # consistent, 10^10 pixels
+        {"size": [100000, 100000], "counts": [7, 5]},
+    ],
+)
+def test_rle_size_is_checked_before_anything_is_allocated(rle: dict[str, Any]) -> None:
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="100000×100000") as err:
+        wire.rle_decode(rle, shape=(48, 64))
+    elapsed = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert "frame's 48×64" in str(err.value)
+    assert peak < 1 << 20 and elapsed < 0.5, (peak, elapsed)
+    with pytest.raises(ValueError, match="budget of 8294400 pixels"):  # no frame given: the pixel budget
+        wire.rle_decode(rle)
+
+
+def test_rle_pixel_budget_can_be_lifted_or_lowered() -> None:
+    rle = {"size": [4, 4], "counts": [16]}
+    with pytest.raises(ValueError, match="budget of 15 pixels"):
+        wire.rle_decode(rle, max_pixels=15)
+    assert wire.rle_decode(rle, max_pixels=None).shape == (4, 4)
+
+
+# ------------------------------------------------------------------------------------ request bodies
+
+
+def body(**fields: Any) -> bytes:
+    doc = {"op": "answer", "question": "<video>\nq?", "keys": ["k0", "k1"], "regions": [], "options": None,
+           "task": None, "max_new_tokens": 6, "stream": False}
+    doc.update(fields)
+    return json.dumps(doc).encode()
+
+
+def full(h: int = 4, w: int = 5) -> dict[str, Any]:
+    return {"size": [h, w], "counts": [0, h * w]}
+
+
+def one(rle: dict[str, Any] | None = None, frame: int = 0, n: int = 1) -> list[dict[str, Any]]:
+    """One region (object 0) with ``n`` copies of a mask on ``frame``."""
+    mask = {"frame": frame, "rle": full() if rle is None else rle}
+    return [{"object_id": 0, "masks": [mask] * n}]
+
+
+def test_question_of_the_node_limit_passes_one_more_character_does_not() -> None:
+    assert wire.decode_request(body(question="q" * wire.MAX_QUESTION_CHARS))["question"]
+    with pytest.raises(ValueError, match="question has 4097 characters, more than the limit 4096"):
+        wire.decode_request(body(question="q" * 4097))
+    with pytest.raises(ValueError, match="question has 262144 characters"):
+        wire.decode_request(body(question="q" * 262_144))
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [
+        ({"regions": [{"object_id": i, "masks": [{"frame": 0, "rle": full()}]} for i in range(65)]},
+         "65 regions, at most 64"),
+        ({"regions": one(n=65)}, "65 masks, at most 64"),
+        ({"regions": one(n=2)}, "two masks on frame 0"),
+        ({"regions": one(frame=2)}, "frame 2, but the request"),
+        ({"regions": [{"object_id": 0, "masks": [{"frame": 0}]}]}, "mask 0 must be an object with frame"),
+        ({"regions": [{"label": "x", "masks": []}]}, "object_id must be an integer"),
+        ({"regions": "everything"}, "regions must be a list"),
+        ({"regions": [{"object_id": 0, "label": "l" * 4097, "masks": [{"frame": 0, "rle": full()}]}]},
+         "region 0 label has 4097 characters"),
+        ({"options": ["a"] * 65}, "65 options, at most 64"),
+        ({"options": ["a", "b" * 4097]}, "option 1 has 4097 characters"),
+        ({"options": "a"}, "options must be a list"),
+        ({"task": 7}, "task must be a string"),
+        ({"max_new_tokens": 8193}, "outside 0..8192"),
+        ({"max_new_tokens": "3"}, "must be an integer"),
+        ({"max_new_tokens": True}, "must be an integer"),
+        ({"keys": []}, "non-empty list"),
+        ({"keys": [1]}, r"keys\[0\] must be a non-empty string"),
+        ({"keys": ["a", "a"]}, "unique"),
+        ({"keys": ["k" * 1025]}, "1025 characters"),
+        ({"keys": [f"k{i}" for i in range(1001)]}, "1001 frames, more than the limit 1000"),
+        ({"stream": "yes"}, "stream must be true or false"),
+        ({"op": "rm"}, "op must be one of"),
+        ({"question": None}, "question must be a string"),
+    ],
+)
+def test_request_fields_over_the_limits_or_of_the_wrong_type_are_named(
+    fields: dict[str, Any], match: str
+) -> None:
+    with pytest.raises(ValueError, match=match):
+        wire.decode_request(body(**fields))
+
+
+@pytest.mark.parametrize(
+    ("raw", "match"),
+    [
+        (b"\xff\xfe\x00 not utf-8", "not UTF-8"),
+        (b"{not json", "not JSON"),
+        (b"[]", "must be a JSON object"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply|not JSON"),
+        (b" " * (wire.MAX_REQUEST_BYTES + 1), "more than the limit"),
+    ],
+)
+def test_bodies_that_are_not_a_json_object_are_named(raw: bytes, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        wire.decode_request(raw)
+
+
+def test_masks_are_checked_against_their_frames() -> None:
+    doc = wire.decode_request(body(regions=[{"object_id": 3, "masks": [{"frame": 1, "rle": full(48, 64)}]}]))
+    (region,) = wire.regions_from_wire(doc["regions"], [(48, 64), (48, 64)])
+    assert region.object_id == 3 and list(region.masks) == [1] and region.masks[1].all()
+    with pytest.raises(ValueError, match=r"region 0 mask 0 \(frame 1\): mask RLE size 48×64 is not its"):
+        wire.regions_from_wire(doc["regions"], [(48, 64), (24, 32)])
+
+
+def test_all_masks_of_a_request_share_one_pixel_budget() -> None:
+    side = 1 << 13  # 64 Mi pixels per mask, 5 masks: over the 256 Mi budget of MAX_MASK_PIXELS
+    rle = {"size": [side, side], "counts": [side * side]}
+    regions = [{"object_id": 0, "masks": [{"frame": i, "rle": rle} for i in range(5)]}]
+    with pytest.raises(ValueError, match="add up to 335544320 pixels"):
+        wire.regions_from_wire(regions, max_pixels=None)
+
+
+def test_the_client_refuses_what_the_server_would() -> None:
+    frames: list[Any] = []
+    with pytest.raises(ValueError, match="question has 5000 characters"):
+        wire.encode_request("answer", Request("q" * 5000, frames=frames), ["k"], stream=False)
+
+
+# ------------------------------------------------------------------------------------------ uploads
+
+
+def check(keys: list[bytes], shape: tuple[int, ...]) -> str | None:
+    rgb = np.zeros(shape, np.uint8)
+    return guard.check_upload(np.array(keys, dtype=object), rgb, wire.MAX_IMAGE_PIXELS, 1000, 1024)
+
+
+@pytest.mark.parametrize(
+    ("keys", "shape", "match"),
+    [
+        ([b"a"], (1, 0, 0, 3), "0×0 pixels"),
+        ([b"a"], (1, 4, 0, 3), "4×0 pixels"),
+        ([], (0, 4, 4, 3), "no keys"),
+        ([b"a", b"b"], (1, 4, 4, 3), "2 keys for 1 frames"),
+        ([b"\xff\xfe\x00garbage"], (1, 4, 4, 3), r"keys\[0\] is not UTF-8"),
+        ([b""], (1, 4, 4, 3), r"keys\[0\] is empty"),
+        ([b"a", b"a"], (2, 4, 4, 3), "unique"),
+        ([b"a"], (4, 4, 3), "N×H×W×3"),
+        ([b"a"], (1, 4, 4, 4), "N×H×W×3"),
+        ([b"a"], (1, 2161, 3840, 3), "8298240 pixels, more than the limit 8294400"),
+    ],
+)
+def test_bad_uploads_get_a_reason_naming_the_input(
+    keys: list[bytes], shape: tuple[int, ...], match: str
+) -> None:
+    reason = check(keys, shape)
+    assert reason is not None and reason.startswith("rynnec_frames: ")
+    assert re.search(match, reason), reason
+
+
+def test_a_good_upload_passes() -> None:
+    assert check([b"robot:1", "ключ".encode()], (2, 48, 64, 3)) is None
+
+
+def test_one_line_keeps_what_went_wrong_not_where() -> None:
+    text = (
+        "Model execute error: Traceback (most recent call last):\n"
+        '  File "/tmp/folderX/1/model.py", line 486, in execute\n'
+        "    x = y()\n"
+        "c_python_backend_utils.TritonModelException: Traceback (most recent call last):\n"
+        '  File "/work/rynnec_ros/serve/server.py", line 1, in upload\n'
+        "ValueError: rynnec_frames: keys[0] is empty\n\n\nAt:\n  /tmp/folderX/1/model.py(501): execute\n"
+    )
+    assert guard.one_line(RuntimeError(text)) == "ValueError: rynnec_frames: keys[0] is empty"
+
+
+# --------------------------------------------------------------------- the ask model, no Triton, no model
+
+
+class NoEngine:
+    """An engine that must never be reached: every request below is refused before model work."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"engine.{name} used for a refused request")
+
+
+def asked(raw: bytes) -> list[tuple[str, dict[str, Any]]]:
+    from rynnec_ros.serve.server import FrameStore, RynnECModels
+
+    store = FrameStore(8)
+    store.put("k0", np.zeros((48, 64, 3), np.uint8))
+    store.put("k1", np.zeros((48, 64, 3), np.uint8))
+    models = RynnECModels(NoEngine(), store, batch_window_s=0)
+    out = []
+    for responses in models.ask([{"request": np.array([raw], dtype=object)}]):
+        for r in responses:
+            out.append((r["kind"][0].decode(), json.loads(bytes(r["body"][0]))))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("raw", "match"),
+    [
+        (body(question="q" * 65_536), "question has 65536 characters"),
+        (body(regions=[{"object_id": i, "masks": [{"frame": 0, "rle": full(48, 64)}]} for i in range(3000)]),
+         "3000 regions"),
+        (body(regions=one({"size": [100000, 100000], "counts": [0, 10**10]})),
+         "mask RLE size 100000×100000 is not its frame's 48×64"),
+        (body(regions=one({"size": [48, 64], "counts": [3072]})), "empty"),
+        (b"\xff\xfe\x00", "not UTF-8"),
+    ],
+)
+def test_refused_questions_get_one_error_and_no_model_work(raw: bytes, match: str) -> None:
+    (only,) = asked(raw)
+    assert only[0] == "error" and match in only[1]["message"], only
+    assert "Traceback" not in only[1]["message"]
