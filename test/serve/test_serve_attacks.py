@@ -213,7 +213,10 @@ def ask(url: str, body: bytes | list[bytes], wait_s: float, token: str = TOKEN) 
     client.start_stream(callback=lambda result, error: events.put((result, error)), headers=headers)
     try:
         tensor = _bytes_input("request", bodies)
-        client.async_stream_infer(wire.ASK_MODEL, [tensor], enable_empty_final_response=True)
+        with contextlib.suppress(InferenceServerException):
+            # tritonclient raises here when the stream has already ended (Triton refuses a bad token as
+            # the stream opens); the server's reason is the error its callback received, read below
+            client.async_stream_infer(wire.ASK_MODEL, [tensor], enable_empty_final_response=True)
         while True:
             remaining = wait_s - (time.monotonic() - t0)
             try:
