@@ -2,7 +2,10 @@
 
 The bag is read with the pure-Python ``rosbags`` library and each record's CDR bytes are published
 unchanged (rclpy publishes serialized messages), so no message is decoded and re-encoded on the way.
-Looping replays the same stamps again, which is exactly the time jump the node must survive.
+Looping replays the same stamps again, which is exactly the time jump the node must survive; a replay
+with ``stamp_offset_ns`` instead shifts every header stamp (and /tf's transforms), which a planner uses to
+send a window again after frames were lost: under new stamps later than everything the node buffered,
+never under the old ones (those would be a jump back past ``time_jump_back_s`` that the buffer drops).
 """
 
 from __future__ import annotations
@@ -13,10 +16,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from rynnec_ros.core.types import NS_PER_S
+
+# After the last message, how long the player waits for the node to acknowledge every reliable message.
+ACK_TIMEOUT_S = 5.0
+# Where a publisher cannot report acknowledgements (rclpy before Iron): a pause for the last messages.
+_NO_ACK_PAUSE_S = 0.5
 
 
 def message_class(msgtype: str) -> type:
@@ -73,6 +82,66 @@ def open_reader(path: Path) -> Any:
     return AnyReader([path], default_typestore=get_typestore(Stores.ROS2_HUMBLE))
 
 
+def bag_topics(path: Path | str) -> dict[str, str]:
+    """Topic name -> message type (``sensor_msgs/msg/Image``) of a rosbag2 bag, sqlite3 or MCAP.
+
+    ``path`` is the bag's directory (``metadata.yaml`` beside its ``.db3``/``.mcap`` files), as
+    ``ros2 bag record`` writes it. ValueError, saying what was expected, for anything else: a missing
+    path, a bare ``.mcap``/``.db3`` file, a directory without ``metadata.yaml``, a ROS 1 bag, a bag the
+    reader cannot open, or a topic recorded under two types.
+    """
+    p = Path(path)
+    expected = ("a rosbag2 bag directory (metadata.yaml beside its .mcap or .db3 files, as ros2 bag record "
+                "writes)")
+    if not p.exists():
+        raise ValueError(f"bag {p} does not exist: expected {expected}")
+    if not p.is_dir():
+        hint = ""
+        if p.suffix in (".mcap", ".db3"):
+            hint = f"; if it is one file of a bag, give the bag's directory {p.parent}"
+        raise ValueError(f"bag {p} is a file, not {expected}{hint}")
+    if not (p / "metadata.yaml").is_file():
+        raise ValueError(f"bag {p} has no metadata.yaml: expected {expected}")
+    try:
+        with open_reader(p) as reader:
+            if not reader.is2:
+                raise ValueError(f"{p} is not a rosbag2 bag (ROS 1 bags are not read)")
+            topics: dict[str, str] = {}
+            for c in reader.connections:
+                if topics.setdefault(c.topic, c.msgtype) != c.msgtype:
+                    raise ValueError(
+                        f"bag {p} records topic {c.topic} as both {topics[c.topic]} and {c.msgtype}")
+    except ValueError:
+        raise
+    except Exception as exc:  # rosbags' own errors (bad metadata, unreadable storage) say what was wrong
+        raise ValueError(f"cannot read bag {p} ({type(exc).__name__}: {exc}): expected {expected}") from exc
+    return dict(sorted(topics.items()))
+
+
+def shift_stamps(msg: Any, offset_ns: int) -> Any:
+    """``msg`` with its ``header.stamp`` and, for tf2_msgs/TFMessage, every transform's stamp moved by
+    ``offset_ns`` (in place; returned for convenience). Messages without a header are left unchanged."""
+    from rynnec_ros.ros import convert
+
+    header = getattr(msg, "header", None)
+    if header is not None and hasattr(header, "stamp"):
+        header.stamp = convert.ns_to_stamp(convert.stamp_to_ns(header.stamp) + offset_ns)
+    for t in getattr(msg, "transforms", None) or []:
+        t.header.stamp = convert.ns_to_stamp(convert.stamp_to_ns(t.header.stamp) + offset_ns)
+    return msg
+
+
+def _msg_stamps(msg: Any) -> list[int]:
+    from rynnec_ros.ros import convert
+
+    out = []
+    header = getattr(msg, "header", None)
+    if header is not None and hasattr(header, "stamp"):
+        out.append(convert.stamp_to_ns(header.stamp))
+    out += [convert.stamp_to_ns(t.header.stamp) for t in getattr(msg, "transforms", None) or []]
+    return out
+
+
 class BagReplayer:
     """Replays one bag on ``node``; ``run`` blocks until done (or ``stop`` is called)."""
 
@@ -103,6 +172,7 @@ class BagReplayer:
                 raise ValueError(f"no topic of {list(topics or [])} in {self._path}")
             self.topics = sorted({c.topic for c in conns})
             self._pubs: dict[str, Any] = {}
+            self._classes: dict[str, type] = {}
             offers: dict[str, list[Any]] = {}
             for c in conns:
                 offers.setdefault(c.topic, []).extend(getattr(c.ext, "offered_qos_profiles", None) or [])
@@ -110,6 +180,7 @@ class BagReplayer:
             for c in conns:
                 if c.topic not in self._pubs:
                     cls = message_class(c.msgtype)
+                    self._classes[c.topic] = cls
                     self.qos[c.topic] = recorded_qos(c.topic, offers[c.topic])
                     self._pubs[c.topic] = node.create_publisher(cls, c.topic, self.qos[c.topic])
         self._clock_pub = None
@@ -119,6 +190,7 @@ class BagReplayer:
             self._clock_pub = node.create_publisher(Clock, "/clock", 10)
         self.published = 0
         self.loops = 0
+        self.acked: bool | None = None  # after run: every reliable message acknowledged (None: not known)
 
     def wait_for_subscribers(self, topics: str | Sequence[str], timeout_s: float) -> bool:
         """Block until each of ``topics`` has a subscriber (the node started first), at most ``timeout_s``.
@@ -141,17 +213,56 @@ class BagReplayer:
     def stop(self) -> None:
         self._stop = True
 
-    def run(self, on_message: Callable[[str, int], None] | None = None) -> int:
-        """Publish the bag (looping when asked); returns the number of messages published."""
+    def run(self, on_message: Callable[[str, int], None] | None = None, stamp_offset_ns: int = 0,
+            ack_timeout_s: float = ACK_TIMEOUT_S) -> int:
+        """Publish the bag (looping when asked); returns the number of messages published (all runs).
+
+        ``stamp_offset_ns`` shifts every header stamp (see ``shift_stamps``) and /clock; the messages are
+        then decoded and encoded again instead of passed through. At the end the player waits, at most
+        ``ack_timeout_s``, until every subscriber acknowledged each reliable message (``acked``), so the
+        last samples (/tf's among them) are not lost when the process exits right after.
+        """
         while not self._stop:
-            self._play_once(on_message)
+            self._play_once(on_message, int(stamp_offset_ns))
             self.loops += 1
             if not self.loop or (self.max_loops is not None and self.loops >= self.max_loops):
                 break
-        time.sleep(0.5)  # let DDS deliver the last (fragmented) messages before the caller tears down
+        self.acked = self.wait_for_acked(ack_timeout_s)
         return self.published
 
-    def _play_once(self, on_message: Callable[[str, int], None] | None) -> None:
+    def wait_for_acked(self, timeout_s: float = ACK_TIMEOUT_S) -> bool | None:
+        """True once every matched subscriber acknowledged every message of the reliable publishers, False
+        when ``timeout_s`` ran out first; None where rclpy cannot tell (no ``wait_for_all_acked``: Humble),
+        after a short pause instead. Best-effort publishers have nothing to wait for."""
+        pubs = [p for t, p in self._pubs.items() if self.qos[t].reliability == ReliabilityPolicy.RELIABLE]
+        if not all(hasattr(p, "wait_for_all_acked") for p in pubs):
+            time.sleep(_NO_ACK_PAUSE_S)
+            return None
+        deadline = time.monotonic() + max(timeout_s, 0.0)
+        ok = True
+        for pub in pubs:
+            left = max(deadline - time.monotonic(), 0.0)
+            ok = bool(pub.wait_for_all_acked(Duration(nanoseconds=int(left * NS_PER_S)))) and ok
+        return ok
+
+    def stamp_range_ns(self) -> tuple[int, int] | None:
+        """Oldest and newest header stamp (transforms' included) of the replayed topics, None when no
+        message has one; reads and decodes the whole bag."""
+        from rclpy.serialization import deserialize_message
+
+        lo: int | None = None
+        hi: int | None = None
+        with open_reader(self._path) as reader:
+            conns = [c for c in reader.connections if c.topic in self._pubs]
+            for conn, _t, raw in reader.messages(connections=conns):
+                for s in _msg_stamps(deserialize_message(bytes(raw), self._classes[conn.topic])):
+                    lo = s if lo is None else min(lo, s)
+                    hi = s if hi is None else max(hi, s)
+        return None if lo is None or hi is None else (lo, hi)
+
+    def _play_once(self, on_message: Callable[[str, int], None] | None, offset_ns: int = 0) -> None:
+        if offset_ns:
+            from rclpy.serialization import deserialize_message
         with open_reader(self._path) as reader:
             conns = [c for c in reader.connections if c.topic in self._pubs]
             start_wall = time.monotonic()
@@ -168,8 +279,13 @@ class BagReplayer:
                     from builtin_interfaces.msg import Time
                     from rosgraph_msgs.msg import Clock
 
-                    self._clock_pub.publish(Clock(clock=Time(sec=t_ns // NS_PER_S, nanosec=t_ns % NS_PER_S)))
-                self._pubs[conn.topic].publish(bytes(raw))
+                    c_ns = t_ns + offset_ns
+                    self._clock_pub.publish(Clock(clock=Time(sec=c_ns // NS_PER_S, nanosec=c_ns % NS_PER_S)))
+                if offset_ns:
+                    msg = shift_stamps(deserialize_message(bytes(raw), self._classes[conn.topic]), offset_ns)
+                    self._pubs[conn.topic].publish(msg)
+                else:
+                    self._pubs[conn.topic].publish(bytes(raw))
                 self.published += 1
                 if on_message is not None:
                     on_message(conn.topic, t_ns)
