@@ -6,6 +6,7 @@ numpy arrays and the shared ``Region``/``Answer`` types, and never touch ROS mes
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,10 +31,41 @@ from rynnec_ros.srv import AskQuestion, ListFrames, Segment
 
 # Discovery is two one-way matches: a fraction of a second covers the reader's on a loaded machine.
 _READER_MATCH_SETTLE_S = 0.5
+# A window sent again goes this far (at least) after the newest stamp the node holds or was sent.
+_RESEND_GAP_NS = 1_000_000_000
+# How many stamps a FramesNotBuffered message lists before it summarises.
+_LIST_STAMPS = 8
 
 
 def _ns(stamp: Any) -> int:
     return convert.stamp_to_ns(stamp)
+
+
+def describe_stamps(stamps_ns: Sequence[int]) -> str:
+    """'3 frames: [a, b, c] ns' for a few stamps, 'N frames, a..b ns' for many; 'no frames' for none."""
+    stamps = sorted(int(s) for s in stamps_ns)
+    if not stamps:
+        return "no frames"
+    n = f"{len(stamps)} frame{'s' if len(stamps) != 1 else ''}"
+    if len(stamps) <= _LIST_STAMPS:
+        return f"{n}: {stamps} ns"
+    return f"{n}, {stamps[0]}..{stamps[-1]} ns"
+
+
+class FramesNotBuffered(RuntimeError):
+    """Frames a planner is about to ask about are not in the node's buffer (``missing``, ns), after
+    ``waited_s``; ``buffered`` is what the node holds. Raised before any question is sent about them."""
+
+    def __init__(
+        self, missing: Sequence[int], buffered: Sequence[int], waited_s: float, hint: str = ""
+    ) -> None:
+        self.missing = sorted(int(s) for s in missing)
+        self.buffered = sorted(int(s) for s in buffered)
+        self.waited_s = waited_s
+        super().__init__(
+            f"the node has not buffered {describe_stamps(self.missing)} after {waited_s:.1f} s; it holds "
+            f"{describe_stamps(self.buffered)}{hint}"
+        )
 
 
 class CognitionClient:
@@ -142,21 +174,95 @@ class CognitionClient:
         if wait_buffered_s > 0 and stamps_ns:
             self.wait_for_frames([max(stamps_ns)], wait_buffered_s)
 
+    def send_frames(
+        self,
+        frames: list[np.ndarray],
+        stamps_ns: list[int],
+        timeout_s: float = 10.0,
+        resends: int = 2,
+        **publish_kw: Any,
+    ) -> list[int]:
+        """``publish_frames`` and check delivery: the stamps under which the node buffered every frame.
+
+        A frame not buffered within ``timeout_s`` was lost on the way (a new publisher's first messages
+        while the node's reader is still matching it; a full subscription queue on a loaded machine).
+        The whole window is then sent again, at most ``resends`` times, under new stamps with the same
+        spacing (at least 1 s) after the newest stamp the node holds or was sent: never under its own,
+        since a stamp more than ``time_jump_back_s`` older than the newest buffered is a jump back that
+        the node's buffer drops however often it comes. Ask with the returned stamps.
+        FramesNotBuffered (naming the missing stamps and what the node holds) when the last try fails;
+        stamps closer together than 1/``ingest_fps`` are thinned by the node and never all buffered.
+        """
+        stamps = [int(s) for s in stamps_ns]
+        if not stamps:
+            return []
+        highest = max(stamps)
+        for attempt in range(resends + 1):
+            self.publish_frames(frames, stamps, **publish_kw)
+            missing, buffered = self._await_frames(stamps, timeout_s)
+            if not missing:
+                return stamps
+            if attempt == resends:
+                raise FramesNotBuffered(
+                    missing, buffered, timeout_s,
+                    f" (sent {resends + 1} times, the last under {describe_stamps(stamps)}; frames "
+                    "closer together than 1/ingest_fps are thinned by the node)")
+            ordered = sorted(stamps)
+            gaps = [b - a for a, b in itertools.pairwise(ordered) if b > a]
+            step = max(min(gaps, default=_RESEND_GAP_NS), _RESEND_GAP_NS)
+            highest = max([highest, *buffered])
+            shift = highest + step - ordered[0]
+            stamps = [s + shift for s in stamps]
+            highest = max(stamps)
+        raise AssertionError("unreachable")
+
     def buffered_stamps(self, timeout_s: float = 10.0) -> list[int]:
         """Stamps (ns) of the frames in the node's buffer, oldest first."""
         res = self._call(self._list_frames, ListFrames.Request(), timeout_s)
         return [_ns(s) for s in res.stamps]
 
-    def wait_for_frames(self, stamps_ns: Sequence[int], timeout_s: float = 10.0) -> bool:
-        """True once every stamp in ``stamps_ns`` is buffered by the node (polls ~/list_frames)."""
+    def missing_frames(self, stamps_ns: Sequence[int], timeout_s: float = 10.0) -> list[int]:
+        """The stamps of ``stamps_ns`` the node does not buffer now (one ~/list_frames call), sorted."""
+        have = set(self.buffered_stamps(timeout_s))
+        return sorted({int(s) for s in stamps_ns} - have)
+
+    def _await_frames(self, stamps_ns: Sequence[int], timeout_s: float) -> tuple[list[int], list[int]]:
+        """(missing, buffered) once nothing is missing or ``timeout_s`` has passed (polls ~/list_frames)."""
         deadline = time.monotonic() + timeout_s
         want = {int(s) for s in stamps_ns}
         while True:
-            if want <= set(self.buffered_stamps(max(deadline - time.monotonic(), 1.0))):
-                return True
-            if time.monotonic() > deadline:
-                return False
+            have = self.buffered_stamps(max(deadline - time.monotonic(), 1.0))
+            missing = sorted(want - set(have))
+            if not missing or time.monotonic() > deadline:
+                return missing, have
             time.sleep(0.05)
+
+    def wait_for_frames(self, stamps_ns: Sequence[int], timeout_s: float = 10.0) -> bool:
+        """True once every stamp in ``stamps_ns`` is buffered by the node (polls ~/list_frames)."""
+        return not self._await_frames(stamps_ns, timeout_s)[0]
+
+    def require_frames(self, stamps_ns: Sequence[int], timeout_s: float = 10.0) -> None:
+        """Wait like ``wait_for_frames``; FramesNotBuffered naming the missing stamps and what the node
+        holds when they do not all arrive. A planner calls this before asking about exact stamps (or
+        passes ``wait_frames_s`` to ``ask``/``ask_stream``/``segment``), so it never asks about a frame
+        the node has not buffered and learns which ones were lost instead of one "not a buffered frame"."""
+        missing, buffered = self._await_frames(stamps_ns, timeout_s)
+        if missing:
+            raise FramesNotBuffered(missing, buffered, timeout_s)
+
+    def _check_frames(self, wait_frames_s: float, frame_stamps_ns: Sequence[int] | None,
+                      regions: Sequence[Region] | None = None) -> None:
+        """``require_frames`` on the stamps a request names (its frames; region mask keys are stamps
+        when it names none), when ``wait_frames_s > 0``."""
+        if wait_frames_s <= 0:
+            return
+        if frame_stamps_ns is not None:
+            named = [int(s) for s in frame_stamps_ns]
+        else:
+            # without a frame list, a region's dict keys are frame stamps (ns), as _region_msgs sends them
+            named = sorted({int(k) for r in regions or [] if isinstance(r.masks, dict) for k in r.masks})
+        if named:
+            self.require_frames(named, wait_frames_s)
 
     def _call(self, client: Any, request: Any, timeout_s: float) -> Any:
         if not client.wait_for_service(timeout_sec=min(timeout_s, 30.0)):
@@ -238,11 +344,15 @@ class CognitionClient:
         window_ns: tuple[int, int] | None = None,
         max_new_tokens: int = 0,
         max_frames: int = 0,
+        wait_frames_s: float = 0.0,
     ) -> Answer:
         """Ask the node; ``Region.masks`` keys index ``frame_stamps_ns`` (or are stamps when it is None).
 
-        Raises RuntimeError with the node's reason when it answers ``success=false``.
+        Raises RuntimeError with the node's reason when it answers ``success=false``. ``wait_frames_s > 0``
+        first waits that long for the named frames to be buffered and raises FramesNotBuffered (a
+        RuntimeError) instead of asking when they are not (see ``require_frames``).
         """
+        self._check_frames(wait_frames_s, frame_stamps_ns, regions)
         req = self._ask_request(AskQuestion.Request(), question, regions, options, task, frame_stamps_ns,
                                 window_ns, max_new_tokens, max_frames)
         return self._to_answer(self._call(self._ask, req, timeout_s), regions)
@@ -260,12 +370,14 @@ class CognitionClient:
         max_new_tokens: int = 0,
         max_frames: int = 0,
         cancel_after_pieces: int | None = None,
+        wait_frames_s: float = 0.0,
     ) -> Answer:
         """Like ``ask`` over the ``~/ask_stream`` action: ``on_text`` gets each generated piece as it comes.
 
         ``cancel_after_pieces`` cancels the goal after that many pieces (a planner that has heard
-        enough); the node then answers ``success=false`` with "cancelled".
+        enough); the node then answers ``success=false`` with "cancelled". ``wait_frames_s`` as in ``ask``.
         """
+        self._check_frames(wait_frames_s, frame_stamps_ns, regions)
         if not self._ask_stream.wait_for_server(timeout_sec=min(timeout_s, 30.0)):
             raise TimeoutError("action ask_stream is not available")
         goal = self._ask_request(Ask.Goal(), question, regions, options, task, frame_stamps_ns, window_ns,
@@ -303,8 +415,11 @@ class CognitionClient:
         window_ns: tuple[int, int] | None = None,
         object_id: int = 0,
         max_frames: int = 0,
+        wait_frames_s: float = 0.0,
     ) -> Answer:
-        """Referring segmentation; ``Answer.masks`` has one mask (or None) per frame used, in order."""
+        """Referring segmentation; ``Answer.masks`` has one mask (or None) per frame used, in order.
+        ``wait_frames_s`` as in ``ask`` (for ``frame_stamps_ns``)."""
+        self._check_frames(wait_frames_s, frame_stamps_ns)
         req = Segment.Request(expression=expression, object_id=int(object_id), max_frames=int(max_frames))
         req.frame_stamps = [convert.ns_to_stamp(s) for s in frame_stamps_ns or []]
         if window_ns is not None:
