@@ -36,10 +36,16 @@ fi
 
 LOG="$OUT/node.log"
 echo "[demo] starting the cognition node (log: $LOG)"
+# The bag is replayed at 4x (8 colour frames a second plus depth, camera_info, /tf): a camera queue of 30
+# (qos_depth, default 5) rides out a node that is slow to take them on a loaded machine.
 rynnec-ros node --params-file config/rynnec.yaml -p "checkpoint:=$CKPT" \
   -p depth_topic:=/camera/depth/image_raw -p camera_info_topic:=/camera/color/camera_info \
-  -p world_frame:=odom -p max_new_tokens:=24 -p qos_reliability:=reliable >"$LOG" 2>&1 &
+  -p world_frame:=odom -p max_new_tokens:=24 -p qos_reliability:=reliable -p qos_depth:=30 >"$LOG" 2>&1 &
 NODE_PID=$!
 trap 'kill "$NODE_PID" 2>/dev/null || true; wait "$NODE_PID" 2>/dev/null || true' EXIT
 
-rynnec-ros planner-demo --scene "$SCENE" --out "$OUT" --timeout 600 "${UNTRAINED[@]}"
+if ! rynnec-ros planner-demo --scene "$SCENE" --out "$OUT" --timeout 600 "${UNTRAINED[@]}"; then
+  echo "[demo] the planner failed; the node's log ($LOG):" >&2
+  cat "$LOG" >&2
+  exit 1
+fi
