@@ -2,8 +2,9 @@
 
 ``spatial_source`` decides: ``model`` always asks the model; ``geometry`` measures or fails with the
 reason; ``auto`` measures when the question is a spatial task the geometry can answer from what the
-frames carry, and asks the model otherwise. The node, the CLI and the evaluation all route through here,
-so the decision is tested without ROS.
+frames carry, and asks the model otherwise. A question the model answers with ``options`` is decided by
+the options' likelihoods, returned as probabilities. The node, the CLI and the evaluation all route
+through here, so the decision is tested without ROS.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from rynnec_ros.core.parsing import parse_quantity
 from rynnec_ros.core.types import Answer, Cancelled, Predictor, Request
 
 SOURCES = ("auto", "model", "geometry")
@@ -43,7 +47,10 @@ class Router:
                     task, why_model = geometry
         if should_stop():
             raise Cancelled()
-        ans = self.engine.answer(request, on_token=on_token, should_stop=should_stop)
+        if request.options:
+            ans = self._choose(request, on_token, should_stop)
+        else:
+            ans = self.engine.answer(request, on_token=on_token, should_stop=should_stop)
         ans.source = "model"
         ans.task = ans.task or task
         ans.reason = ans.reason or why_model
@@ -78,6 +85,32 @@ class Router:
         ans: Answer = self.spatial.answer(request)
         ans.timings.setdefault("geometry", time.monotonic() - t0)
         return ans
+
+    def _choose(self, request: Request, on_token: Callable[[str], None] | None,
+                should_stop: Callable[[], bool]) -> Answer:
+        """The model's choice among ``request.options`` by their likelihood, with its probabilities.
+
+        Each option's summed token log-likelihood as the answer to the question (EmbSpatial-Bench's
+        likelihood strategy, Eq. 1; the engine's ``score_options``), softmax-normalised over the options.
+        Parsing generated text for an option could name one the text does not mean, and gives no
+        confidence; here the text is the chosen option itself, so index and text always agree.
+        """
+        t0 = time.monotonic()
+        options = list(request.options or [])
+        scores = np.asarray(self.engine.score_options(request, should_stop=should_stop), dtype=np.float64)
+        if scores.shape != (len(options),) or not np.all(np.isfinite(scores)):
+            raise ValueError(f"the engine scored {len(options)} options as {scores.tolist()}")
+        probabilities = np.exp(scores - scores.max())
+        probabilities /= probabilities.sum()
+        best = int(np.argmax(scores))
+        text = options[best]
+        if on_token is not None:
+            on_token(text)
+        quantity = parse_quantity(text)
+        return Answer(text=text, value=None if quantity is None else quantity[0],
+                      unit=None if quantity is None else quantity[1], option_index=best,
+                      option_probabilities=probabilities.tolist(),
+                      timings={"score_options": time.monotonic() - t0})
 
     def segment(self, request: Request, on_token: Callable[[str], None] | None = None,
                 should_stop: Callable[[], bool] = lambda: False) -> Answer:

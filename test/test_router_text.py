@@ -25,6 +25,10 @@ class Engine:
         self.asked.append(request.question)
         return Answer(text="model says", source="?")
 
+    def score_options(self, request: Request, should_stop=lambda: False, **_: object) -> list[float]:
+        self.asked.append(request.question)
+        return [-2.0, -1.0, -1.0 - np.log(3.0)][: len(request.options or [])]
+
 
 class Geometry:
     """Recognises questions with 'how far'; can answer when the frame has depth."""
@@ -86,6 +90,21 @@ def test_auto_says_why_a_spatial_question_went_to_the_model() -> None:
     assert fallback.reason == "answered by the model: geometry cannot answer this distance question: " \
         "no depth on the frames"
     assert router.answer(_request("what colour is it?", depth=True)).reason == ""  # not spatial: no fallback
+
+
+def test_options_are_chosen_by_likelihood_with_probabilities() -> None:
+    """Summed log-likelihoods -2, -1, -1 - ln 3 (the double's) are, by hand, softmax e^-2 : e^-1 : e^-1 / 3
+    = 0.2162 : 0.5878 : 0.1959 (e^-2 = 0.135335, e^-1 = 0.367879; denominator 0.625840). The text is the
+    chosen option, so the index and the text agree; streaming gets that text; a quantity in it is parsed."""
+    pieces: list[str] = []
+    request = Request("which one?", [Frame(rgb=np.zeros((4, 4, 3), np.uint8))],
+                      options=["0.5 m", "2 metres", "the red one"])
+    ans = Router(Engine(), Geometry(), "auto").answer(request, on_token=pieces.append)
+    assert ans.option_probabilities == pytest.approx([0.2162, 0.5878, 0.1959], abs=1e-4)
+    assert (ans.option_index, ans.text, pieces, ans.source) == (1, "2 metres", ["2 metres"], "model")
+    assert (ans.value, ans.unit) == (2.0, "m")
+    free = Router(Engine(), Geometry(), "auto").answer(_request("what colour is it?", depth=True))
+    assert free.option_probabilities == [] and free.option_index is None
 
 
 def test_a_stopped_request_never_reaches_the_engine() -> None:

@@ -89,6 +89,8 @@ class Answer:
     the request's options, ``masks`` (one boolean H×W array per frame, ``None`` for frames without a
     mask) for segmentation. ``timings`` holds seconds per stage (``vision``, ``prefill``, ``decode``,
     ``sam2``, ...). ``reason`` explains why a quantity could not be determined.
+    ``option_probabilities`` (one per option, summing to 1) is set when the model chose among options by
+    their likelihood.
     """
 
     text: str
@@ -96,6 +98,7 @@ class Answer:
     value: float | None = None
     unit: str | None = None
     option_index: int | None = None
+    option_probabilities: list[float] = field(default_factory=list)
     masks: list[np.ndarray | None] | None = None
     mask_scores: list[float] | None = None
     source: str = "model"

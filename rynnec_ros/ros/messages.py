@@ -162,6 +162,7 @@ def fill_ask(res: Any, ans: Answer, request: Request) -> Any:
     res.value = float(ans.value) if ans.value is not None and res.has_value else math.nan
     res.unit = ans.unit or ""
     res.option_index = -1 if ans.option_index is None else int(ans.option_index)
+    res.option_probabilities = [float(p) for p in ans.option_probabilities]
     res.source = ans.source
     res.task = ans.task or ""
     res.reason = ans.reason

@@ -205,3 +205,50 @@ def test_segment_with_a_naturally_generated_seg_token(engine_noreuse: RynnEC, ca
     none = engine_noreuse.segment(request(case.frames, "Please segment the red ellipse.", max_new_tokens=1))
     assert engine_noreuse.config.seg_token_id not in none.token_ids
     assert none.masks is None and "no [SEG]" in none.reason
+
+
+QA_CASES = [c for c in CASES if not c.startswith("c")]
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits.astype(np.float64)
+    z = z - z.max()
+    return z - np.log(np.exp(z).sum())
+
+
+@pytest.mark.parametrize("name", QA_CASES)
+def test_option_choice_follows_the_upstream_logits(
+    name: str, cases: dict[str, Case], engine_noreuse: RynnEC
+) -> None:
+    """A question with options is decided by the options' likelihoods (Router -> score_options). Expected
+    values come from the upstream run's recorded logits, not from our engine: an option that is the greedy
+    continuation's first n tokens has log-likelihood sum_k log_softmax(step_logits[k])[ids[k]] (teacher
+    forcing on the emitted tokens is what greedy decoding fed back), and a one-token option t has
+    log_softmax(logits_last_prompt_position)[t]. The probabilities are the softmax of those."""
+    from rynnec_ros.router import Router
+
+    case = cases[name]
+    a = case.arrays
+    tok = engine_noreuse.tokenizer
+    ids = a["generated_ids"].tolist()
+    n = max(k for k in range(1, len(ids) + 1) if tok.encode(tok.decode(ids[:k])) == ids[:k])
+    first = _log_softmax(a["logits_last_prompt_position"])
+    # Two one-token options that are not the greedy first token: the 2nd and 3rd most likely that
+    # survive a decode/encode round trip.
+    ranked = np.argsort(-first).tolist()
+    singles = [t for t in ranked if t != ids[0] and tok.encode(tok.decode([t])) == [t]][:2]
+    options = [tok.decode(ids[:n]), *(tok.decode([t]) for t in singles)]
+    expected = [sum(float(_log_softmax(a["step_logits"][k])[ids[k]]) for k in range(n)),
+                *(float(first[t]) for t in singles)]
+    engine_noreuse.processor.max_tokens = int(case.meta["image_processor"]["max_tokens"])
+    try:
+        ans = Router(engine_noreuse, None, "model").answer(case.request(options=options))
+        # The log-likelihoods themselves (a 12-token option's probability beside one-token ones is ~0):
+        # logits agree within 2e-4 per step (LOGITS), so a sum over 12 steps within 5e-3.
+        scores = engine_noreuse.score_options(case.request(options=options))
+    finally:
+        engine_noreuse.processor.max_tokens = 16384
+    np.testing.assert_allclose(scores, expected, atol=5e-3, rtol=0)
+    want = np.exp(np.asarray(expected) - max(expected))
+    np.testing.assert_allclose(ans.option_probabilities, want / want.sum(), atol=2e-3, rtol=0)
+    assert ans.option_index == int(np.argmax(expected)) and ans.text == options[ans.option_index]

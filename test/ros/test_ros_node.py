@@ -90,6 +90,11 @@ def test_region_question_uses_the_mask_frames(client, stamps) -> None:
     used = [stamp_to_ns(s) for s in client.last_response.frame_stamps]
     assert used == [stamps[2]]
     assert ans.source == "model" and isinstance(ans.text, str) and ans.object_ids == [4]
+    # srv: with options the model's choice is the most probable option, its text that option's.
+    res = client.last_response
+    assert len(res.option_probabilities) == 2 and sum(res.option_probabilities) == pytest.approx(1.0)
+    assert res.option_index == int(np.argmax(res.option_probabilities)) and res.answer == ["a", "b"][
+        res.option_index]
     # Window mode: masks on one frame, sampled window around it; the mask frame is always included.
     ans = client.ask("Where is <object0>?", [region], frame_stamps_ns=[stamps[3]], max_frames=3)
     assert stamps[3] in client.last_frame_stamps_ns
