@@ -58,10 +58,9 @@ def pixel_key(rgb: np.ndarray) -> str:
 
 # -------------------------------------------------------------------------------------------- limits
 # What the site server accepts (docs/serving.md, "Limits"). The text, region, option and token limits are
-# the robot node's own (rynnec_ros/ros/messages.py and the max_question_chars / max_new_tokens parameters in
-# rynnec_ros/ros/params.py, whose defaults these equal): the server faces every robot of a site, so a
-# request the node would refuse never gets model time here either. They live in core so that the ROS-free
-# server and remote backend need not import rynnec_ros.ros.
+# also the robot node's (rynnec_ros/ros/messages.py, and the max_question_chars default and max_new_tokens
+# bound in rynnec_ros/ros/params.py import them): the server faces every robot of a site, so a request the
+# node would refuse never gets model time here either.
 
 MAX_QUESTION_CHARS = 4096
 """Longest question, option, region label or task (characters): the node's default max_question_chars."""

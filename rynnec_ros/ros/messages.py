@@ -18,13 +18,10 @@ from std_msgs.msg import Header
 from rynnec_ros.core.buffer import NS_PER_S, FrameBuffer
 from rynnec_ros.core.text import check_text as _check_text
 from rynnec_ros.core.types import Answer, Frame, Region, Request
+from rynnec_ros.core.wire import MAX_MASKS_PER_REGION, MAX_NEW_TOKENS, MAX_OPTIONS, MAX_REGIONS
 from rynnec_ros.msg import ObjectMask, StageTiming
 from rynnec_ros.ros import convert
-from rynnec_ros.ros.params import MAX_NEW_TOKENS
 
-MAX_OPTIONS = 64
-MAX_REGIONS = 64
-MAX_MASKS_PER_REGION = 64
 MAX_STAMPS = 1000
 
 PoseLookup = Callable[[Frame], np.ndarray | None]

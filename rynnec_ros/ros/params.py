@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rynnec_ros.core.wire import MAX_NEW_TOKENS, MAX_QUESTION_CHARS
+
 ParamValue = bool | int | float | str
 
 # Upper bounds the node relies on beyond validation. The services' and the action's DDS queues hold
@@ -19,7 +21,6 @@ ParamValue = bool | int | float | str
 # what the executor has not taken yet). A request's own max_new_tokens may not exceed MAX_NEW_TOKENS.
 MAX_REQUEST_QUEUE = 64
 SERVICE_QUEUE_DEPTH = 1000
-MAX_NEW_TOKENS = 8192
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,8 @@ PARAMS: tuple[ParamSpec, ...] = (
               "included) fails with a timeout.", _range(0.1, 86400.0)),
     ParamSpec("max_new_tokens", 128, "Default most generated tokens per answer (greedy decoding).",
               _range(1, MAX_NEW_TOKENS)),
-    ParamSpec("max_question_chars", 4096, "Longer questions/expressions are rejected.", _range(1, 1 << 20)),
+    ParamSpec("max_question_chars", MAX_QUESTION_CHARS, "Longer questions/expressions are rejected.",
+              _range(1, 1 << 20)),
     ParamSpec("precompute_window", True, "Encode the live window (vision features, prompt prefix) in the "
               "worker's idle time, so a question about it pays only its own tokens; a request interrupts it.",
               _any),
