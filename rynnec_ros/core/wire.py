@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,9 +45,35 @@ def check_bind(host: str, token: str) -> None:
     """Refuse to expose the engine off loopback without an access token (no anonymous site access)."""
     if not is_loopback(host) and not token:
         raise ValueError(
-            f"--host {host} is reachable from other machines: pass --token (robots send it as "
+            f"--host {host} is reachable from other machines: give a token (--token-file or the "
+            f"{TOKEN_ENV} environment variable; robots send it as "
             f"'{TOKEN_HEADER}') or bind to 127.0.0.1"
         )
+
+
+TOKEN_ENV = "RYNNEC_SERVER_TOKEN"
+"""Environment variable the site token is read from by default (server and robots)."""
+
+
+def read_token(path: str = "", env: str = TOKEN_ENV) -> tuple[str, str]:
+    """(token, warning): the site token from the file ``path``, else from the environment variable ``env``.
+
+    A token belongs in neither a command line (``ps`` shows it to every user) nor a ROS parameter (every
+    peer on the domain can read it). ``warning`` is non-empty when the file is readable by other users,
+    as ssh warns for a key; the token itself never appears in a message.
+    """
+    if not path:
+        return os.environ.get(env, ""), ""
+    try:
+        mode = os.stat(path).st_mode
+        with open(path, encoding="utf-8") as f:
+            token = f.read().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise ValueError(f"cannot read the token file {path}: {why}") from None
+    warning = (f"token file {path} can be read by other users (mode {mode & 0o777:o}): chmod 600 {path}"
+               if mode & 0o077 else "")
+    return token, warning
 
 
 def pixel_key(rgb: np.ndarray) -> str:

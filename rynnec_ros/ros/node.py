@@ -10,7 +10,6 @@ No exception from a callback ends the process: it is logged once with its input 
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 
 from rynnec_ros.action import Ask
+from rynnec_ros.core import wire
 from rynnec_ros.core.buffer import BufferLimits, FrameBuffer
 from rynnec_ros.core.jobs import Job, JobQueue
 from rynnec_ros.core.types import Frame
@@ -188,24 +188,13 @@ class CognitionNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def _server_token(self) -> str:
-        """The site server's token from server_token_file or server_token_env; never logged or stored as a
-        parameter. A file others can read is used, with a warning (like ssh's for a key)."""
+        """The site server's token from server_token_file or server_token_env, never a parameter."""
         p = self._p
         if p["backend"] != "remote":
             return ""
-        path = p["server_token_file"]
-        if not path:
-            return os.environ.get(p["server_token_env"], "")
-        try:
-            mode = os.stat(path).st_mode
-            with open(path, encoding="utf-8") as f:
-                token = f.read().strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"cannot read server_token_file {path}: {getattr(exc, 'strerror', None) or exc}"
-                             ) from None
-        if mode & 0o077:
-            self.get_logger().warning(f"server_token_file {path} can be read by other users "
-                                      f"(mode {mode & 0o777:o}): chmod 600 {path}")
+        token, warning = wire.read_token(p["server_token_file"], p["server_token_env"])
+        if warning:
+            self.get_logger().warning(warning)
         return token
 
     def _make_spatial(self) -> Any | None:

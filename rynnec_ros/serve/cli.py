@@ -20,10 +20,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     p.add_argument("--threads", type=int, help="torch / ONNX Runtime intra-op threads")
     p.add_argument("--max-visual-tokens", type=int, default=16384)
-    p.add_argument("--host", default="127.0.0.1", help="bind address; off loopback --token is required")
+    p.add_argument("--host", default="127.0.0.1", help="bind address; off loopback a token is required")
     p.add_argument("--port", type=int, default=wire.DEFAULT_PORT, help="gRPC port (robots connect here)")
     p.add_argument("--http-port", type=int, default=wire.DEFAULT_PORT - 1, help="Triton's HTTP port")
-    p.add_argument("--token", default="", help=f"access token robots send as '{wire.TOKEN_HEADER}'")
+    p.add_argument("--token-file", default="",
+                   help=f"file holding the access token robots send as '{wire.TOKEN_HEADER}' (chmod 600); "
+                        f"default: the {wire.TOKEN_ENV} environment variable")
+    p.add_argument("--token", default="", help="the token itself: visible to every user in `ps`, prefer "
+                   "--token-file or the environment variable")
     p.add_argument("--robots", type=int, default=8, help="robots to size the engine's reuse caches for")
     p.add_argument("--store-frames", type=int, default=512, help="uploaded frames kept (LRU)")
     p.add_argument("--cache-mb", type=float, default=4096.0,
@@ -39,7 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
-        wire.check_bind(args.host, args.token)
+        token, warning = (args.token, "") if args.token else wire.read_token(args.token_file)
+        if warning:
+            logging.getLogger("rynnec_ros.serve").warning(warning)
+        wire.check_bind(args.host, token)
         import torch
 
         from rynnec_ros.model.backends import load_engine
@@ -65,7 +72,7 @@ def _serve(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             http_port=args.http_port,
-            token=args.token,
+            token=token,
             store_frames=args.store_frames,
             batch_window_s=args.batch_window_ms / 1000.0,
             max_image_pixels=args.max_image_pixels,

@@ -109,7 +109,7 @@ def test_the_site_token_is_never_a_readable_parameter(node_factory, tmp_path) ->
     node = node_factory(params, autostart=False, name="rynnec")
     with CognitionClient(client_name="test_token_client") as client:
         assert not _change(client, Transition.TRANSITION_CONFIGURE)
-        assert f"cannot read server_token_file {tmp_path / 'missing.token'}" in node.output()
+        assert f"cannot read the token file {tmp_path / 'missing.token'}" in node.output()
 
         token_file.write_text(secret + "\n")
         token_file.chmod(0o644)

@@ -71,9 +71,10 @@ class ServerProcess:
             "--robots",
             "4",
         ]
-        if self.token:
-            args += ["--token", self.token]
         env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(REPO))
+        env.pop("RYNNEC_SERVER_TOKEN", None)
+        if self.token:  # as docs/serving.md says to give it: not on the command line, which `ps` shows
+            env["RYNNEC_SERVER_TOKEN"] = self.token
         seen = self.log.stat().st_size if self.log.exists() else 0  # a restart appends to the log
         with self.log.open("a") as fh:
             self.proc = subprocess.Popen(

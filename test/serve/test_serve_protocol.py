@@ -63,6 +63,21 @@ def test_answer_round_trips_with_masks() -> None:
     assert np.array_equal(back.masks[0], m)
 
 
+def test_the_token_comes_from_a_file_or_the_environment(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("RYNNEC_SERVER_TOKEN", "from-env")
+    assert wire.read_token() == ("from-env", "")
+    assert wire.read_token("", "OTHER_UNSET_VARIABLE_X") == ("", "")
+    path = tmp_path / "site.token"
+    path.write_text("from-file\n")
+    path.chmod(0o600)
+    assert wire.read_token(str(path)) == ("from-file", "")
+    path.chmod(0o640)  # group-readable: used, with ssh's kind of warning, never the token in it
+    token, warning = wire.read_token(str(path))
+    assert token == "from-file" and "mode 640" in warning and "from-file" not in warning
+    with pytest.raises(ValueError, match=r"cannot read the token file .*missing"):
+        wire.read_token(str(tmp_path / "missing"))
+
+
 def test_off_loopback_needs_a_token() -> None:
     wire.check_bind("127.0.0.1", "")
     wire.check_bind("::1", "")
