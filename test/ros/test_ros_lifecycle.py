@@ -24,15 +24,13 @@ def _state(client) -> str:
     return client._call(cli, GetState.Request(), 10.0).current_state.label
 
 
-_CLIENTS: dict[str, object] = {}
-
-
 def _lc_client(client, kind, name: str):
-    if name not in _CLIENTS:
-        cli = client.node.create_client(kind, f"/rynnec/{name}")
-        assert cli.wait_for_service(timeout_sec=30.0)
-        _CLIENTS[name] = cli
-    return _CLIENTS[name]
+    # Kept on the test's CognitionClient: a service client dies with the node that created it.
+    made = client.__dict__.setdefault("_lifecycle_clients", {})
+    if name not in made:
+        made[name] = client.node.create_client(kind, f"/rynnec/{name}")
+        assert made[name].wait_for_service(timeout_sec=30.0)
+    return made[name]
 
 
 def test_lifecycle_configure_activate_deactivate_cleanup_shutdown(
