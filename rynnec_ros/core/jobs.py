@@ -54,7 +54,7 @@ class Job:
     def should_stop(self) -> bool:
         if not self._stop_reason and time.monotonic() > self.deadline:
             self._stop_reason = (f"timed out after {self.timeout_s:.1f} s "
-                                 "(request_timeout_s, incl. queue wait)")
+                                 "(its timeout_s or the node's request_timeout_s, incl. queue wait)")
         return bool(self._stop_reason) or self.cancel_requested()
 
     def complete(self, value: Any = None, error: str = "") -> bool:
@@ -164,7 +164,8 @@ class JobQueue:
                 self._queue.remove(job)
         for job in expired:
             self.stats.timed_out += 1
-            self._fail(job, f"timed out after {job.timeout_s:.1f} s waiting in the queue (request_timeout_s)")
+            self._fail(job, f"timed out after {job.timeout_s:.1f} s waiting in the queue (its timeout_s or "
+                                 "the node's request_timeout_s)")
 
     def cancel_waiting(self, job: Job, reason: str) -> bool:
         """Fail ``job`` now if it is still queued (a cancelled goal); False when it already started."""

@@ -56,7 +56,24 @@ def _stamp(stamp: Any, what: str) -> int:
         raise ValueError(f"{what}: {exc}") from exc
 
 
+MAX_TIMEOUT_S = 86400.0  # a request's own timeout_s: the request_timeout_s parameter's upper bound
+
+
+def request_timeout(msg: Any, default_s: float) -> float:
+    """The request's own deadline in seconds (``timeout_s``), or ``default_s`` when it gives none (0).
+
+    Never raises, so a job (and an accepted goal's result) always exists: an invalid value is reported
+    by ``_window`` when the request is built, with the reason.
+    """
+    value = float(msg.timeout_s)
+    return value if math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S else default_s
+
+
 def _window(msg: Any, buffer: FrameBuffer, lim: Limits, required: list[int], pose: PoseLookup) -> list[Frame]:
+    timeout = float(msg.timeout_s)
+    if not (math.isfinite(timeout) and 0 <= timeout <= MAX_TIMEOUT_S):
+        raise ValueError(f"timeout_s {timeout} must be 0 (the node's request_timeout_s) or in (0, "
+                         f"{MAX_TIMEOUT_S:.0f}] seconds")
     if len(msg.frame_stamps) > MAX_STAMPS:
         raise ValueError(f"{len(msg.frame_stamps)} frame stamps, at most {MAX_STAMPS} are accepted")
     if msg.max_frames < 0:

@@ -307,7 +307,8 @@ class CognitionNode(LifecycleNode):
              stream: Callable[[str], None] | None = None,
              cancel_requested: Callable[[], bool] = lambda: False) -> Job:
         return Job(kind, lambda job: self._run(kind, msg, job, stream), finish,
-                   timeout_s=self._p["request_timeout_s"], cancel_requested=cancel_requested)
+                   timeout_s=messages.request_timeout(msg, self._p["request_timeout_s"]),
+                   cancel_requested=cancel_requested)
 
     def _submit(self, kind: str, msg: Any, placeholder: Any, service: DeferredService) -> Any:
         reply = service.reply_for(placeholder)

@@ -161,6 +161,15 @@ def test_queue_full_is_rejected_and_timeouts_are_reported(client, stamps, node) 
         assert not res.success and "timed out after 0.2" in res.message
     finally:
         _set_params(client, {"request_timeout_s": 120.0})
+    # The request's own deadline (srv: timeout_s, 0 = request_timeout_s), as a behaviour tree sets per call,
+    # with the node's 120 s still in force; and the srv's range for it.
+    t0 = time.monotonic()
+    req = AskQuestion.Request(question="Describe everything.", max_new_tokens=8192, timeout_s=0.3)
+    res = client._call(client._ask, req, 30.0)
+    assert not res.success and "timed out after 0.3" in res.message and time.monotonic() - t0 < 20.0
+    for bad in (-1.0, float("nan"), 1e9):
+        res = client._call(client._ask, AskQuestion.Request(question="q", timeout_s=bad), 30.0)
+        assert not res.success and "timeout_s" in res.message, (bad, res.message)
     assert node.alive()
 
 
