@@ -317,6 +317,15 @@ class CognitionNode(LifecycleNode):
         def finish(job: Job, value: Any, error: str) -> None:
             reply.send(value if not error else failed(response_type(), error))
 
+        if self._state == "active":
+            # A malformed request hears why now, not after waiting behind a running inference for a
+            # queue slot; the worker builds it again (poses, a window that may have moved on).
+            try:
+                build = messages.segment_request if kind == "segment" else messages.ask_request
+                build(msg, self._buffer, messages.limits_from(self._p), lambda frame: None)
+            except ValueError as exc:
+                reply.send(failed(response_type(), str(exc)))
+                return placeholder
         reason = self._jobs.submit(self._job(kind, msg, finish))
         if reason:
             reply.send(failed(response_type(), reason))

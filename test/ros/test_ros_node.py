@@ -173,6 +173,36 @@ def test_queue_full_is_rejected_and_timeouts_are_reported(client, stamps, node) 
     assert node.alive()
 
 
+def test_a_malformed_request_is_refused_while_an_inference_runs(client, stamps) -> None:
+    """A bad request hears what was wrong at once, not after the running inference and the queue
+    (issue 21): here a region whose mask names a stamp no frame has, sent while a long answer runs."""
+    from rynnec_ros.msg import Region as RegionMsg
+    from rynnec_ros.msg import RegionMask
+    from rynnec_ros.srv import AskQuestion
+
+    from rynnec_ros.ros.convert import ns_to_stamp
+
+    # Two long answers (8192 tokens, ~3 s each here): one decoding, one waiting in the queue.
+    long_req = AskQuestion.Request(question="Describe everything.", max_new_tokens=8192)
+    done: list[object] = []
+    workers = [threading.Thread(target=lambda: done.append(client._call(client._ask, long_req, 120.0)))
+               for _ in range(2)]
+    for w in workers:
+        w.start()
+    try:
+        time.sleep(1.0)
+        bad = AskQuestion.Request(question="What is <object0>?", regions=[RegionMsg(
+            object_id=1, masks=[RegionMask(stamp=ns_to_stamp(stamps[0] + 123_456_789), size=[H, W],
+                                           counts="any")])])  # refused at its stamp, before decoding
+        res = client._call(client._ask, bad, 30.0)
+        assert not res.success and "is not a buffered frame" in res.message
+        assert len(done) == 0, "both long answers should still be on their way"
+    finally:
+        for w in workers:
+            w.join(120.0)
+    assert len(done) == 2
+
+
 _PARAM_CLIENTS: dict[str, object] = {}
 
 
