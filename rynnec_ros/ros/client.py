@@ -325,6 +325,7 @@ class CognitionClient:
             value=res.value if res.has_value else None,
             unit=res.unit or None,
             option_index=None if res.option_index < 0 else int(res.option_index),
+            option_probabilities=list(res.option_probabilities),
             source=res.source,
             task=res.task or None,
             object_ids=[r.object_id for r in regions or []],
@@ -355,6 +356,7 @@ class CognitionClient:
         self._check_frames(wait_frames_s, frame_stamps_ns, regions)
         req = self._ask_request(AskQuestion.Request(), question, regions, options, task, frame_stamps_ns,
                                 window_ns, max_new_tokens, max_frames)
+        req.timeout_s = float(timeout_s)  # the node gives up when we do, and stops working on it
         return self._to_answer(self._call(self._ask, req, timeout_s), regions)
 
     def ask_stream(
@@ -382,6 +384,7 @@ class CognitionClient:
             raise TimeoutError("action ask_stream is not available")
         goal = self._ask_request(Ask.Goal(), question, regions, options, task, frame_stamps_ns, window_ns,
                                  max_new_tokens, max_frames)
+        goal.timeout_s = float(timeout_s)
         handle_box: list[Any] = []
 
         def feedback(msg: Any) -> None:
@@ -395,7 +398,11 @@ class CognitionClient:
         handle_box.append(handle)
         if not handle.accepted:
             raise RuntimeError("the node rejected the goal")
-        result = self._wait(handle.get_result_async(), deadline, "the result").result
+        try:
+            result = self._wait(handle.get_result_async(), deadline, "the result").result
+        except TimeoutError:
+            handle.cancel_goal_async()  # our deadline passed: the node need not finish it
+            raise
         self.last_response = result
         return self._to_answer(result, regions)
 
@@ -420,7 +427,8 @@ class CognitionClient:
         """Referring segmentation; ``Answer.masks`` has one mask (or None) per frame used, in order.
         ``wait_frames_s`` as in ``ask`` (for ``frame_stamps_ns``)."""
         self._check_frames(wait_frames_s, frame_stamps_ns)
-        req = Segment.Request(expression=expression, object_id=int(object_id), max_frames=int(max_frames))
+        req = Segment.Request(expression=expression, object_id=int(object_id), max_frames=int(max_frames),
+                              timeout_s=float(timeout_s))
         req.frame_stamps = [convert.ns_to_stamp(s) for s in frame_stamps_ns or []]
         if window_ns is not None:
             req.window_start, req.window_end = (convert.ns_to_stamp(s) for s in window_ns)

@@ -60,13 +60,14 @@ MAX_TIMEOUT_S = 86400.0  # a request's own timeout_s: the request_timeout_s para
 
 
 def request_timeout(msg: Any, default_s: float) -> float:
-    """The request's own deadline in seconds (``timeout_s``), or ``default_s`` when it gives none (0).
+    """The request's deadline in seconds: its own ``timeout_s`` when shorter than the node's
+    ``default_s`` (request_timeout_s, the operator's bound), else ``default_s`` (also for 0).
 
     Never raises, so a job (and an accepted goal's result) always exists: an invalid value is reported
     by ``_window`` when the request is built, with the reason.
     """
     value = float(msg.timeout_s)
-    return value if math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S else default_s
+    return min(value, default_s) if math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S else default_s
 
 
 def _window(msg: Any, buffer: FrameBuffer, lim: Limits, required: list[int], pose: PoseLookup) -> list[Frame]:
