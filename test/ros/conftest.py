@@ -146,3 +146,13 @@ def node_factory(tmp_path_factory: pytest.TempPathFactory):
     yield start
     for node in started:
         node.stop()
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    """A small generated RGB-D scene (gen-scene's bag, questions, masks; 8 frames of 128x96)."""
+    from rynnec_ros.spatial.synth import SceneOptions, generate_scene
+
+    out = tmp_path_factory.mktemp("scene")
+    generate_scene(out, SceneOptions(seed=3, frames=8, width=128, height=96, per_task=2))
+    return out

@@ -38,15 +38,6 @@ class _DropFirst:
 
 
 @pytest.fixture(scope="module")
-def scene(tmp_path_factory):
-    from rynnec_ros.spatial.synth import SceneOptions, generate_scene
-
-    out = tmp_path_factory.mktemp("scene")
-    generate_scene(out, SceneOptions(seed=3, frames=8, width=128, height=96, per_task=2))
-    return out
-
-
-@pytest.fixture(scope="module")
 def client(node_factory, segmenting_checkpoint, ros_domain):
     from rynnec_ros.ros.client import CognitionClient
 

@@ -22,15 +22,6 @@ SPATIAL_TASKS = ("distance_to_camera", "object_height", "center_distance")
 
 
 @pytest.fixture(scope="module")
-def scene(tmp_path_factory):
-    from rynnec_ros.spatial.synth import SceneOptions, generate_scene
-
-    out = tmp_path_factory.mktemp("scene")
-    generate_scene(out, SceneOptions(seed=3, frames=8, width=128, height=96, per_task=2))
-    return out
-
-
-@pytest.fixture(scope="module")
 def replayed(node_factory, segmenting_checkpoint, scene, ros_domain):
     from diagnostic_msgs.msg import DiagnosticArray
 
