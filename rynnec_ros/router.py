@@ -110,7 +110,7 @@ class Router:
         return Answer(text=text, value=None if quantity is None else quantity[0],
                       unit=None if quantity is None else quantity[1], option_index=best,
                       option_probabilities=probabilities.tolist(),
-                      timings={"score_options": time.monotonic() - t0})
+                      timings={"score_options": (took := time.monotonic() - t0), "total": took})
 
     def segment(self, request: Request, on_token: Callable[[str], None] | None = None,
                 should_stop: Callable[[], bool] = lambda: False) -> Answer:

@@ -233,8 +233,10 @@ class BagReplayer:
     def wait_for_acked(self, timeout_s: float = ACK_TIMEOUT_S) -> bool | None:
         """True once every matched subscriber acknowledged every message of the reliable publishers, False
         when ``timeout_s`` ran out first; None where rclpy cannot tell (no ``wait_for_all_acked``: Humble),
-        after a short pause instead. Best-effort publishers have nothing to wait for."""
+        after a short pause instead. Best-effort publishers are never acknowledged: when the bag has any,
+        the same pause lets their last (fragmented) messages arrive before the caller tears down."""
         pubs = [p for t, p in self._pubs.items() if self.qos[t].reliability == ReliabilityPolicy.RELIABLE]
+        best_effort = len(pubs) < len(self._pubs)
         if not all(hasattr(p, "wait_for_all_acked") for p in pubs):
             time.sleep(_NO_ACK_PAUSE_S)
             return None
@@ -243,6 +245,8 @@ class BagReplayer:
         for pub in pubs:
             left = max(deadline - time.monotonic(), 0.0)
             ok = bool(pub.wait_for_all_acked(Duration(nanoseconds=int(left * NS_PER_S)))) and ok
+        if best_effort:
+            time.sleep(_NO_ACK_PAUSE_S)
         return ok
 
     def stamp_range_ns(self) -> tuple[int, int] | None:

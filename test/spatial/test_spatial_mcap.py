@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -456,6 +457,12 @@ def _replay(bag: Path, monkeypatch: pytest.MonkeyPatch):
         spin.start()
         seen: list[tuple[str, int]] = []
         assert replayer.run(on_message=lambda topic, t: seen.append((topic, t))) == len(seen)
+        # The player returns once reliable messages are acknowledged, i.e. in the reader's queue; this
+        # process's executor may not have run the callback for the last ones yet.
+        published = sum(topic == DEPTH_TOPIC for topic, _ in seen)
+        deadline = time.monotonic() + 10.0
+        while len(depths) < published and time.monotonic() < deadline:
+            time.sleep(0.02)
         executor.shutdown()
         spin.join(5)
         node.destroy_node()
