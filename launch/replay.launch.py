@@ -18,8 +18,6 @@ acknowledged before it exits; the node's timers run on the steady clock, so its 
 time-outs go on after /clock stops.
 """
 
-from pathlib import Path
-
 from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
 from launch.launch_description_sources import PythonLaunchDescriptionSource
@@ -44,12 +42,11 @@ def _node_and_player(context: LaunchContext) -> list:
         return LaunchConfiguration(name).perform(context)
 
     bag = arg("bag")
-    if not Path(bag).exists():
-        raise ValueError(f"bag:={bag} does not exist")
-    in_bag = bag_topics(bag)
+    in_bag = bag_topics(bag)  # a path that is not a bag directory stops here, saying what was expected
     topics = bag_camera_topics(in_bag, arg("camera"), arg("color"), arg("depth"), arg("camera_info"))
     params_file = arg("params_file")
-    forwarded = with_defaults(params_file, {n: arg(n) for n in _FORWARDED}, _REPLAY_DEFAULTS)
+    in_file = file_parameters(params_file)
+    forwarded = with_defaults(in_file, {n: arg(n) for n in _FORWARDED}, _REPLAY_DEFAULTS)
     node = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(
             PathJoinSubstitution([FindPackageShare("rynnec_ros"), "launch", "rynnec.launch.py"])
@@ -65,8 +62,8 @@ def _node_and_player(context: LaunchContext) -> list:
     )
     wait_for = [t for t in topics.values() if t]
     world_frame = forwarded["world_frame"]
-    if world_frame == UNSET:
-        world_frame = str(file_parameters(params_file).get("world_frame", ""))
+    if world_frame == UNSET:  # with_defaults left it: the file sets it
+        world_frame = str(in_file["world_frame"])
     if world_frame and "/tf" in in_bag:
         wait_for.append("/tf")
     player = Node(

@@ -31,8 +31,9 @@ from rynnec_ros.srv import AskQuestion, ListFrames, Segment
 
 # Discovery is two one-way matches: a fraction of a second covers the reader's on a loaded machine.
 _READER_MATCH_SETTLE_S = 0.5
-# A window sent again goes this far (at least) after the newest stamp the node holds or was sent.
-_RESEND_GAP_NS = 1_000_000_000
+# A window sent again goes this far (at least) after the newest stamp the node holds or was sent: more
+# than a camera's frame period, so the node's ingest_fps thinning keeps the re-sent first frame.
+RESEND_GAP_NS = 1_000_000_000
 # How many stamps a FramesNotBuffered message lists before it summarises.
 _LIST_STAMPS = 8
 
@@ -209,7 +210,7 @@ class CognitionClient:
                     "closer together than 1/ingest_fps are thinned by the node)")
             ordered = sorted(stamps)
             gaps = [b - a for a, b in itertools.pairwise(ordered) if b > a]
-            step = max(min(gaps, default=_RESEND_GAP_NS), _RESEND_GAP_NS)
+            step = max(min(gaps, default=RESEND_GAP_NS), RESEND_GAP_NS)
             highest = max([highest, *buffered])
             shift = highest + step - ordered[0]
             stamps = [s + shift for s in stamps]

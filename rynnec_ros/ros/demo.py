@@ -25,9 +25,6 @@ from typing import Any
 import numpy as np
 
 SPATIAL_TASK_PREFERENCE = ("distance_to_camera", "object_height", "height_from_ground", "center_distance")
-# A window replayed again starts this long after the newest stamp the node holds or was sent (more than
-# the scene's 0.5 s frame period, so the node's 2 fps ingest keeps its first frame).
-RESEND_GAP_NS = 1_000_000_000
 
 
 def _decode(rle: dict[str, Any]) -> np.ndarray:
@@ -68,7 +65,7 @@ def replay_until_buffered(
     one is a jump back that the buffer drops however often it comes. Raises ``FramesNotBuffered``
     (missing stamps, what the node holds) when the last replay is still incomplete.
     """
-    from rynnec_ros.ros.client import FramesNotBuffered, describe_stamps
+    from rynnec_ros.ros.client import RESEND_GAP_NS, FramesNotBuffered, describe_stamps
 
     needed = sorted({int(s) for s in needed_ns})
     offset = 0

@@ -98,15 +98,14 @@ def file_parameters(params_file: str, node_name: str = "rynnec", namespace: str 
     return out
 
 
-def with_defaults(params_file: str, launch_values: Mapping[str, str], defaults: Mapping[str, str],
-                  namespace: str = "") -> dict[str, str]:
+def with_defaults(in_file: Mapping[str, Any], launch_values: Mapping[str, str],
+                  defaults: Mapping[str, str]) -> dict[str, str]:
     """``launch_values`` with a launch file's own ``defaults`` for arguments the user left unset.
 
     replay.launch.py wants reliable camera QoS for a local bag, but a launch file never overrides the
-    user's parameter file: a default applies only where neither the command line nor ``params_file``
-    sets that parameter.
+    user's parameter file: a default applies only where neither the command line nor the file (its
+    parameters for the node, ``in_file``: ``file_parameters``) sets that parameter.
     """
-    in_file = file_parameters(params_file, namespace=namespace)
     values = dict(launch_values)
     for name, text in defaults.items():
         if values.get(name, UNSET) == UNSET and name not in in_file:

@@ -124,3 +124,29 @@ def publish_until_listed(peer: Peer, node: Any, name: str, topic: str, publish: 
             return (f"{empty} replies without the frames, {unanswered} calls unanswered, "
                     f"peer spinning: {peer.spinning()}")
         time.sleep(0.25)
+
+
+def publish_frames_until_listed(peer: Peer, node: Any, name: str, topic: str, stamps_ns: list[int],
+                                height: int, width: int) -> str | None:
+    """Set-up: random rgb8 frames of ``height`` x ``width`` under ``stamps_ns`` on ``topic`` until node
+    ``name`` lists them all (``publish_until_listed``); None once listed, else why not."""
+    import numpy as np
+    from builtin_interfaces.msg import Time
+    from sensor_msgs.msg import Image
+
+    pub = peer.pub(Image, topic)
+    rng = np.random.default_rng(0)
+
+    def publish() -> None:
+        for ns in stamps_ns:
+            img = Image(height=height, width=width, encoding="rgb8", step=width * 3)
+            img.data = rng.integers(0, 256, (height, width, 3), dtype=np.uint8).tobytes()
+            img.header.stamp = Time(sec=ns // 10**9, nanosec=ns % 10**9)
+            img.header.frame_id = "cam"
+            pub.publish(img)
+            time.sleep(0.02)
+
+    def listed(res: Any) -> bool:
+        return set(stamps_ns) <= {s.sec * 10**9 + s.nanosec for s in res.stamps}
+
+    return publish_until_listed(peer, node, name, topic, publish, listed)

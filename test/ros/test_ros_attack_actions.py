@@ -36,7 +36,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from .peer import Peer, publish_until_listed
+from .peer import Peer, publish_frames_until_listed
 
 pytestmark = pytest.mark.ros
 
@@ -94,24 +94,7 @@ def target(node_factory, segmenting_checkpoint):
                          "request_timeout_s": 60.0, "time_jump_back_s": 1e6}, name=NAME)
     peer = Peer("attack_actions_peer")
     try:
-        from sensor_msgs.msg import Image
-
-        pub = peer.pub(Image, "/act/color")
-        rng = np.random.default_rng(0)
-
-        def publish() -> None:
-            for ns in STAMPS_NS:
-                img = Image(height=H, width=W, encoding="rgb8", step=W * 3)
-                img.data = rng.integers(0, 256, (H, W, 3), dtype=np.uint8).tobytes()
-                img.header.stamp = _st(ns)
-                img.header.frame_id = "cam"
-                pub.publish(img)
-                time.sleep(0.02)
-
-        def listed(res) -> bool:
-            return set(STAMPS_NS) <= {s.sec * 10**9 + s.nanosec for s in res.stamps}
-
-        why = publish_until_listed(peer, node, NAME, "/act/color", publish, listed)
+        why = publish_frames_until_listed(peer, node, NAME, "/act/color", STAMPS_NS, H, W)
         if why:
             pytest.fail(f"frames never buffered: {why}\n{node.output()[-3000:]}")
         yield peer, node

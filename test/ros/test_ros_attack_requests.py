@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .peer import Peer, publish_until_listed
+from .peer import Peer, publish_frames_until_listed
 
 pytestmark = pytest.mark.ros
 
@@ -40,24 +40,7 @@ def _st(ns: int):
 
 
 def _publish_frames(peer: Peer, topic: str, stamps_ns: list[int], node, name: str = "rynnec") -> None:
-    from sensor_msgs.msg import Image
-
-    pub = peer.pub(Image, topic)
-    rng = np.random.default_rng(0)
-
-    def publish() -> None:
-        for ns in stamps_ns:
-            img = Image(height=H, width=W, encoding="rgb8", step=W * 3)
-            img.data = rng.integers(0, 256, (H, W, 3), dtype=np.uint8).tobytes()
-            img.header.stamp = _st(ns)
-            img.header.frame_id = "cam"
-            pub.publish(img)
-            time.sleep(0.02)
-
-    def listed(res) -> bool:
-        return set(stamps_ns) <= {s.sec * 10**9 + s.nanosec for s in res.stamps}
-
-    why = publish_until_listed(peer, node, name, topic, publish, listed)
+    why = publish_frames_until_listed(peer, node, name, topic, stamps_ns, H, W)
     if why:
         pytest.fail(f"frames never buffered: {why}\n{node.output()[-3000:]}")
 

@@ -161,7 +161,8 @@ def test_replay_defaults_never_override_the_users_file(tmp_path: Path) -> None:
     path = _params_file(tmp_path, {"/**": {"ros__parameters": {"qos_reliability": "best_effort"}}})
     defaults = {"qos_reliability": "reliable", "qos_depth": "30"}
     unset = {"qos_reliability": UNSET, "qos_depth": UNSET}
-    assert with_defaults(path, unset, defaults) == {"qos_reliability": UNSET, "qos_depth": "30"}
-    assert with_defaults("", unset, defaults) == defaults
-    assert with_defaults(path, {"qos_reliability": "reliable", "qos_depth": UNSET}, defaults)[
+    in_file = file_parameters(path)
+    assert with_defaults(in_file, unset, defaults) == {"qos_reliability": UNSET, "qos_depth": "30"}
+    assert with_defaults(file_parameters(""), unset, defaults) == defaults
+    assert with_defaults(in_file, {"qos_reliability": "reliable", "qos_depth": UNSET}, defaults)[
         "qos_reliability"] == "reliable"
