@@ -35,10 +35,15 @@ def make_full_checkpoint(
     """
     from safetensors.torch import save_file
 
+    from rynnec_ros.fixtures.checkpoints import (
+        VISION_DIR,
+        Sam2MemoryConfig,
+        ignored_sam2_state,
+        make_checkpoint,
+    )
     from rynnec_ros.model.config import RynnECConfig
     from rynnec_ros.model.modeling import RynnecQwen2ForCausalLM
     from rynnec_ros.model.sam2 import Sam2Config, Sam2Model
-    from rynnec_ros.model.tiny import VISION_DIR, Sam2MemoryConfig, ignored_sam2_state, make_checkpoint
 
     table = {**FULL_SIZES, **(sizes or {})}
     if size not in table:

@@ -49,9 +49,9 @@ def _stats(xs: list[float]) -> dict[str, float]:
 def measure(size: tuple[int, int], frames: int, seed: int, repeat: int, every: int = 1) -> dict[str, Any]:
     """Seconds per question (cold and warm plane cache), overall and per task."""
     from rynnec_ros.core.types import Frame, Region, Request
+    from rynnec_ros.eval.paraphrases import split
+    from rynnec_ros.scenes.scene import make_scene, render
     from rynnec_ros.spatial.engine import SpatialEngine
-    from rynnec_ros.spatial.paraphrases import split
-    from rynnec_ros.spatial.scene import make_scene, render
 
     w, h = size
     scene = make_scene(seed, frames, w, h)

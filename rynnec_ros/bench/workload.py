@@ -36,7 +36,7 @@ class EngineSpec:
 def resolve_checkpoint(name: str, workdir: Path) -> Path:
     """A checkpoint directory, or a fresh random one for ``tiny`` / ``small`` (seed 0)."""
     if name in RANDOM_SIZES:
-        from rynnec_ros.model.tiny import make_checkpoint
+        from rynnec_ros.fixtures.checkpoints import make_checkpoint
 
         out = workdir / f"rynnec-{name}"
         if (out / "model.safetensors").is_file():  # made by an earlier section of this run

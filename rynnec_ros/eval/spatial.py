@@ -3,7 +3,7 @@
 Two sources of questions, scored the same way (``score``, ``summarise``, ``format_table``):
 
 * ``evaluate_paraphrases(half)`` (``rynnec-ros eval-paraphrases``): the paraphrase sets
-  (``spatial.paraphrases``: ``dev`` = the parser's development set, ``heldout`` = the second set written
+  (``eval/data/paraphrases``: ``dev`` = the parser's development set, ``heldout`` = the second set written
   blind) asked on scenes rendered in memory; labels from the scene model (``spatial.truth``).
 * ``evaluate(bag, questions)`` (``rynnec-ros eval spatial``): a question file. Files written by
   ``gen-scene`` (``"source": "scene_model"``) carry labels from ``spatial.truth`` on the generator's
@@ -30,16 +30,17 @@ import numpy as np
 
 from rynnec_ros.core.types import Answer, Frame, Region, Request
 from rynnec_ros.eval.metrics import mean_relative_accuracy, rotational_accuracy
-from rynnec_ros.spatial.bagio import read_frames
-from rynnec_ros.spatial.dataset import QA_FORMAT, build_request, load_json
+from rynnec_ros.scenes.bagio import read_frames
+from rynnec_ros.scenes.dataset import QA_FORMAT, build_request, load_json
+from rynnec_ros.scenes.scene import Scene, SceneObject, degrade_depth, make_scene, render
+from rynnec_ros.scenes.synth import observability
+from rynnec_ros.scenes.truth import ARM_LENGTH_M, ground_truth
 from rynnec_ros.spatial.engine import SpatialEngine, SpatialParams
-from rynnec_ros.spatial.paraphrases import split
 from rynnec_ros.spatial.parse import Parsed, object_references, parse_structured
 from rynnec_ros.spatial.points import backproject, transform
-from rynnec_ros.spatial.scene import Scene, SceneObject, degrade_depth, make_scene, render
-from rynnec_ros.spatial.synth import observability
 from rynnec_ros.spatial.templates import TASK_BY_NAME
-from rynnec_ros.spatial.truth import ARM_LENGTH_M, ground_truth
+
+from .paraphrases import split
 
 LABELS = {
     "scene_model": "accuracy (labels from the scene generator's model)",

@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _make_tiny(args: argparse.Namespace) -> int:
-    from .tiny import make_checkpoint
+    from rynnec_ros.fixtures.checkpoints import make_checkpoint
 
     out = make_checkpoint(args.dir, size=args.size, seed=args.seed, tie_word_embeddings=not args.untied)
     print(out)

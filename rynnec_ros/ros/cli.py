@@ -116,13 +116,13 @@ def replay_main(argv: list[str]) -> int:
 
 
 def _planner_demo(args: argparse.Namespace) -> int:
-    from rynnec_ros.ros.demo import run_planner_demo
+    from rynnec_ros.demo import run_planner_demo
 
     return run_planner_demo(args.scene, args.out, args.namespace, args.timeout, args.untrained)
 
 
 def _make_seg(args: argparse.Namespace) -> int:
-    from rynnec_ros.ros.synthetic import make_segmenting_checkpoint
+    from rynnec_ros.fixtures.checkpoints import make_segmenting_checkpoint
 
     print(make_segmenting_checkpoint(args.dir, size=args.size, seed=args.seed))
     return 0

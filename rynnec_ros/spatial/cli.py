@@ -78,8 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--half",
         choices=["dev", "heldout", "both"],
         default="both",
-        help="dev: spatial/paraphrases.py, paraphrases_blind.py .. paraphrases_blind11.py and "
-        "paraphrases_blind13.py; heldout: paraphrases_blind12.py (blind)",
+        help="dev: the development sets (eval/data/paraphrases/manifest.yaml); heldout: blind12 (written "
+        "blind, never tuned on)",
     )
     p.add_argument("--seeds", default="0,1,2", help="scene seeds, comma-separated")
     p.add_argument("--depth-noise", type=float, default=0.0, help="relative depth noise σ (0.01 = 1%%)")
@@ -121,7 +121,7 @@ def _errors(fn):
 
 
 def _gen_scene(args: argparse.Namespace) -> int:
-    from rynnec_ros.spatial.synth import SceneOptions, generate_scene
+    from rynnec_ros.scenes.synth import SceneOptions, generate_scene
 
     summary = generate_scene(
         args.out,
@@ -144,9 +144,9 @@ def _gen_scene(args: argparse.Namespace) -> int:
 
 
 def _gen_qa(args: argparse.Namespace) -> int:
-    from rynnec_ros.spatial.dataset import QA_FORMAT, save_json
+    from rynnec_ros.scenes.dataset import QA_FORMAT, save_json
+    from rynnec_ros.scenes.qa import GenParams, generate_from_bag
     from rynnec_ros.spatial.engine import SpatialEngine, SpatialParams
-    from rynnec_ros.spatial.qa import GenParams, generate_from_bag
 
     engine = SpatialEngine(SpatialParams(arm_length_m=args.arm_length))
     params = GenParams(per_task=args.per_task, arm_length_m=args.arm_length, max_window=args.max_window)

@@ -76,14 +76,14 @@ def engine_noreuse():
 
 @pytest.fixture(scope="session")
 def untied_ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from rynnec_ros.model.tiny import make_checkpoint
+    from rynnec_ros.fixtures.checkpoints import make_checkpoint
 
     return make_checkpoint(tmp_path_factory.mktemp("untied"), size="tiny", seed=7, tie_word_embeddings=False)
 
 
 @pytest.fixture(scope="session")
 def tied_ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from rynnec_ros.model.tiny import make_checkpoint
+    from rynnec_ros.fixtures.checkpoints import make_checkpoint
 
     return make_checkpoint(tmp_path_factory.mktemp("tied"), size="tiny", seed=11, tie_word_embeddings=True)
 

@@ -137,7 +137,7 @@ def test_cli_segment_writes_pngs(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_make_checkpoint_is_seeded_and_official(tmp_path: Path) -> None:
     from safetensors import safe_open
 
-    from rynnec_ros.model.tiny import make_checkpoint
+    from rynnec_ros.fixtures.checkpoints import make_checkpoint
 
     a = make_checkpoint(tmp_path / "a", seed=5)
     b = make_checkpoint(tmp_path / "b", seed=5)

@@ -224,7 +224,7 @@ def test_tied_untied_and_sharded_loads_agree(tied_ckpt: Path, tmp_path: Path, sy
 def test_other_architecture_and_score_options(
     tmp_path: Path, synthetic_frames, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rynnec_ros.model import tiny
+    from rynnec_ros.fixtures import checkpoints as tiny
 
     # sizes unlike the fixture's (odd head counts, 3 layers, vision head_dim 20): nothing is hard-coded
     monkeypatch.setitem(

@@ -16,8 +16,8 @@ import yaml
 from safetensors import safe_open
 from safetensors.torch import load_file
 
+from rynnec_ros.fixtures.checkpoints import Sam2MemoryConfig, ignored_sam2_tensors, make_checkpoint
 from rynnec_ros.model.sam2 import CHECKPOINT_PREFIX, is_ignored_key
-from rynnec_ros.model.tiny import Sam2MemoryConfig, ignored_sam2_tensors, make_checkpoint
 
 FIXTURE_CK = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "checkpoint"
 TINY_YAML = FIXTURE_CK / "sam2_hiera_tiny.yaml"
@@ -188,7 +188,7 @@ def test_from_yaml_reports_what_is_missing(tmp_path: Path) -> None:
 
 
 def test_memory_width_must_match_the_neck(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rynnec_ros.model import tiny
+    from rynnec_ros.fixtures import checkpoints as tiny
 
     doc = yaml.safe_load(TINY_YAML.read_text())
     doc["model"]["memory_attention"]["d_model"] = 64

@@ -76,7 +76,7 @@ def ros_domain(request: pytest.FixtureRequest) -> Iterator[int]:
 @pytest.fixture(scope="session")
 def segmenting_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Tiny random checkpoint whose decoding emits [SEG], so segmentation returns real SAM2 masks."""
-    from rynnec_ros.ros.synthetic import make_segmenting_checkpoint
+    from rynnec_ros.fixtures.checkpoints import make_segmenting_checkpoint
 
     return make_segmenting_checkpoint(tmp_path_factory.mktemp("ckpt") / "seg-tiny")
 
@@ -84,7 +84,7 @@ def segmenting_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def endless_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Like ``segmenting_checkpoint`` but generating until max_new_tokens: long inferences on demand."""
-    from rynnec_ros.ros.synthetic import make_segmenting_checkpoint
+    from rynnec_ros.fixtures.checkpoints import make_segmenting_checkpoint
 
     return make_segmenting_checkpoint(tmp_path_factory.mktemp("ckpt") / "seg-endless", stop_after_seg=False)
 
@@ -151,7 +151,7 @@ def node_factory(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
     """A small generated RGB-D scene (gen-scene's bag, questions, masks; 8 frames of 128x96)."""
-    from rynnec_ros.spatial.synth import SceneOptions, generate_scene
+    from rynnec_ros.scenes.synth import SceneOptions, generate_scene
 
     out = tmp_path_factory.mktemp("scene")
     generate_scene(out, SceneOptions(seed=3, frames=8, width=128, height=96, per_task=2))

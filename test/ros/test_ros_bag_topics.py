@@ -1,6 +1,6 @@
 """``rynnec_ros.ros.replay.bag_topics`` on bags written by the package's own ``gen-scene``, MCAP and sqlite3.
 
-The expected names are those ``gen-scene`` writes (``rynnec_ros/spatial/bagio.py``: COLOR_TOPIC,
+The expected names are those ``gen-scene`` writes (``rynnec_ros/scenes/bagio.py``: COLOR_TOPIC,
 DEPTH_TOPIC, INFO_TOPIC, /tf, /tf_static), which are the node's default ``color_topic`` in docs/ros.md
 (``/camera/color/image_raw``) and the depth / camera_info topics ``scripts/demo.sh`` gives the node. They are
 not realsense-ros' ``/camera/camera/...`` names (the driver's own namespace doubled): a gen-scene bag is a

@@ -119,8 +119,8 @@ def test_demo_planner_replays_lost_frames_under_later_stamps(client, scene) -> N
     with every stamp (colour, depth, camera_info, /tf) shifted after everything buffered, and a spatial
     question on the shifted frames is answered from geometry with the scene's truth (poses shifted too)."""
     from rynnec_ros.core.types import Region
+    from rynnec_ros.demo import replay_until_buffered
     from rynnec_ros.ros.convert import rle_to_mask
-    from rynnec_ros.ros.demo import replay_until_buffered
     from rynnec_ros.ros.replay import BagReplayer
 
     questions = json.loads((scene / "questions.json").read_text())["questions"]

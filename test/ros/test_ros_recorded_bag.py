@@ -328,7 +328,7 @@ def test_fixture_is_in_humbles_format(humble_bag: Path) -> None:
 
 def test_bag_reader_decodes_the_recorded_streams(humble_bag: Path) -> None:
     """bgr8 -> RGB, 16UC1 millimetres -> metres, TF chain to the optical frame (rosbags, no rclpy)."""
-    from rynnec_ros.spatial.bagio import read_frames
+    from rynnec_ros.scenes.bagio import read_frames
 
     frames = read_frames(
         humble_bag, world_frame="odom", color_topic=COLOR, depth_topic=DEPTH, info_topic=INFO

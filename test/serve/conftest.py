@@ -114,7 +114,7 @@ class ServerProcess:
 @pytest.fixture(scope="session")
 def seg_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Tiny random checkpoint whose decoding emits [SEG], so segmentation returns real SAM2 masks."""
-    from rynnec_ros.ros.synthetic import make_segmenting_checkpoint
+    from rynnec_ros.fixtures.checkpoints import make_segmenting_checkpoint
 
     return make_segmenting_checkpoint(tmp_path_factory.mktemp("ckpt") / "seg-tiny")
 
@@ -122,7 +122,7 @@ def seg_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def endless_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Generates until max_new_tokens: requests as long as a test needs to kill the server under them."""
-    from rynnec_ros.ros.synthetic import make_segmenting_checkpoint
+    from rynnec_ros.fixtures.checkpoints import make_segmenting_checkpoint
 
     return make_segmenting_checkpoint(tmp_path_factory.mktemp("ckpt") / "seg-endless", stop_after_seg=False)
 

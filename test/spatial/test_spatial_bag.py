@@ -11,9 +11,9 @@ import pytest
 
 from rynnec_ros.cli import main
 from rynnec_ros.eval.spatial import LABELS, evaluate
-from rynnec_ros.spatial.bagio import TfTree, read_frames
-from rynnec_ros.spatial.dataset import QA_FORMAT, decode_mask, encode_mask
-from rynnec_ros.spatial.synth import SceneOptions, generate_scene
+from rynnec_ros.scenes.bagio import TfTree, read_frames
+from rynnec_ros.scenes.dataset import QA_FORMAT, decode_mask, encode_mask
+from rynnec_ros.scenes.synth import SceneOptions, generate_scene
 from rynnec_ros.spatial.templates import TASK_BY_NAME
 
 OPTS = dict(seed=5, frames=8, width=160, height=120, per_task=2)

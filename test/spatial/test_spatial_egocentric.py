@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rynnec_ros.scenes.scene import LINK_R_OPTICAL, make_T, pitch_matrix, yaw_matrix
 from rynnec_ros.spatial.egocentric import (
     after_turn,
     bearing_cw_deg,
@@ -13,7 +14,6 @@ from rynnec_ros.spatial.egocentric import (
     path_length_xy,
     to_clock,
 )
-from rynnec_ros.spatial.scene import LINK_R_OPTICAL, make_T, pitch_matrix, yaw_matrix
 
 
 def _camera(yaw_deg: float, pitch_deg: float = 20.0) -> np.ndarray:

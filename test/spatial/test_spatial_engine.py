@@ -8,9 +8,7 @@ import numpy as np
 import pytest
 
 from rynnec_ros.core.types import Answer, Frame, Region, Request
-from rynnec_ros.spatial import SpatialEngine, SpatialParams
-from rynnec_ros.spatial.egocentric import bearing_cw_deg, heading, to_clock
-from rynnec_ros.spatial.scene import (
+from rynnec_ros.scenes.scene import (
     Box,
     Camera,
     Cylinder,
@@ -23,6 +21,8 @@ from rynnec_ros.spatial.scene import (
     render,
     yaw_matrix,
 )
+from rynnec_ros.spatial import SpatialEngine, SpatialParams
+from rynnec_ros.spatial.egocentric import bearing_cw_deg, heading, to_clock
 
 BOX = SceneObject(
     1, "box", [Box(np.array([2.0, 0.6, 0.35]), np.array([0.6, 0.4, 0.7]), 0.3)], (200, 60, 50), 0.3
@@ -222,10 +222,10 @@ def test_stated_arm_length_overrides_the_parameter(views) -> None:
 
 def test_no_well_formed_question_raises(views) -> None:
     """Every paraphrase (both halves) and odd inputs get an answer or a reason, never an exception."""
-    from rynnec_ros.spatial.paraphrases import FAMILIES
+    from rynnec_ros.eval.paraphrases import families
 
     engine = SpatialEngine()
-    questions = [q for entries in FAMILIES.values() for _, q in entries if "<object2>" not in q]
+    questions = [q for entries in families("original").values() for _, q in entries if "<object2>" not in q]
     questions += ["", "???", "<object0>", "What colour is <object0>?", "How far is <object7> from me?"]
     for question in questions:
         n = sum(f"<object{k}>" in question for k in range(2))

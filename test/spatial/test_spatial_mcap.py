@@ -42,8 +42,8 @@ import yaml
 from scipy.spatial.transform import Rotation
 
 from rynnec_ros.cli import main
-from rynnec_ros.spatial import bagio
-from rynnec_ros.spatial.bagio import COLOR_TOPIC, DEPTH_TOPIC, INFO_TOPIC, OPTICAL_FRAME, read_frames
+from rynnec_ros.scenes import bagio
+from rynnec_ros.scenes.bagio import COLOR_TOPIC, DEPTH_TOPIC, INFO_TOPIC, OPTICAL_FRAME, read_frames
 
 # ------------------------------------------------------------------------------- the recorded scene
 W, H = 8, 6

@@ -1,10 +1,10 @@
 """Question understanding: the structured task syntax and slots read from free text.
 
 Expected tasks and slots are read off the sentences by hand; the paraphrase labels come from
-``paraphrases.py``, written before the parser, and ``paraphrases_blind.py`` .. ``paraphrases_blind11.py``
-and ``paraphrases_blind13.py``, each written blind and measured once before the parser was generalised
-on it (together the development set, asserted here). The held-out set (``paraphrases_blind12.py``,
-written blind) is only measured by ``eval-paraphrases`` (its size is asserted here, its parses never),
+the paraphrase sets (``rynnec_ros/eval/data/paraphrases``): ``original``, written before the parser,
+and ``blind`` .. ``blind11`` and ``blind13``, each written blind and measured once before the parser was
+generalised on it (together the development set, asserted here). The held-out set (``blind12``, written
+blind) is only measured by ``eval-paraphrases`` (its size is asserted here, its parses never),
 never tuned on.
 """
 
@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from rynnec_ros.spatial import paraphrases_blind, paraphrases_blind2
-from rynnec_ros.spatial.paraphrases import FAMILIES, split
+from rynnec_ros.eval.paraphrases import families, split
 from rynnec_ros.spatial.parse import NOT_MEASURABLE, SLOTS, TaskSyntaxError, parse_question, parse_structured
 from rynnec_ros.spatial.templates import TASK_BY_NAME
 
@@ -22,11 +21,14 @@ def test_every_task_has_slots_and_metadata() -> None:
     assert set(SLOTS) == set(TASK_BY_NAME)
 
 
+FAMILIES = families("original")
+
+
 def test_paraphrase_set_size_and_split() -> None:
     assert all(len(entries) >= 15 for entries in FAMILIES.values())
     assert sum(len(e) for e in FAMILIES.values()) == 250
-    assert sum(len(e) for e in paraphrases_blind.FAMILIES.values()) == 233
-    assert sum(len(e) for e in paraphrases_blind2.FAMILIES.values()) == 239
+    assert sum(len(e) for e in families("blind").values()) == 233
+    assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
     assert len(dev) == 3282
     # the third and fourth writers split turning-to-face out of the direction family
@@ -334,3 +336,19 @@ def test_development_half(family: str, expected: str, question: str) -> None:
     p, why = parse_question(question)
     assert p is not None, why
     assert p.structured() == parse_structured(expected).structured()
+
+
+def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
+    """The manifest pins every set's bytes (sha256, computed by hashlib when the set was committed): a blind
+    set changed after it was measured is refused, not silently re-measured."""
+    from rynnec_ros.eval import paraphrases
+
+    real = paraphrases._read
+    paraphrases.families.cache_clear()
+    monkeypatch.setattr(paraphrases, "_read", lambda name: real(name).replace(b"How far", b"How near", 1)
+                        if name == "blind12.yaml" else real(name))
+    with pytest.raises(ValueError, match="changed since it was pinned"):
+        paraphrases.families("blind12")
+    paraphrases.families.cache_clear()
+    with pytest.raises(ValueError, match="no paraphrase set 'blind99'"):
+        paraphrases.families("blind99")

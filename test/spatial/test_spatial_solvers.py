@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rynnec_ros.core.parsing import parse_quantity
+from rynnec_ros.scenes.scene import LINK_R_OPTICAL, make_T, yaw_matrix
 from rynnec_ros.spatial.ground import Plane
-from rynnec_ros.spatial.scene import LINK_R_OPTICAL, make_T, yaw_matrix
 from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
 
 

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from rynnec_ros.core.types import Frame, Region, Request
-from rynnec_ros.spatial.bagio import DEFAULT_DEPTH_SCALE, read_frames
-from rynnec_ros.spatial.dataset import MASKS_FORMAT, decode_mask, encode_mask, load_json
+from rynnec_ros.scenes.bagio import DEFAULT_DEPTH_SCALE, read_frames
+from rynnec_ros.scenes.dataset import MASKS_FORMAT, decode_mask, encode_mask, load_json
 from rynnec_ros.spatial.egocentric import after_turn, bearing_cw_deg, heading, lateral_and_forward
 from rynnec_ros.spatial.engine import SpatialEngine
 from rynnec_ros.spatial.parse import SLOTS, Parsed, parse_question

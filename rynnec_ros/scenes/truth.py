@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from rynnec_ros.scenes.scene import Scene, SceneObject
 from rynnec_ros.spatial.parse import Parsed
-from rynnec_ros.spatial.scene import Scene, SceneObject
 
 ARM_LENGTH_M = 0.8
 # Asked unit → factor from metres (written out here so that no number comes from the answering code).

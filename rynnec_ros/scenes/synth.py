@@ -18,12 +18,10 @@ from typing import Any
 import numpy as np
 from scipy.ndimage import binary_dilation
 
-from rynnec_ros.spatial.bagio import OPTICAL_FRAME, BagFrame, check_storage, write_bag
-from rynnec_ros.spatial.dataset import MASKS_FORMAT, QA_FORMAT, encode_mask, save_json
-from rynnec_ros.spatial.ground import Plane
-from rynnec_ros.spatial.parse import Parsed
-from rynnec_ros.spatial.qa import GenParams, GenStats, Visibility, generate
-from rynnec_ros.spatial.scene import (
+from rynnec_ros.scenes.bagio import OPTICAL_FRAME, BagFrame, check_storage, write_bag
+from rynnec_ros.scenes.dataset import MASKS_FORMAT, QA_FORMAT, encode_mask, save_json
+from rynnec_ros.scenes.qa import GenParams, GenStats, Visibility, generate
+from rynnec_ros.scenes.scene import (
     LINK_R_OPTICAL,
     Scene,
     degrade_depth,
@@ -32,8 +30,10 @@ from rynnec_ros.spatial.scene import (
     render,
     yaw_matrix,
 )
+from rynnec_ros.scenes.truth import ground_truth
+from rynnec_ros.spatial.ground import Plane
+from rynnec_ros.spatial.parse import Parsed
 from rynnec_ros.spatial.solvers import Scene as Facts
-from rynnec_ros.spatial.truth import ground_truth
 
 T0_NS = 1_700_000_000 * 1_000_000_000
 FRAME_PERIOD_NS = 500_000_000  # 2 Hz, the order of RynnEC's 1 fps sampling
