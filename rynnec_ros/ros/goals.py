@@ -1,10 +1,12 @@
 """The ~/ask_stream action: goals queued like service requests, streamed, cancellable, never lost.
 
 A goal is accepted only while the node is active and the job queue has room (otherwise the client sees
-``accepted=False`` at once). Accepted goals wait in the job queue without an executor thread; when the
-worker is done, ``execute()`` schedules the terminal step (succeed / abort / canceled) on the executor,
-and rclpy's action server answers the client's result request. A cancel of a goal that is still queued
-ends it immediately; a running one stops at the engine's next check.
+``accepted=False`` at once); an accepted goal that cannot become a Request (a region naming an unbuffered
+frame, an option list over the limit) is aborted with the reason before it takes a queue slot.
+Accepted goals wait in the job queue without an executor thread; when the worker is done, ``execute()``
+schedules the terminal step (succeed / abort / canceled) on the executor, and rclpy's action server
+answers the client's result request. A cancel of a goal that is still queued ends it immediately; a
+running one stops at the engine's next check.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ def failed(response: Any, message: str) -> Any:
 
 
 class GoalQueue:
-    """Owns the action server; ``make_job(goal_request, finish, stream, cancel_requested)`` builds jobs."""
+    """Owns the action server; ``refusal(goal_request)`` says why a goal cannot run ("" when it can) and
+    ``make_job(goal_request, finish, stream, cancel_requested)`` builds jobs."""
 
     def __init__(self, node: Any, jobs: JobQueue, can_accept: Callable[[], bool],
-                 make_job: Callable[..., Job], qos: Any, group: Any) -> None:
+                 refusal: Callable[[Any], str], make_job: Callable[..., Job], qos: Any, group: Any) -> None:
         self._jobs = jobs
         self._can_accept = can_accept
+        self._refusal = refusal
         self._make_job = make_job
         self._waiting: dict[bytes, Job] = {}  # accepted goals whose result is not set yet
         self._results: dict[bytes, Any] = {}
@@ -61,8 +65,9 @@ class GoalQueue:
 
         job = self._make_job(handle.request, finish, stream, lambda: handle.is_cancel_requested)
         self._waiting[goal] = job
-        reason = self._jobs.submit(job)
-        if reason:  # the queue filled between goal_callback and here: end the goal with the reason
+        # The queue may also have filled between goal_callback and here: end the goal with the reason.
+        reason = self._refusal(handle.request) or self._jobs.submit(job)
+        if reason:
             job.complete(None, reason)
 
     def _on_cancel(self, handle: Any) -> CancelResponse:

@@ -93,7 +93,7 @@ class CognitionNode(LifecycleNode):
         self._segment_srv = DeferredService(service(Segment, "segment", self._on_segment), self._log_error)
         service(ListFrames, "list_frames", self._on_list_frames)
         self._goals = GoalQueue(
-            self, self._jobs, self._can_take_goal,
+            self, self._jobs, self._can_take_goal, lambda goal: self._refusal("ask_stream", goal),
             lambda goal, finish, stream, cancelled: self._job("ask_stream", goal, finish, stream, cancelled),
             SERVICE_QOS, group)
         self._diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
@@ -317,19 +317,25 @@ class CognitionNode(LifecycleNode):
         def finish(job: Job, value: Any, error: str) -> None:
             reply.send(value if not error else failed(response_type(), error))
 
-        if self._state == "active":
-            # A malformed request hears why now, not after waiting behind a running inference for a
-            # queue slot; the worker builds it again (poses, a window that may have moved on).
-            try:
-                build = messages.segment_request if kind == "segment" else messages.ask_request
-                build(msg, self._buffer, messages.limits_from(self._p), lambda frame: None)
-            except ValueError as exc:
-                reply.send(failed(response_type(), str(exc)))
-                return placeholder
-        reason = self._jobs.submit(self._job(kind, msg, finish))
+        reason = self._refusal(kind, msg) or self._jobs.submit(self._job(kind, msg, finish))
         if reason:
             reply.send(failed(response_type(), reason))
         return placeholder
+
+    def _refusal(self, kind: str, msg: Any) -> str:
+        """Why ``msg`` cannot become a Request now ("" when it can), checked before it takes a queue slot.
+
+        A malformed request hears why at once, not after waiting behind a running inference; the worker
+        builds the Request again (poses, a window that may have moved on). Only while active: otherwise
+        the queue's own refusal names the state."""
+        if self._state != "active":
+            return ""
+        try:
+            build = messages.segment_request if kind == "segment" else messages.ask_request
+            build(msg, self._buffer, messages.limits_from(self._p), lambda frame: None)
+        except ValueError as exc:
+            return str(exc)
+        return ""
 
     def _precompute(self, should_stop: Callable[[], bool]) -> None:
         """Worker idle time: make the live window answer-ready (vision features, prompt prefix), so a

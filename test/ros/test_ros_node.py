@@ -176,6 +176,8 @@ def test_queue_full_is_rejected_and_timeouts_are_reported(client, stamps, node) 
 def test_a_malformed_request_is_refused_while_an_inference_runs(client, stamps) -> None:
     """A bad request hears what was wrong at once, not after the running inference and the queue
     (issue 21): here a region whose mask names a stamp no frame has, sent while a long answer runs."""
+    from action_msgs.msg import GoalStatus
+    from rynnec_ros.action import Ask
     from rynnec_ros.msg import Region as RegionMsg
     from rynnec_ros.msg import RegionMask
     from rynnec_ros.srv import AskQuestion
@@ -196,6 +198,14 @@ def test_a_malformed_request_is_refused_while_an_inference_runs(client, stamps) 
                                            counts="any")])])  # refused at its stamp, before decoding
         res = client._call(client._ask, bad, 30.0)
         assert not res.success and "is not a buffered frame" in res.message
+        # The same request as an ~/ask_stream goal: accepted (the goal response has no room for a
+        # reason), then aborted with the reason, before it takes a queue slot.
+        goal = Ask.Goal(question=bad.question, regions=bad.regions)
+        handle = client._wait(client._ask_stream.send_goal_async(goal), time.monotonic() + 30.0, "acceptance")
+        assert handle.accepted
+        got = client._wait(handle.get_result_async(), time.monotonic() + 30.0, "the result")
+        assert got.status == GoalStatus.STATUS_ABORTED
+        assert not got.result.success and "is not a buffered frame" in got.result.message
         assert len(done) == 0, "both long answers should still be on their way"
     finally:
         for w in workers:
