@@ -22,15 +22,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from rynnec_ros.core import masks as rle_codec
 
 SPATIAL_TASK_PREFERENCE = ("distance_to_camera", "object_height", "height_from_ground", "center_distance")
 
 
-def _decode(rle: dict[str, Any]) -> np.ndarray:
-    from rynnec_ros.ros.convert import rle_to_mask
-
-    return rle_to_mask(rle["size"], rle["counts"])
 
 
 def _answer_dict(ans: Any) -> dict[str, Any]:
@@ -151,7 +147,8 @@ def run_planner_demo(scene: Path, out: Path, namespace: str, timeout_s: float, u
         frames = [s + offset for s in frames]
 
         region = Region(object_id=int(obj["object_id"]), label=obj["label"],
-                        masks={i: _decode(obj["masks"][str(s - offset)]) for i, s in enumerate(stamps)})
+                        masks={i: rle_codec.decode(obj["masks"][str(s - offset)])
+                               for i, s in enumerate(stamps)})
         q1 = "What is <object0>? Describe its colour and what it is used for."
         print(f"[planner] region question (streamed over ~/ask_stream): {q1}\n[planner] ", end="")
         a1 = client.ask_stream(q1, lambda piece: print(piece, end="", flush=True), [region],
@@ -176,7 +173,8 @@ def run_planner_demo(scene: Path, out: Path, namespace: str, timeout_s: float, u
             index = {s - offset: i for i, s in enumerate(frames)}
             regions = [
                 Region(object_id=int(o["object_id"]), label=o["label"],
-                       masks={index[int(s)]: _decode(r) for s, r in o["masks"].items() if int(s) in index})
+                       masks={index[int(s)]: rle_codec.decode(r)
+                              for s, r in o["masks"].items() if int(s) in index})
                 for o in sq["objects"]
             ]
             a3 = client.ask(sq["question"], regions, options=sq.get("options"), frame_stamps_ns=frames,

@@ -1,7 +1,7 @@
 """The wire format between robots and the site server, shared by ``server`` and the ``remote`` backend.
 
 Everything crosses as Triton tensors: raw uint8 pixels for frame uploads and UTF-8 JSON for requests
-and answers (masks run-length encoded). Nothing is pickled, so a client can never make the server
+and answers (masks as COCO RLE, ``core.masks``). Nothing is pickled, so a client can never make the server
 execute code and vice versa.
 """
 
@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from . import masks as rle
+from .masks import as_int, describe
 from .types import Answer, Region, Request
 
 FRAMES_MODEL = "rynnec_frames"
@@ -113,86 +115,14 @@ MAX_MASK_PIXELS = 1 << 28
 """Most mask pixels all regions of one question may decode to together (256 Mi booleans)."""
 
 
-def _int(value: Any, what: str) -> int:
-    """``value`` if it is a JSON integer (not a bool, not a float); ValueError naming ``what`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{what} must be an integer, got {_show(value)}")
-    return int(value)
-
-
-def _show(value: Any) -> str:
-    """A short description of a client's value for an error message (never the whole of a huge one)."""
-    plain = isinstance(value, (str, int, float, bool, type(None)))
-    text = json.dumps(value) if plain else type(value).__name__
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _text(value: Any, what: str, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise ValueError(f"{what} must be a string, got {_show(value)}")
+        raise ValueError(f"{what} must be a string, got {describe(value)}")
     if len(value) > MAX_QUESTION_CHARS:
         raise ValueError(f"{what} has {len(value)} characters, more than the limit {MAX_QUESTION_CHARS}")
     return value
-
-
-# --------------------------------------------------------------------------------------------- masks
-
-
-def rle_encode(mask: np.ndarray) -> dict[str, Any]:
-    """Run lengths of a boolean H×W mask in C order, starting with a (possibly empty) run of False."""
-    flat = np.ascontiguousarray(mask, dtype=bool).ravel()
-    change = np.flatnonzero(flat[1:] != flat[:-1]) + 1
-    bounds = np.concatenate([[0], change, [flat.size]])
-    counts = np.diff(bounds).tolist()
-    if flat.size and flat[0]:
-        counts = [0, *counts]
-    return {"size": [int(mask.shape[0]), int(mask.shape[1])], "counts": [int(c) for c in counts]}
-
-
-def rle_shape(
-    rle: Any, shape: Sequence[int] | None = None, max_pixels: int | None = MAX_IMAGE_PIXELS
-) -> tuple[int, int]:
-    """The H×W an RLE declares, checked before anything is allocated: the frame's ``shape`` when given,
-    at most ``max_pixels`` pixels (None: no budget), and counts that are non-negative integers adding up
-    to exactly H·W. ValueError naming the problem otherwise."""
-    if not isinstance(rle, dict):
-        raise ValueError(f"mask RLE must be an object with size and counts, got {_show(rle)}")
-    size = rle.get("size")
-    if not isinstance(size, (list, tuple)) or len(size) != 2:
-        raise ValueError(f"mask RLE size must be [height, width], got {_show(size)}")
-    h, w = (_int(v, "mask RLE size") for v in size)
-    if h < 1 or w < 1:
-        raise ValueError(f"mask RLE size {h}×{w} is empty")
-    if shape is not None and (h, w) != (int(shape[0]), int(shape[1])):
-        raise ValueError(f"mask RLE size {h}×{w} is not its frame's {int(shape[0])}×{int(shape[1])}")
-    if max_pixels is not None and h * w > max_pixels:
-        raise ValueError(f"mask RLE size {h}×{w} = {h * w} pixels is over the budget of {max_pixels} pixels")
-    counts = rle.get("counts")
-    if not isinstance(counts, (list, tuple)):
-        raise ValueError(f"mask RLE counts must be a list of run lengths, got {_show(counts)}")
-    if len(counts) > h * w + 1:  # at most one run per pixel, after the leading run of zeros
-        raise ValueError(f"mask RLE has {len(counts)} runs, more than a {h}×{w} mask can have")
-    total = 0
-    for c in counts:
-        run = _int(c, "mask RLE counts")
-        if run < 0:
-            raise ValueError(f"mask RLE counts must not be negative, got {run}")
-        total += run
-    if total != h * w:
-        raise ValueError(f"mask RLE counts sum to {total}, expected {h}×{w} = {h * w}")
-    return h, w
-
-
-def rle_decode(
-    rle: Any, shape: Sequence[int] | None = None, max_pixels: int | None = MAX_IMAGE_PIXELS
-) -> np.ndarray:
-    """Inverse of ``rle_encode``; ``rle_shape``'s checks (size, pixel budget, counts) come first."""
-    h, w = rle_shape(rle, shape, max_pixels)
-    counts = np.asarray(rle["counts"], dtype=np.int64)
-    values = np.arange(len(counts)) % 2 == 1
-    return np.repeat(values, counts).reshape(h, w)
 
 
 # ------------------------------------------------------------------------------------------ requests
@@ -212,7 +142,7 @@ def encode_request(op: str, request: Request, keys: Sequence[str], stream: bool)
             {
                 "object_id": int(r.object_id),
                 "label": r.label,
-                "masks": [{"frame": i, "rle": rle_encode(m)} for i, m in sorted(masks.items())],
+                "masks": [{"frame": i, "rle": rle.encode(m)} for i, m in sorted(masks.items())],
             }
         )
     doc = {
@@ -257,9 +187,9 @@ def check_request(doc: Any, size: int = 0) -> None:
     if size > MAX_REQUEST_BYTES:
         raise ValueError(f"request body has {size} bytes, more than the limit {MAX_REQUEST_BYTES}")
     if not isinstance(doc, dict):
-        raise ValueError(f"request body must be a JSON object, got {_show(doc)}")
+        raise ValueError(f"request body must be a JSON object, got {describe(doc)}")
     if doc.get("op") not in OPS:
-        raise ValueError(f"request op must be one of {OPS}, got {_show(doc.get('op'))}")
+        raise ValueError(f"request op must be one of {OPS}, got {describe(doc.get('op'))}")
     _text(doc.get("question"), "request question")
     keys = doc.get("keys")
     if not isinstance(keys, list) or not keys:
@@ -268,7 +198,7 @@ def check_request(doc: Any, size: int = 0) -> None:
         raise ValueError(f"request names {len(keys)} frames, more than the limit {MAX_FRAMES}")
     for i, k in enumerate(keys):
         if not isinstance(k, str) or not k:
-            raise ValueError(f"request keys[{i}] must be a non-empty string, got {_show(k)}")
+            raise ValueError(f"request keys[{i}] must be a non-empty string, got {describe(k)}")
         if len(k) > MAX_KEY_CHARS:
             raise ValueError(
                 f"request keys[{i}] has {len(k)} characters, more than the limit {MAX_KEY_CHARS}"
@@ -277,16 +207,16 @@ def check_request(doc: Any, size: int = 0) -> None:
         raise ValueError("request keys must be unique (each names one frame)")
     mnt = doc.get("max_new_tokens")
     if isinstance(mnt, bool) or not isinstance(mnt, int):
-        raise ValueError(f"request max_new_tokens must be an integer, got {_show(mnt)}")
+        raise ValueError(f"request max_new_tokens must be an integer, got {describe(mnt)}")
     if not 0 <= mnt <= MAX_NEW_TOKENS:
         raise ValueError(f"request max_new_tokens {mnt} is outside 0..{MAX_NEW_TOKENS}")
     if not isinstance(doc.get("stream", False), bool):
-        raise ValueError(f"request stream must be true or false, got {_show(doc.get('stream'))}")
+        raise ValueError(f"request stream must be true or false, got {describe(doc.get('stream'))}")
     _text(doc.get("task"), "request task", optional=True)
     options = doc.get("options")
     if options is not None:
         if not isinstance(options, list):
-            raise ValueError(f"request options must be a list of strings, got {_show(options)}")
+            raise ValueError(f"request options must be a list of strings, got {describe(options)}")
         if len(options) > MAX_OPTIONS:
             raise ValueError(f"request has {len(options)} options, at most {MAX_OPTIONS} are accepted")
         for i, o in enumerate(options):
@@ -295,14 +225,14 @@ def check_request(doc: Any, size: int = 0) -> None:
     if regions is None:
         return
     if not isinstance(regions, list):
-        raise ValueError(f"request regions must be a list, got {_show(regions)}")
+        raise ValueError(f"request regions must be a list, got {describe(regions)}")
     if len(regions) > MAX_REGIONS:
         raise ValueError(f"request has {len(regions)} regions, at most {MAX_REGIONS} are accepted")
     for k, r in enumerate(regions):
         where = f"region {k}"
         if not isinstance(r, dict):
-            raise ValueError(f"{where} must be an object with object_id and masks, got {_show(r)}")
-        _int(r.get("object_id"), f"{where} object_id")
+            raise ValueError(f"{where} must be an object with object_id and masks, got {describe(r)}")
+        as_int(r.get("object_id"), f"{where} object_id")
         _text(r.get("label", ""), f"{where} label")
         masks = r.get("masks")
         if not isinstance(masks, list) or not masks:
@@ -313,7 +243,7 @@ def check_request(doc: Any, size: int = 0) -> None:
         for j, m in enumerate(masks):
             if not isinstance(m, dict) or "rle" not in m:
                 raise ValueError(f"{where} mask {j} must be an object with frame and rle")
-            frame = _int(m.get("frame"), f"{where} mask {j} frame")
+            frame = as_int(m.get("frame"), f"{where} mask {j} frame")
             if not 0 <= frame < len(keys):
                 raise ValueError(
                     f"{where} mask {j} is on frame {frame}, but the request names {len(keys)} frames"
@@ -341,7 +271,7 @@ def regions_from_wire(
             frame = int(m["frame"])
             shape = None if shapes is None else shapes[frame]
             try:
-                h, w = rle_shape(m["rle"], shape, max_pixels)
+                h, w = rle.check(m["rle"], shape, max_pixels)
             except ValueError as exc:
                 raise ValueError(f"region {k} mask {j} (frame {frame}): {exc}") from None
             sizes[k, j] = (h, w)
@@ -352,7 +282,7 @@ def regions_from_wire(
         Region(
             object_id=int(r["object_id"]),
             masks={
-                int(m["frame"]): rle_decode(m["rle"], sizes[k, j], None) for j, m in enumerate(r["masks"])
+                int(m["frame"]): rle.decode(m["rle"], sizes[k, j]) for j, m in enumerate(r["masks"])
             },
             label=str(r.get("label", "")),
         )
@@ -370,7 +300,7 @@ def encode_answer(ans: Answer) -> bytes:
         "value": ans.value,
         "unit": ans.unit,
         "option_index": ans.option_index,
-        "masks": None if ans.masks is None else [None if m is None else rle_encode(m) for m in ans.masks],
+        "masks": None if ans.masks is None else [None if m is None else rle.encode(m) for m in ans.masks],
         "mask_scores": ans.mask_scores,
         "source": ans.source,
         "task": ans.task,
@@ -388,5 +318,5 @@ def decode_answer(body: bytes, max_pixels: int | None = None) -> Answer:
     masks = doc.pop("masks")
     ans = Answer(**doc)
     if masks is not None:
-        ans.masks = [None if m is None else rle_decode(m, max_pixels=max_pixels) for m in masks]
+        ans.masks = [None if m is None else rle.decode(m, max_pixels=max_pixels) for m in masks]
     return ans

@@ -10,12 +10,13 @@ import base64
 import io
 import json
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from rynnec_ros.core import masks as rle_codec
 
 RYNNEC_SUBSETS = ("object_cognition", "object_segmentation", "spatial_cognition")
 
@@ -41,23 +42,14 @@ def decode_image_b64(data: str) -> np.ndarray:
 
 
 def decode_rle(rle: dict, height: int | None = None, width: int | None = None) -> np.ndarray:
-    """COCO RLE (compressed string or uncompressed list ``counts``) → bool H×W mask."""
-    from pycocotools import mask as mask_utils
-
+    """COCO RLE (compressed string or uncompressed list ``counts``) → bool H×W mask; an RLE without
+    ``size`` takes the item's ``height``/``width``."""
     if not isinstance(rle, dict) or "counts" not in rle:
         raise ValueError(f"mask is not a COCO RLE dict with 'counts': {str(rle)[:80]}")
     size = rle.get("size") or ([height, width] if height and width else None)
     if size is None:
         raise ValueError("RLE mask has no 'size' and the item gives no height/width")
-    h, w = int(size[0]), int(size[1])
-    counts = rle["counts"]
-    if isinstance(counts, list):
-        obj = mask_utils.frPyObjects({"size": [h, w], "counts": counts}, h, w)
-    else:
-        obj = {"size": [h, w], "counts": counts.encode() if isinstance(counts, str) else counts}
-    with warnings.catch_warnings():  # pycocotools' numpy-2 copy-keyword deprecation, not ours to fix
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return mask_utils.decode(obj).astype(bool)
+    return rle_codec.decode({"size": [int(size[0]), int(size[1])], "counts": rle["counts"]})
 
 
 def _read_json_list(path: Path) -> list[dict]:

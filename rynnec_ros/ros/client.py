@@ -22,6 +22,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image
 
 from rynnec_ros.action import Ask
+from rynnec_ros.core import masks as rle_codec
 from rynnec_ros.core.types import Answer, Region
 from rynnec_ros.msg import Region as RegionMsg
 from rynnec_ros.msg import RegionMask
@@ -292,8 +293,9 @@ class CognitionClient:
                     stamp = frame_stamps_ns[key]
                 else:
                     stamp = key  # without a frame list, keys are frame stamps in nanoseconds
-                size, counts = convert.mask_to_rle(np.asarray(mask, dtype=bool))
-                masks.append(RegionMask(stamp=convert.ns_to_stamp(stamp), size=size, counts=counts))
+                rle = rle_codec.encode(np.asarray(mask, dtype=bool))
+                masks.append(RegionMask(stamp=convert.ns_to_stamp(stamp), size=rle["size"],
+                                        counts=rle["counts"]))
             out.append(RegionMsg(object_id=int(region.object_id), label=region.label, masks=masks))
         return out
 
@@ -442,7 +444,7 @@ class CognitionClient:
         scores: list[float] = []
         for stamp in used:
             m = by_stamp.get(stamp)
-            masks.append(None if m is None else convert.rle_to_mask(m.size, m.counts))
+            masks.append(None if m is None else rle_codec.decode({"size": list(m.size), "counts": m.counts}))
             scores.append(float("nan") if m is None else float(m.score))
         return Answer(
             text=res.answer,

@@ -18,7 +18,6 @@ import cv2
 import numpy as np
 from builtin_interfaces.msg import Time
 from PIL import Image as PILImage
-from pycocotools import mask as mask_utils
 from sensor_msgs.msg import CompressedImage, Image, RegionOfInterest
 
 from rynnec_ros.core.types import NS_PER_S
@@ -198,56 +197,6 @@ def rgb_to_image(rgb: np.ndarray, stamp_ns: int, frame_id: str) -> Image:
     # frame on x86); every distro accepts it as uint8[] data.
     msg.data = array.array("B", np.ascontiguousarray(rgb).tobytes())
     return msg
-
-
-def mask_to_rle(mask: np.ndarray) -> tuple[list[int], str]:
-    """Boolean H×W mask -> COCO compressed RLE (size [h, w], counts string), as RynnEC-Bench stores it."""
-    if mask.ndim != 2:
-        raise ValueError(f"mask must be 2-D, got shape {mask.shape}")
-    rle = mask_utils.encode(np.asfortranarray(mask.astype(np.uint8)))
-    return [int(rle["size"][0]), int(rle["size"][1])], rle["counts"].decode("ascii")
-
-
-def rle_to_mask(size: Any, counts: str) -> np.ndarray:
-    """COCO compressed RLE -> boolean H×W mask; ValueError for malformed input instead of a crash."""
-    size = [int(v) for v in size]
-    if len(size) != 2 or size[0] <= 0 or size[1] <= 0:
-        raise ValueError(f"RLE size must be [height, width] with positive values, got {size}")
-    if size[0] * size[1] > 100_000_000:
-        raise ValueError(f"RLE size {size} is implausibly large")
-    if not counts.isascii() or not all(48 <= ord(c) < 48 + 64 for c in counts):
-        raise ValueError("RLE counts must be a COCO compressed string (characters '0'..'o')")
-    # pycocotools decodes without bounds checks: runs that do not sum to h*w would overrun its buffer.
-    if not _rle_total_fits(counts, size[0] * size[1]):
-        raise ValueError(
-            f"RLE counts do not describe a {size[0]}x{size[1]} mask (run lengths must sum to h*w)"
-        )
-    mask = mask_utils.decode({"size": size, "counts": counts.encode("ascii")})
-    return mask.astype(bool)
-
-
-def _rle_total_fits(counts: str, n_pixels: int) -> bool:
-    """Whether the run lengths sum to the pixel count (pycocotools would read past its buffer otherwise)."""
-    runs: list[int] = []
-    i = 0
-    while i < len(counts):
-        value, shift, more = 0, 0, True
-        while more:
-            if i >= len(counts):
-                return False
-            c = ord(counts[i]) - 48
-            value |= (c & 0x1F) << (5 * shift)
-            more = bool(c & 0x20)
-            i += 1
-            shift += 1
-            if not more and (c & 0x10):
-                value |= -1 << (5 * shift)
-        if len(runs) > 2:
-            value += runs[-2]
-        if value < 0:
-            return False
-        runs.append(value)
-    return sum(runs) == n_pixels
 
 
 def mono8_to_mask(msg: Image) -> np.ndarray:

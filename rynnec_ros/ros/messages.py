@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from std_msgs.msg import Header
 
+from rynnec_ros.core import masks as rle_codec
 from rynnec_ros.core.buffer import NS_PER_S, FrameBuffer
 from rynnec_ros.core.text import check_text as _check_text
 from rynnec_ros.core.types import Answer, Frame, Region, Request
@@ -94,10 +95,11 @@ def _window(msg: Any, buffer: FrameBuffer, lim: Limits, required: list[int], pos
     return frames
 
 
-def _decode_mask(rm: Any, where: str) -> np.ndarray:
+def _decode_mask(rm: Any, where: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A RegionMask's mask; an RLE is checked against its frame's ``shape`` before it is allocated."""
     try:
         if rm.counts:
-            return convert.rle_to_mask(rm.size, rm.counts)
+            return rle_codec.decode({"size": list(rm.size), "counts": rm.counts}, shape)
         if len(rm.image.data):
             return convert.mono8_to_mask(rm.image)
     except ValueError as exc:
@@ -126,7 +128,7 @@ def _regions(msg_regions: Any, buffer: FrameBuffer, lim: Limits) -> list[Decoded
             frame = buffer.get(stamp, lim.tolerance_ns)
             if frame is None:
                 raise ValueError(f"{where}: stamp {stamp} ns is not a buffered frame")
-            mask = _decode_mask(rm, where)
+            mask = _decode_mask(rm, where, frame.rgb.shape[:2])
             if mask.shape != frame.rgb.shape[:2]:
                 raise ValueError(f"{where}: mask is {mask.shape[1]}x{mask.shape[0]} but the frame at "
                                  f"{stamp} ns is {frame.rgb.shape[1]}x{frame.rgb.shape[0]}")
@@ -198,10 +200,10 @@ def object_masks(ans: Answer, request: Request, object_id: int) -> list[ObjectMa
             continue
         if mask.shape != frame.rgb.shape[:2]:
             raise RuntimeError(f"engine returned a {mask.shape} mask for a {frame.rgb.shape[:2]} frame")
-        size, counts = convert.mask_to_rle(mask)
+        rle = rle_codec.encode(mask)
         out.append(ObjectMask(
             header=Header(stamp=convert.ns_to_stamp(frame.stamp_ns), frame_id=frame.frame_id),
-            object_id=object_id, label=request.question, size=size, counts=counts,
+            object_id=object_id, label=request.question, size=rle["size"], counts=rle["counts"],
             bbox=convert.mask_bbox(mask), score=float(scores[i]) if i < len(scores) else math.nan,
         ))
     return out

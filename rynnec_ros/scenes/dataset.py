@@ -18,41 +18,14 @@ Format ``rynnec_ros.spatial_qa/1`` (documented in docs/spatial.md)::
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from rynnec_ros.core import masks as rle_codec
 from rynnec_ros.core.types import Frame, Region, Request
 
 QA_FORMAT = "rynnec_ros.spatial_qa/1"
 MASKS_FORMAT = "rynnec_ros.spatial_masks/1"
-
-
-def encode_mask(mask: np.ndarray) -> dict[str, Any]:
-    """COCO RLE of a boolean mask with ``counts`` as a JSON string."""
-    from pycocotools import mask as mask_utils
-
-    rle = mask_utils.encode(np.asfortranarray(np.asarray(mask, dtype=np.uint8)))
-    return {"size": [int(v) for v in rle["size"]], "counts": rle["counts"].decode("ascii")}
-
-
-def decode_mask(rle: dict[str, Any]) -> np.ndarray:
-    """Boolean H×W mask from a COCO RLE dict (``counts`` as str or bytes)."""
-    from pycocotools import mask as mask_utils
-
-    if "size" not in rle or "counts" not in rle:
-        raise ValueError(f"RLE needs 'size' and 'counts', got keys {sorted(rle)}")
-    counts = rle["counts"]
-    if isinstance(counts, list):  # uncompressed RLE
-        compact = mask_utils.frPyObjects(rle, *rle["size"])
-    else:
-        raw = counts.encode("ascii") if isinstance(counts, str) else counts
-        compact = {"size": rle["size"], "counts": raw}
-    with warnings.catch_warnings():  # pycocotools' numpy-2 copy-keyword DeprecationWarning
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return mask_utils.decode(compact).astype(bool)
 
 
 def load_json(path: Path | str, expected_format: str) -> dict[str, Any]:
@@ -82,7 +55,7 @@ def build_request(question: dict[str, Any], frames_by_stamp: dict[int, Frame], u
         masks = {}
         for stamp, rle in obj["masks"].items():
             if int(stamp) in index:
-                masks[index[int(stamp)]] = decode_mask(rle)
+                masks[index[int(stamp)]] = rle_codec.decode(rle)
         regions.append(Region(object_id=int(obj["object_id"]), masks=masks, label=obj.get("label", "")))
     return Request(
         question=question["question"],

@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from rynnec_ros.core import masks as rle_codec
 from rynnec_ros.core.types import Frame, Region, Request
 from rynnec_ros.scenes.bagio import DEFAULT_DEPTH_SCALE, read_frames
-from rynnec_ros.scenes.dataset import MASKS_FORMAT, decode_mask, encode_mask, load_json
+from rynnec_ros.scenes.dataset import MASKS_FORMAT, load_json
 from rynnec_ros.spatial.egocentric import after_turn, bearing_cw_deg, heading, lateral_and_forward
 from rynnec_ros.spatial.engine import SpatialEngine
 from rynnec_ros.spatial.parse import SLOTS, Parsed, parse_question
@@ -246,7 +247,7 @@ def generate(
                         "object_id": v.object_id,
                         "label": v.label,
                         "masks": {
-                            str(int(stamps[f])): encode_mask(v.masks[f])
+                            str(int(stamps[f])): rle_codec.encode(v.masks[f])
                             for f in window
                             if f in v.masks and v.masks[f].any()
                         },
@@ -321,7 +322,7 @@ def generate_from_bag(
     index = {f.stamp_ns: i for i, f in enumerate(frames)}
     visibility = []
     for obj in data["objects"]:
-        masks = {index[int(s)]: decode_mask(rle) for s, rle in obj["masks"].items() if int(s) in index}
+        masks = {index[int(s)]: rle_codec.decode(rle) for s, rle in obj["masks"].items() if int(s) in index}
         visibility.append(Visibility(int(obj["object_id"]), obj.get("label", ""), masks))
     stamps = [f.stamp_ns for f in frames]
     return generate(

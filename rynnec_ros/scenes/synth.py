@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 from scipy.ndimage import binary_dilation
 
+from rynnec_ros.core import masks as rle_codec
 from rynnec_ros.scenes.bagio import OPTICAL_FRAME, BagFrame, check_storage, write_bag
-from rynnec_ros.scenes.dataset import MASKS_FORMAT, QA_FORMAT, encode_mask, save_json
+from rynnec_ros.scenes.dataset import MASKS_FORMAT, QA_FORMAT, save_json
 from rynnec_ros.scenes.qa import GenParams, GenStats, Visibility, generate
 from rynnec_ros.scenes.scene import (
     LINK_R_OPTICAL,
@@ -246,7 +247,7 @@ def generate_scene(out_dir: Path | str, opts: SceneOptions) -> dict[str, Any]:
                 {
                     "object_id": v.object_id,
                     "label": v.label,
-                    "masks": {str(stamps[i]): encode_mask(m) for i, m in sorted(v.masks.items())},
+                    "masks": {str(stamps[i]): rle_codec.encode(m) for i, m in sorted(v.masks.items())},
                 }
                 for v in visibility
             ],

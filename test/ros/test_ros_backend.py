@@ -117,7 +117,7 @@ def test_region_answer_over_ros_equals_torch_in_process(ort_client, stamps, torc
 
 
 def test_segmentation_over_ros_equals_torch_in_process(ort_client, stamps, torch_engine) -> None:
-    from rynnec_ros.ros.convert import mask_to_rle
+    from rynnec_ros.core import masks as rle_codec
 
     meta, frames, _ = _case("a1_video_qa_224x168")
     got = ort_client.segment(meta["question"], frame_stamps_ns=stamps, object_id=3)
@@ -129,9 +129,9 @@ def test_segmentation_over_ros_equals_torch_in_process(ort_client, stamps, torch
     assert len(res.masks) == len(frames)
     for m, w, score in zip(res.masks, want.masks, want.mask_scores or [], strict=True):
         assert w is not None and 0.05 < w.mean() < 0.95  # real SAM2 masks, not empty or full
-        size, counts = mask_to_rle(w)
-        assert list(m.size) == list(size)
-        assert m.counts == counts
+        rle = rle_codec.encode(w)
+        assert list(m.size) == rle["size"]
+        assert m.counts == rle["counts"]
         assert m.score == pytest.approx(score, abs=1e-4)
 
 

@@ -118,9 +118,9 @@ def test_demo_planner_replays_lost_frames_under_later_stamps(client, scene) -> N
     """The demo's replay_until_buffered: the first colour frame of the bag is lost; the bag goes again
     with every stamp (colour, depth, camera_info, /tf) shifted after everything buffered, and a spatial
     question on the shifted frames is answered from geometry with the scene's truth (poses shifted too)."""
+    from rynnec_ros.core import masks as rle_codec
     from rynnec_ros.core.types import Region
     from rynnec_ros.demo import replay_until_buffered
-    from rynnec_ros.ros.convert import rle_to_mask
     from rynnec_ros.ros.replay import BagReplayer
 
     questions = json.loads((scene / "questions.json").read_text())["questions"]
@@ -145,7 +145,7 @@ def test_demo_planner_replays_lost_frames_under_later_stamps(client, scene) -> N
     index = {s: i for i, s in enumerate(frames)}
     regions = [
         Region(object_id=o["object_id"], label=o["label"],
-               masks={index[int(s)]: rle_to_mask(r["size"], r["counts"]) for s, r in o["masks"].items()
+               masks={index[int(s)]: rle_codec.decode(r) for s, r in o["masks"].items()
                       if int(s) in index})
         for o in q["objects"]
     ]

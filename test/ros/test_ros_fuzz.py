@@ -42,14 +42,15 @@ def _mask_image(draw):
 def _region_mask(draw):
     from rynnec_ros.msg import RegionMask
 
-    from rynnec_ros.ros.convert import mask_to_rle
+    from rynnec_ros.core import masks as rle_codec
 
     kind = draw(st.sampled_from(["valid", "random", "image", "empty"]))
     m = RegionMask(stamp=draw(_time()))
     if kind == "valid":
         mask = np.zeros((H, W), bool)
         mask[draw(st.integers(0, H - 1)):, draw(st.integers(0, W - 1)):] = True
-        m.size, m.counts = mask_to_rle(mask)
+        rle = rle_codec.encode(mask)
+        m.size, m.counts = rle["size"], rle["counts"]
     elif kind == "random":
         m.size = [draw(_u32), draw(_u32)] if draw(st.booleans()) else [H, W]
         m.counts = draw(st.one_of(_text, st.text(alphabet=_RLE_CHARS, max_size=30)))

@@ -58,7 +58,8 @@ def stamps(client) -> list[int]:
 
 
 def test_segmentation_masks_carry_buffered_stamps_and_frame_size(client, stamps) -> None:
-    from rynnec_ros.ros.convert import rle_to_mask, stamp_to_ns
+    from rynnec_ros.core import masks as rle_codec
+    from rynnec_ros.ros.convert import stamp_to_ns
 
     ans = client.segment("the bright object", object_id=9)
     res = client.last_response
@@ -69,7 +70,7 @@ def test_segmentation_masks_carry_buffered_stamps_and_frame_size(client, stamps)
         assert stamp_to_ns(m.header.stamp) in used
         assert m.header.frame_id == "camera_color_optical_frame"
         assert list(m.size) == [H, W] and m.object_id == 9 and m.label == "the bright object"
-        mask = rle_to_mask(m.size, m.counts)
+        mask = rle_codec.decode({"size": list(m.size), "counts": m.counts})
         assert mask.shape == (H, W)
         if mask.any():
             ys, xs = np.nonzero(mask)
@@ -106,7 +107,7 @@ def test_region_question_uses_the_mask_frames(client, stamps) -> None:
         ({"question": ""}, "question is empty"),
         ({"question": "x" * 5000}, "max_question_chars"),
         ({"question": "q", "frame_stamps_ns": [123]}, "not in the buffer"),
-        ({"question": "q", "mask": np.ones((H + 1, W), bool)}, "mask is"),
+        ({"question": "q", "mask": np.ones((H + 1, W), bool)}, "is not its frame's 48×64"),
         ({"question": "q", "mask": np.zeros((H, W), bool)}, "mask is empty"),
         ({"question": "q", "window_ns": (T0 + 10**9, T0)}, "after window_end"),
         ({"question": "q", "task": "no_such_task"}, "unknown spatial task"),

@@ -88,8 +88,8 @@ def test_looping_bag_resets_the_buffer_once_per_loop(replayed) -> None:
 
 
 def test_spatial_question_from_replayed_depth_and_tf_is_answered_by_geometry(replayed, scene) -> None:
+    from rynnec_ros.core import masks as rle_codec
     from rynnec_ros.core.types import Region
-    from rynnec_ros.ros.convert import rle_to_mask
 
     questions = json.loads((scene / "questions.json").read_text())["questions"]
     q = next(q for t in SPATIAL_TASKS for q in questions if q["task"] == t and q["objects"])
@@ -99,7 +99,7 @@ def test_spatial_question_from_replayed_depth_and_tf_is_answered_by_geometry(rep
         Region(
             object_id=o["object_id"],
             label=o["label"],
-            masks={index[int(s)]: rle_to_mask(r["size"], r["counts"]) for s, r in o["masks"].items()},
+            masks={index[int(s)]: rle_codec.decode(r) for s, r in o["masks"].items()},
         )
         for o in q["objects"]
     ]
@@ -110,12 +110,13 @@ def test_spatial_question_from_replayed_depth_and_tf_is_answered_by_geometry(rep
 
 
 def test_spatial_source_parameter_routes_questions(replayed, scene) -> None:
+    from rynnec_ros.core import masks as rle_codec
     from rynnec_ros.core.types import Region
-    from rynnec_ros.ros.convert import rle_to_mask, stamp_to_ns
+    from rynnec_ros.ros.convert import stamp_to_ns
 
     obj = json.loads((scene / "masks.json").read_text())["objects"][0]
     stamp, rle = next(iter(obj["masks"].items()))
-    region = Region(object_id=obj["object_id"], masks={0: rle_to_mask(rle["size"], rle["counts"])})
+    region = Region(object_id=obj["object_id"], masks={0: rle_codec.decode(rle)})
     question = "How far is <object0> from you?"
     assert replayed.set_parameters({"spatial_source": "model"}) == [""]
     try:

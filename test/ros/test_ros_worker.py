@@ -155,14 +155,16 @@ def test_activate_refuses_while_the_old_worker_is_inside_a_long_step(node, monke
 def test_mask_frame_replaced_between_decoding_and_window_is_a_clear_failure(node, monkeypatch) -> None:
     from rynnec_ros.msg import Region, RegionMask
 
+    from rynnec_ros.core import masks as rle_codec
     from rynnec_ros.ros import convert, messages
 
     t = 60 * 10**9  # after every stamp the earlier tests fed
     _feed(node, t, value=1)
     mask = np.zeros((H, W), bool)
     mask[4:12, 5:20] = True
-    size, counts = convert.mask_to_rle(mask)
-    region = Region(object_id=1, masks=[RegionMask(stamp=convert.ns_to_stamp(t), size=size, counts=counts)])
+    rle = rle_codec.encode(mask)
+    region = Region(object_id=1, masks=[RegionMask(stamp=convert.ns_to_stamp(t), size=rle["size"],
+                                                   counts=rle["counts"])])
     decode = messages._regions
 
     def decode_then_camera_jumps(*args):

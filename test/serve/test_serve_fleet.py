@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from rynnec_ros.core import masks as rle_codec
 from rynnec_ros.core.types import Answer, Frame, Region, Request
-from rynnec_ros.core.wire import rle_encode
 from rynnec_ros.model.backends import load_engine
 from rynnec_ros.model.backends.remote import RemoteError
 from rynnec_ros.serve.server import run_request
@@ -71,7 +71,7 @@ def record(result: Answer | list[float]) -> dict[str, Any]:
         "token_ids": result.token_ids,
         "masks": None
         if result.masks is None
-        else [None if m is None else rle_encode(m) for m in result.masks],
+        else [None if m is None else rle_codec.encode(m) for m in result.masks],
         "mask_scores": result.mask_scores,
         "object_ids": result.object_ids,
         "frame_indices": result.frame_indices,

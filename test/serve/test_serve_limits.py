@@ -1,16 +1,10 @@
-"""The site server's limits without a server: RLE masks, request bodies, uploads (docs/serving.md, "Limits").
-
-Expected masks are written out by hand from the wire format's definition (``wire.rle_encode``'s
-docstring, the COCO convention of alternating run lengths that start with a run of zeros, here over the
-pixels in C order, row by row; COCO's own RLE runs column by column), not computed with our code.
-"""
+"""The site server's limits without a server: request bodies, region masks, uploads (docs/serving.md,
+"Limits"). The mask codec's own checks are tested in test/test_masks.py."""
 
 from __future__ import annotations
 
 import json
 import re
-import time
-import tracemalloc
 from typing import Any
 
 import numpy as np
@@ -19,78 +13,6 @@ import pytest
 from rynnec_ros.core import wire
 from rynnec_ros.core.types import Request
 from rynnec_ros.serve import guard
-
-# ----------------------------------------------------------------------------------------- RLE decode
-
-
-def test_rle_runs_alternate_from_a_run_of_zeros_in_row_order() -> None:
-    # 2×3, rows "0 1 1" and "1 0 0": row by row 0,1,1,1,0,0 -> one 0, three 1s, two 0s
-    want = np.array([[0, 1, 1], [1, 0, 0]], bool)
-    assert np.array_equal(wire.rle_decode({"size": [2, 3], "counts": [1, 3, 2]}), want)
-    # (column by column, as COCO counts, the same mask would be 0,1,1,0,1,0 -> [1, 2, 1, 1, 1])
-
-
-def test_rle_mask_starting_with_ones_has_an_empty_first_run() -> None:
-    want = np.array([[1, 1], [0, 1]], bool)  # 1,1,0,1 -> zero 0s, two 1s, one 0, one 1
-    assert np.array_equal(wire.rle_decode({"size": [2, 2], "counts": [0, 2, 1, 1]}), want)
-    assert wire.rle_encode(want)["counts"] == [0, 2, 1, 1]
-
-
-def test_rle_all_zero_and_all_one_masks() -> None:
-    assert not wire.rle_decode({"size": [3, 4], "counts": [12]}).any()
-    assert wire.rle_decode({"size": [3, 4], "counts": [0, 12]}).all()
-
-
-@pytest.mark.parametrize(
-    ("rle", "match"),
-    [
-        ({"size": [2, 2], "counts": [1, 2]}, "sum to 3, expected 2×2 = 4"),
-        ({"size": [48, 64], "counts": [10**12]}, "sum to 1000000000000"),
-        ({"size": [2, 2], "counts": [-1, 5]}, "negative"),
-        ({"size": [2, 2], "counts": ["a", "b"]}, "must be an integer"),
-        ({"size": [2, 2], "counts": [1.5, 2.5]}, "must be an integer"),
-        ({"size": [2, 2], "counts": [True, 3]}, "must be an integer"),
-        ({"size": [2, 2], "counts": [0, 1, 0, 1, 0, 1]}, "6 runs"),
-        ({"size": [2, 2], "counts": "4"}, "list of run lengths"),
-        ({"size": "big", "counts": [1]}, r"\[height, width\]"),
-        ({"size": [0, 5], "counts": []}, "empty"),
-        ({"size": [2, -2], "counts": []}, "empty"),
-        ({"counts": [4]}, r"\[height, width\]"),
-        ([0, 4], "object"),
-    ],
-)
-def test_rle_decode_refuses_malformed_masks(rle: Any, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
-        wire.rle_decode(rle)
-
-
-@pytest.mark.parametrize(
-    "rle",
-    [
-        {"size": [100000, 100000], "counts": [0, 100000 * 100000]},  # consistent, 10^10 pixels
-        {"size": [100000, 100000], "counts": [7, 5]},
-    ],
-)
-def test_rle_size_is_checked_before_anything_is_allocated(rle: dict[str, Any]) -> None:
-    tracemalloc.start()
-    t0 = time.perf_counter()
-    with pytest.raises(ValueError, match="100000×100000") as err:
-        wire.rle_decode(rle, shape=(48, 64))
-    elapsed = time.perf_counter() - t0
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    assert "frame's 48×64" in str(err.value)
-    assert peak < 1 << 20 and elapsed < 0.5, (peak, elapsed)
-    with pytest.raises(ValueError, match="budget of 8294400 pixels"):  # no frame given: the pixel budget
-        wire.rle_decode(rle)
-
-
-def test_rle_pixel_budget_can_be_lifted_or_lowered() -> None:
-    rle = {"size": [4, 4], "counts": [16]}
-    with pytest.raises(ValueError, match="budget of 15 pixels"):
-        wire.rle_decode(rle, max_pixels=15)
-    assert wire.rle_decode(rle, max_pixels=None).shape == (4, 4)
-
 
 # ------------------------------------------------------------------------------------ request bodies
 

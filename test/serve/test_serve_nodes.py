@@ -78,9 +78,9 @@ def _workload(robot: int) -> list[tuple[str, str, list[Region], slice]]:
 
 
 def _rle(mask: np.ndarray | None) -> Any:
-    from rynnec_ros.ros.convert import mask_to_rle
+    from rynnec_ros.core import masks as rle_codec
 
-    return None if mask is None else mask_to_rle(np.asarray(mask, bool))
+    return None if mask is None else rle_codec.encode(np.asarray(mask, bool))
 
 
 @pytest.fixture(scope="module")
