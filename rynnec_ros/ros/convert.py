@@ -112,11 +112,16 @@ def image_to_depth(msg: Image, depth_scale: float = 0.001) -> np.ndarray:
         raise ValueError(f"unsupported depth encoding '{enc}' (accepted: {', '.join(_DEPTH_ENCODINGS)})")
     raw = _pixels(msg, 1, _DEPTH_ENCODINGS[enc])[:, :, 0]
     if raw.dtype == np.uint16:
-        depth = raw.astype(np.float32) * np.float32(depth_scale)
-        depth[raw == 0] = np.nan
-        return depth
+        return units_to_metres(raw, depth_scale)
     depth = raw.astype(np.float32, copy=True)
     depth[~np.isfinite(depth) | (depth <= 0)] = np.nan
+    return depth
+
+
+def units_to_metres(units: np.ndarray, depth_scale: float) -> np.ndarray:
+    """Integer depth units -> float32 metres (``units * depth_scale`` in float32), NaN where 0 (no return)."""
+    depth = units.astype(np.float32) * np.float32(depth_scale)
+    depth[units == 0] = np.nan
     return depth
 
 

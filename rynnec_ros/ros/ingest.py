@@ -39,9 +39,7 @@ class PendingDepth:
         """float32 metres, NaN where unknown: for units exactly what ``convert.image_to_depth`` returns."""
         if self.depth.dtype != np.uint16:
             return self.depth
-        depth = self.depth.astype(np.float32) * np.float32(self.depth_scale)
-        depth[self.depth == 0] = np.nan
-        return depth
+        return convert.units_to_metres(self.depth, self.depth_scale)
 
 
 @dataclass
