@@ -55,6 +55,18 @@ class Peer:
             self._clients[key] = self.node.create_client(kind, name, qos_profile=qos)
         return self._clients[key]
 
+    def action_client(self, kind: Any, name: str, **kwargs: Any) -> Any:
+        """An ActionClient made while the executor does not see this node: rclpy's ActionClient adds
+        itself to the node's waitables before it has its ``_lock``, and a spinning executor that reaches
+        it then dies with AttributeError (seen in CI, 2026-12-03), leaving every later reply unheard."""
+        from rclpy.action import ActionClient
+
+        self.ex.remove_node(self.node)
+        try:
+            return ActionClient(self.node, kind, name, **kwargs)
+        finally:
+            self.ex.add_node(self.node)
+
     def forget(self, kind: Any, name: str) -> None:
         """Destroy the cached client of ``name``: the next call makes a fresh one (its own reply path)."""
         cli = self._clients.pop((kind, name), None)

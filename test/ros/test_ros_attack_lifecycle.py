@@ -131,14 +131,13 @@ def test_requests_during_deactivate_and_cleanup_all_get_responses(node_factory, 
     any service is destroyed". docs/ros.md: "Deactivate rejects queued requests and cancels the running
     one at its next token"."""
     from lifecycle_msgs.msg import Transition
-    from rclpy.action import ActionClient
     from rynnec_ros.action import Ask
     from rynnec_ros.srv import AskQuestion
 
     name = "rynnec_l2"
     node = _start(node_factory, endless_checkpoint, peer, name)
     try:
-        ac = ActionClient(peer.node, Ask, f"/{name}/ask_stream")
+        ac = peer.action_client(Ask, f"/{name}/ask_stream")
         assert ac.wait_for_server(timeout_sec=30)
         sent: list[tuple[float, object]] = []
         stop = threading.Event()
@@ -217,13 +216,12 @@ def test_signal_with_an_action_goal_in_flight_exits_0_within_2s(node_factory, en
     """Issue 11: "SIGINT/SIGTERM with an action goal in flight logs an RCLError traceback from
     goal_handle.abort()"; "SIGINT, SIGTERM and the shutdown transition each exit 0 within 2 s with no
     traceback"."""
-    from rclpy.action import ActionClient
     from rynnec_ros.action import Ask
 
     name = f"rynnec_{sig.name.lower()}"
     node = _start(node_factory, endless_checkpoint, peer, name)
     try:
-        ac = ActionClient(peer.node, Ask, f"/{name}/ask_stream")
+        ac = peer.action_client(Ask, f"/{name}/ask_stream")
         assert ac.wait_for_server(timeout_sec=30)
         pieces = threading.Event()
         goal = ac.send_goal_async(Ask.Goal(question="Tell a long story.", max_new_tokens=LONG),
