@@ -113,12 +113,11 @@ def _qos(deep: bool) -> dict:
 def _action_client(peer: Peer, deep: bool):
     """Default: an ActionClient exactly as ``ros2 action send_goal`` makes it (every QoS left at rclpy's
     default). Deep: goal, result and cancel services keep 1000."""
-    from rclpy.action import ActionClient
     from rynnec_ros.action import Ask
 
     q = _qos(deep).get("qos_profile")
     kw = {f"{k}_service_qos_profile": q for k in ("goal", "result", "cancel")} if q else {}
-    ac = ActionClient(peer.node, Ask, ACTION, **kw)
+    ac = peer.action_client(Ask, ACTION, **kw)
     assert ac.wait_for_server(timeout_sec=60.0), f"{ACTION} not available"
     return ac
 
