@@ -27,8 +27,6 @@ from rynnec_ros.core import masks as rle_codec
 SPATIAL_TASK_PREFERENCE = ("distance_to_camera", "object_height", "height_from_ground", "center_distance")
 
 
-
-
 def _answer_dict(ans: Any) -> dict[str, Any]:
     return {
         "text": ans.text,

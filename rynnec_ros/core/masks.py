@@ -44,10 +44,10 @@ def encode(mask: np.ndarray) -> dict[str, Any]:
     return {"size": [int(rle["size"][0]), int(rle["size"][1])], "counts": rle["counts"].decode("ascii")}
 
 
-def _string_runs(counts: str, limit: int) -> list[int]:
-    """Run lengths of a compressed counts string, parsed as pycocotools' ``rleFrString`` does (5 bits per
-    character from '0', bit 0x20 continues, bit 0x10 of the last character signs, runs after the second
-    stored as differences to the run two back). Stops as soon as the runs pass ``limit`` pixels."""
+def _string_total(counts: str, limit: int) -> int:
+    """Pixels a compressed counts string covers, its runs parsed as pycocotools' ``rleFrString`` parses
+    them (5 bits per character from '0', bit 0x20 continues, bit 0x10 of the last character signs, runs
+    after the second stored as differences to the run two back). Stops as soon as they pass ``limit``."""
     runs: list[int] = []
     total, i = 0, 0
     while i < len(counts):
@@ -70,7 +70,7 @@ def _string_runs(counts: str, limit: int) -> list[int]:
         if total > limit:
             raise ValueError(f"mask RLE counts sum to more than {limit}")
         runs.append(value)
-    return runs
+    return total
 
 
 def check(rle: Any, shape: Sequence[int] | None = None, max_pixels: int | None = None) -> tuple[int, int]:
@@ -96,7 +96,7 @@ def check(rle: Any, shape: Sequence[int] | None = None, max_pixels: int | None =
     if isinstance(counts, str):
         if not all(48 <= ord(c) < 48 + 64 for c in counts):
             raise ValueError("mask RLE counts string must be COCO compressed (characters '0'..'o')")
-        total = sum(_string_runs(counts, h * w))
+        total = _string_total(counts, h * w)
     elif isinstance(counts, (list, tuple)):
         if len(counts) > h * w + 1:  # at most one run per pixel, after the leading run of zeros
             raise ValueError(f"mask RLE has {len(counts)} runs, more than a {h}×{w} mask can have")

@@ -20,6 +20,7 @@ from builtin_interfaces.msg import Time
 from PIL import Image as PILImage
 from sensor_msgs.msg import CompressedImage, Image, RegionOfInterest
 
+from rynnec_ros.core.images import depth_to_metres
 from rynnec_ros.core.types import NS_PER_S
 
 INT32_MAX = 2**31 - 1
@@ -107,22 +108,16 @@ def image_to_depth(msg: Image, depth_scale: float = 0.001) -> np.ndarray:
     16UC1/mono16 are integer units times ``depth_scale`` (millimetres by the REP 118 convention) with 0
     meaning no return; 32FC1 is metres, and NaN/inf/non-positive values become NaN.
     """
+    return depth_to_metres(depth_pixels(msg), depth_scale)
+
+
+def depth_pixels(msg: Image) -> np.ndarray:
+    """A depth image's own H×W values (uint16 units for 16UC1/mono16, float32 for 32FC1), step padding
+    and byte order honoured; may view the message's buffer."""
     enc = msg.encoding
     if enc not in _DEPTH_ENCODINGS:
         raise ValueError(f"unsupported depth encoding '{enc}' (accepted: {', '.join(_DEPTH_ENCODINGS)})")
-    raw = _pixels(msg, 1, _DEPTH_ENCODINGS[enc])[:, :, 0]
-    if raw.dtype == np.uint16:
-        return units_to_metres(raw, depth_scale)
-    depth = raw.astype(np.float32, copy=True)
-    depth[~np.isfinite(depth) | (depth <= 0)] = np.nan
-    return depth
-
-
-def units_to_metres(units: np.ndarray, depth_scale: float) -> np.ndarray:
-    """Integer depth units -> float32 metres (``units * depth_scale`` in float32), NaN where 0 (no return)."""
-    depth = units.astype(np.float32) * np.float32(depth_scale)
-    depth[units == 0] = np.nan
-    return depth
+    return _pixels(msg, 1, _DEPTH_ENCODINGS[enc])[:, :, 0]
 
 
 def compressed_size(data: bytes) -> tuple[int, int]:

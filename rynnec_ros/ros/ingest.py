@@ -14,11 +14,11 @@ import numpy as np
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 
 from rynnec_ros.core.buffer import NS_PER_S, FrameBuffer
+from rynnec_ros.core.images import depth_to_metres
 from rynnec_ros.core.types import Frame
 from rynnec_ros.ros import convert
 
 MAX_PENDING_DEPTH = 8  # depth frames waiting for their colour frame (drivers publish them a few ms apart)
-UNIT_DEPTH_ENCODINGS = ("16UC1", "mono16")  # integer units times depth_scale; 0 = no return (REP 118)
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class PendingDepth:
         """float32 metres, NaN where unknown: for units exactly what ``convert.image_to_depth`` returns."""
         if self.depth.dtype != np.uint16:
             return self.depth
-        return convert.units_to_metres(self.depth, self.depth_scale)
+        return depth_to_metres(self.depth, self.depth_scale)
 
 
 @dataclass
@@ -105,13 +105,10 @@ class CameraIngest:
         frame_id = msg.header.frame_id
         if isinstance(msg, Image):
             convert.check_size(int(msg.width), int(msg.height), max_pixels, f"depth image ({msg.encoding})")
-            if msg.encoding in UNIT_DEPTH_ENCODINGS:
-                # _pixels validates step/size and honours is_bigendian, as image_to_depth does; the copy
-                # keeps no view of the message's buffer.
-                units = convert._pixels(msg, 1, "u2")[:, :, 0].copy()
-                held = PendingDepth(frame_id, units, scale)
-            else:
-                held = PendingDepth(frame_id, convert.image_to_depth(msg, scale), scale)
+            raw = convert.depth_pixels(msg)
+            # Units are held as a copy (no view of the message's buffer) and converted when attached.
+            kept = raw.copy() if raw.dtype == np.uint16 else depth_to_metres(raw, scale)
+            held = PendingDepth(frame_id, kept, scale)
         else:
             held = PendingDepth(frame_id, convert.compressed_depth_to_depth(msg, scale, max_pixels), scale)
         frame = self.buffer.get(stamp)

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
+from rynnec_ros.core.images import depth_to_metres
 from rynnec_ros.core.types import Frame
 
 COLOR_TOPIC = "/camera/color/image_raw"
@@ -220,9 +221,9 @@ def decode_image(msg, depth_scale: float = DEFAULT_DEPTH_SCALE) -> np.ndarray:
     """Image message → RGB uint8 H×W×3 or depth float32 metres H×W (NaN where 0/invalid).
 
     16UC1/mono16 depth is integer units times ``depth_scale`` metres (millimetres by REP 118's
-    convention; some drivers record 0.1 mm or other units); 32FC1 is metres whatever the scale. The
-    product is taken in float32 as the node's ``convert.image_to_depth`` takes it, so a recorded bag and
-    the live topic give the node and the evaluation the same depths.
+    convention; some drivers record 0.1 mm or other units); 32FC1 is metres whatever the scale. Both go
+    through ``core.images.depth_to_metres``, the node's own conversion, so a recorded bag and the live
+    topic give the node and the evaluation the same depths.
     """
     enc = msg.encoding.lower()
     h, w, step = int(msg.height), int(msg.width), int(msg.step)
@@ -235,14 +236,10 @@ def decode_image(msg, depth_scale: float = DEFAULT_DEPTH_SCALE) -> np.ndarray:
         return np.ascontiguousarray(img[..., ::-1] if enc == "bgra8" else img)
     order = ">" if msg.is_bigendian else "<"
     if enc == "32fc1":
-        d = raw[:, : w * 4].copy().view(f"{order}f4").reshape(h, w).astype(np.float32)
-        d[~np.isfinite(d) | (d <= 0)] = np.nan
-        return d
+        return depth_to_metres(raw[:, : w * 4].copy().view(f"{order}f4").reshape(h, w), depth_scale)
     if enc in ("16uc1", "mono16"):
-        units = raw[:, : w * 2].copy().view(f"{order}u2").reshape(h, w)
-        d = units.astype(np.float32) * np.float32(depth_scale)
-        d[units == 0] = np.nan
-        return d
+        units = raw[:, : w * 2].copy().view(f"{order}u2").reshape(h, w).astype(np.uint16)
+        return depth_to_metres(units, depth_scale)
     raise ValueError(f"unsupported image encoding {msg.encoding!r}")
 
 
