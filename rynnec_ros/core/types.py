@@ -81,6 +81,28 @@ class Request:
     max_new_tokens: int = 128
 
 
+@dataclass(frozen=True)
+class ObjectBox:
+    """The oriented box the geometry measured for one object (what an answer's value came from).
+
+    ``center`` (metres) and ``orientation`` (quaternion x, y, z, w of the box's axes: length, width,
+    height) are in ``frame_id``; "" is the request's world frame, the gravity-aligned frame its frames'
+    ``world_T_camera`` poses are in (the node's ``world_frame``). Without poses the box is in the last
+    frame's camera frame (that frame's ``frame_id``), its height axis along gravity as the floor gave
+    it. ``size`` is (length, width, height): the long and short sides of the horizontal footprint and
+    the vertical extent, as the answers define them; ``yaw`` is the length axis's heading about gravity
+    (radians in [-π/2, π/2), about the world z when posed). ``object_id`` is the region's own id.
+    """
+
+    object_id: int
+    label: str
+    center: tuple[float, float, float]
+    size: tuple[float, float, float]
+    yaw: float
+    frame_id: str = ""
+    orientation: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+
+
 @dataclass
 class Answer:
     """What the engine or the geometry returns; the node turns it into a service response.
@@ -90,7 +112,8 @@ class Answer:
     mask) for segmentation. ``timings`` holds seconds per stage (``vision``, ``prefill``, ``decode``,
     ``sam2``, ...). ``reason`` explains why a quantity could not be determined.
     ``option_probabilities`` (one per option, summing to 1) is set when the model chose among options by
-    their likelihood.
+    their likelihood. ``boxes`` holds the box of every object a geometric answer measured (in the order
+    the question names them, subject first), for drawing what the answer is about.
     """
 
     text: str
@@ -107,6 +130,7 @@ class Answer:
     frame_indices: list[int] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     reason: str = ""
+    boxes: list[ObjectBox] = field(default_factory=list)
 
 
 class Cancelled(Exception):

@@ -388,7 +388,8 @@ class CognitionNode(LifecycleNode):
             ans = router.answer(request, stream, job.should_stop)
             ans.timings = {"queue": waited, **ans.timings}
             res = messages.fill_ask(AskQuestion.Response() if stream is None else Ask.Result(), ans, request)
-            outputs.answer(ans, request, self._p["publish_overlay"])
+            outputs.answer(ans, request, self._p["publish_overlay"], self._p["publish_markers"],
+                           self._p["world_frame"])
         res.success = True
         res.message = ""
         return res

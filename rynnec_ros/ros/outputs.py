@@ -1,4 +1,5 @@
-"""The node's answer topics: ~/object_masks, ~/spatial_answers and ~/overlay (lifecycle publishers).
+"""The node's answer topics: ~/object_masks, ~/spatial_answers, ~/overlay and ~/markers (lifecycle
+publishers).
 
 Created on configure and enabled on activate, so nothing is published while the node is inactive.
 """
@@ -11,10 +12,12 @@ from typing import Any
 import numpy as np
 from sensor_msgs.msg import Image
 from std_msgs.msg import Header
+from visualization_msgs.msg import MarkerArray
 
 from rynnec_ros.core.types import Answer, Frame, Request
 from rynnec_ros.msg import ObjectMask, ObjectMasks, SpatialAnswer
 from rynnec_ros.ros import convert
+from rynnec_ros.ros.markers import answer_markers
 
 
 class Outputs:
@@ -23,9 +26,10 @@ class Outputs:
         self.masks = node.create_lifecycle_publisher(ObjectMasks, "~/object_masks", 10)
         self.spatial = node.create_lifecycle_publisher(SpatialAnswer, "~/spatial_answers", 10)
         self.overlay = node.create_lifecycle_publisher(Image, "~/overlay", 2)
+        self.markers = node.create_lifecycle_publisher(MarkerArray, "~/markers", 2)
 
     def destroy(self) -> None:
-        for pub in (self.masks, self.spatial, self.overlay):
+        for pub in (self.masks, self.spatial, self.overlay, self.markers):
             self._node.destroy_lifecycle_publisher(pub)
 
     def segmentation(self, ans: Answer, request: Request, masks: list[ObjectMask], overlay: bool) -> None:
@@ -36,7 +40,9 @@ class Outputs:
             last, mask = shown[-1]
             self._overlay(request.frames[last], [mask], [request.question])
 
-    def answer(self, ans: Answer, request: Request, overlay: bool) -> None:
+    def answer(self, ans: Answer, request: Request, overlay: bool, markers: bool, world_frame: str) -> None:
+        """~/spatial_answers always; ~/overlay (the regions' masks on their newest frame) and ~/markers
+        (the boxes the answer measured, or a DELETEALL when it measured none) when asked for."""
         newest = request.frames[-1]
         self.spatial.publish(SpatialAnswer(
             header=Header(stamp=convert.ns_to_stamp(newest.stamp_ns), frame_id=newest.frame_id),
@@ -51,6 +57,8 @@ class Outputs:
             fi = with_masks[-1]
             drawn = [(m[fi], r.label or f"object {r.object_id}") for r, m in per_region if fi in m]
             self._overlay(request.frames[fi], [m for m, _ in drawn], [lab for _, lab in drawn])
+        if markers:
+            self.markers.publish(answer_markers(ans, request, world_frame))
 
     def _overlay(self, frame: Frame, masks: list[np.ndarray], labels: list[str]) -> None:
         img = convert.draw_overlay(frame.rgb, masks, labels)

@@ -209,6 +209,9 @@ PARAMS: tuple[ParamSpec, ...] = (
     # Outputs.
     ParamSpec("publish_overlay", True, "Publish ~/overlay (masks drawn on the frame) after segmentations and "
               "region questions.", _any),
+    ParamSpec("publish_markers", True, "Publish ~/markers (visualization_msgs/MarkerArray) after region "
+              "questions: the oriented box and label of each object a geometric answer measured, for RViz.",
+              _any),
     ParamSpec("diagnostics_period_s", 1.0, "Period of /diagnostics status messages.", _range(0.05, 3600.0),
               live=False),
     ParamSpec("autostart", False, "Configure and activate on start-up (robots without a lifecycle manager).",

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from rynnec_ros.core.types import Answer, Frame, Request
+from rynnec_ros.core.types import Answer, Frame, ObjectBox, Request
 from rynnec_ros.spatial.ground import GroundParams, Plane, choose_ground, detect_planes, rotation_aligning
 from rynnec_ros.spatial.parse import (
     NOT_MEASURABLE,
@@ -185,6 +185,7 @@ class SpatialEngine:
             return answer
         task = parsed.task
         objects = self._object_indices(request, parsed)
+        scene: Scene | None = None
         try:
             self._check_coverage(request, parsed)
             scene = self._build_scene(request, task, objects)
@@ -192,6 +193,8 @@ class SpatialEngine:
         except (_Unanswerable, Undeterminable) as exc:
             reason = str(exc)
             answer = Answer(text=f"I cannot determine this from depth and poses: {reason}.", reason=reason)
+        if scene is not None:  # measured, even when the quantity then could not be determined
+            answer.boxes = object_boxes(scene, request, objects)
         answer.source = "geometry"
         answer.task = task
         if request.options and answer.option_index is None:
@@ -351,7 +354,8 @@ class SpatialEngine:
         if ground is None and self.params.ground_from_world_origin and posed:
             ground = Plane(normal=np.array([0.0, 0.0, 1.0]), offset=0.0, n_inliers=0)
         me = self._frame_pose(frames[last], align)
-        return Scene(me=me, objects=geoms, ground=ground, camera_path=path)
+        undo = None if align is None else align[:3, :3].T
+        return Scene(me=me, objects=geoms, ground=ground, camera_path=path, request_R_scene=undo)
 
     def _object_points(
         self, frames: list[Frame], views: list[tuple[int, np.ndarray]], posed: bool, key: str
@@ -480,6 +484,62 @@ class SpatialEngine:
         planes = [p.rotated(align[:3, :3]) for p in planes_cam]
         ground = None if floor is None else floor.rotated(align[:3, :3])
         return align, planes, ground
+
+
+def _quaternion(R: np.ndarray) -> tuple[float, float, float, float]:
+    """(x, y, z, w) of a rotation matrix (Shepperd: from its largest diagonal combination), w >= 0."""
+    t = np.trace(R)
+    i = int(np.argmax([t, R[0, 0], R[1, 1], R[2, 2]]))
+    if i == 0:
+        w = np.sqrt(1.0 + t) / 2
+        q = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1], 4 * w * w]) / (4 * w)
+    else:
+        a, b, c = i - 1, i % 3, (i + 1) % 3
+        s = np.sqrt(1.0 + R[a, a] - R[b, b] - R[c, c]) * 2  # 4·q[a]
+        q = np.zeros(4)
+        q[a] = s / 4
+        q[b] = (R[b, a] + R[a, b]) / s
+        q[c] = (R[c, a] + R[a, c]) / s
+        q[3] = (R[c, b] - R[b, c]) / s
+    q = q / np.linalg.norm(q)
+    if q[3] < 0:
+        q = -q
+    return float(q[0]), float(q[1]), float(q[2]), float(q[3])
+
+
+def object_boxes(scene: Scene, request: Request, objects: list[int]) -> list[ObjectBox]:
+    """The measured box of each of ``objects`` (region indices) in the request's frame, under the
+    regions' own ids: the scene's gravity alignment undone (``Scene.request_R_scene``).
+
+    A summary's ``yaw`` is the heading of its first box axis, which is the long side or the short one;
+    the box's is the long side's (its length), kept in [-π/2, π/2) since a box turned by π is itself.
+    """
+    undo = scene.request_R_scene
+    frame_id = "" if undo is None else request.frames[-1].frame_id
+    boxes = []
+    for k in objects:
+        geom = scene.objects.get(k)
+        if not isinstance(geom, ObjectGeometry):
+            continue
+        c = geom.corners_xy
+        along_first = float(np.linalg.norm(c[1] - c[0])) >= float(np.linalg.norm(c[3] - c[0]))
+        yaw = float(np.mod(geom.yaw + (0.0 if along_first else np.pi / 2) + np.pi / 2, np.pi) - np.pi / 2)
+        cos, sin = np.cos(yaw), np.sin(yaw)
+        R = np.array([[cos, -sin, 0.0], [sin, cos, 0.0], [0.0, 0.0, 1.0]])
+        center = np.asarray(geom.center, dtype=np.float64)
+        if undo is not None:
+            R, center = undo @ R, undo @ center
+        region = request.regions[k]
+        boxes.append(ObjectBox(
+            object_id=int(region.object_id),
+            label=region.label,
+            center=(float(center[0]), float(center[1]), float(center[2])),
+            size=(float(geom.length), float(geom.width), float(geom.height)),
+            yaw=yaw,
+            frame_id=frame_id,
+            orientation=_quaternion(R),
+        ))
+    return boxes
 
 
 def _object_key(window: str, frames: list[Frame], views: list[tuple[int, np.ndarray]]) -> str:

@@ -70,12 +70,18 @@ class ObjectFacts(Protocol):
 
 @dataclass
 class Scene:
-    """What the solvers see: my pose, objects by region index, floor, camera path (window)."""
+    """What the solvers see: my pose, objects by region index, floor, camera path (window).
+
+    All of it is in one gravity-aligned frame (z up). ``request_R_scene`` rotates that frame into the
+    request's own: ``None`` when they are the same (posed frames: the world frame of their poses);
+    without poses the engine aligns the last camera's frame with gravity, and this undoes it.
+    """
 
     me: np.ndarray
     objects: dict[int, ObjectFacts]
     ground: Plane | None
     camera_path: np.ndarray | None
+    request_R_scene: np.ndarray | None = None
 
 
 def _ref(k: int) -> str:

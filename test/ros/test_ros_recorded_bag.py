@@ -471,14 +471,51 @@ def _ask(client, question: str):
 
 def test_distance_from_recorded_depth_and_tf(answered) -> None:
     ans = _ask(answered, "How far is <object0> from you?")
-    assert ans.source == "geometry" and ans.task == "distance_to_camera" and ans.unit == "m"
+    assert (ans.source, ans.task, ans.unit) == ("geometry", "distance_to_camera", "m"), ans.reason
     assert ans.value == pytest.approx(SCENE.face_depth_m, rel=0.1)
+
+
+def test_markers_draw_the_measured_face_in_odom(answered) -> None:
+    """~/markers after a geometric answer, as RViz would get it. The scene model puts the face's centre
+    straight ahead of the colour camera, face_depth_m along odom x: base_link at camera_in_odom (x, y),
+    camera_link at mount height z, camera_color_frame BASELINE_M along y, so (2.1, 0.215, 0.5) in odom;
+    the face is face_height_m tall along odom z. The topic is the one config/rynnec.rviz displays."""
+    import yaml
+    from visualization_msgs.msg import Marker, MarkerArray
+
+    rviz = yaml.safe_load((Path(__file__).parents[2] / "config" / "rynnec.rviz").read_text())
+    (topic,) = [d["Topic"]["Value"] for d in rviz["Visualization Manager"]["Displays"]
+                if d["Class"] == "rviz_default_plugins/MarkerArray"]
+    got: list[MarkerArray] = []
+    sub = answered.node.create_subscription(MarkerArray, topic, got.append, 10)
+    try:
+        deadline = time.monotonic() + 10.0
+        while answered.node.count_publishers(topic) == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ans = _ask(answered, "How far is <object0> from you?")
+        assert ans.source == "geometry", ans.reason
+        while not got and time.monotonic() < deadline + 10.0:
+            time.sleep(0.05)
+    finally:
+        answered.node.destroy_subscription(sub)
+    assert got, f"no MarkerArray on {topic}"
+    markers = got[-1].markers
+    assert markers[0].action == Marker.DELETEALL
+    cube = next(m for m in markers if m.type == Marker.CUBE)
+    x, y, z = SCENE.camera_in_odom
+    p = cube.pose.position
+    assert cube.header.frame_id == "odom"
+    assert cube.header.stamp.sec * NS + cube.header.stamp.nanosec == SCENE.stamps()[-1]
+    assert (p.x, p.y, p.z) == pytest.approx((x + SCENE.face_depth_m, y + BASELINE_M, z), abs=0.05)
+    assert cube.scale.z == pytest.approx(SCENE.face_height_m, rel=0.15)
+    label = next(m for m in markers if m.type == Marker.TEXT_VIEW_FACING)
+    assert label.text.startswith("box: ") and label.text.endswith(" m")
 
 
 def test_height_needs_the_latched_static_transforms(answered) -> None:
     """Height is measured along gravity (odom z): without /tf_static there is no camera pose to give it."""
     ans = _ask(answered, "How tall is <object0>?")
-    assert ans.source == "geometry" and ans.task == "object_height" and ans.unit == "m"
+    assert (ans.source, ans.task, ans.unit) == ("geometry", "object_height", "m"), ans.reason
     assert ans.value == pytest.approx(SCENE.face_height_m, rel=0.15)
 
 

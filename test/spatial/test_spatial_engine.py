@@ -290,3 +290,52 @@ def test_concurrent_questions_on_one_engine_answer_as_separate_engines_do(views)
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda qo: shared.answer(_request(views, qo[0], objs=qo[1])).text, questions))
     assert got == expected
+
+
+def _box_yaw_error(yaw: float, truth: float) -> float:
+    """Heading difference of two box length axes: a box turned by π is itself."""
+    return abs((yaw - truth + np.pi / 2) % np.pi - np.pi / 2)
+
+
+def test_measured_boxes_are_the_scene_models_boxes(views) -> None:
+    """Answer.boxes (what ~/markers draws) against the scene model: BOX is a 0.6 × 0.4 × 0.7 m box at
+    (2.0, 0.6, 0.35) with its 0.6 m side at yaw 0.3 rad; BIN an upright cylinder r 0.2, h 0.5 at
+    (1.6, -0.9, 0.25). Posed frames: the boxes are in the world frame of the poses (frame_id "")."""
+    engine = SpatialEngine()
+    req = _request(views, "How far is <object0> from <object1>?", objs=(BOX, BIN))
+    req.regions[0].label = "box"
+    ans = engine.answer(req)
+    assert [b.object_id for b in ans.boxes] == [10, 20] and [b.label for b in ans.boxes] == ["box", ""]
+    box, bin_ = ans.boxes
+    assert box.frame_id == "" and bin_.frame_id == ""
+    assert np.linalg.norm(np.subtract(box.center, BOX.center)) < 0.05
+    assert box.size == pytest.approx((0.6, 0.4, 0.7), rel=0.1)
+    assert _box_yaw_error(box.yaw, 0.3) < 0.05
+    # The orientation is the yaw about world z: quaternion (0, 0, sin(yaw/2), cos(yaw/2)).
+    assert box.orientation == pytest.approx((0.0, 0.0, np.sin(box.yaw / 2), np.cos(box.yaw / 2)), abs=1e-9)
+    assert np.linalg.norm(np.subtract(bin_.center, BIN.center)) < 0.05
+    assert bin_.size == pytest.approx((0.4, 0.4, 0.5), rel=0.1)
+
+
+def test_without_poses_the_box_is_in_the_last_cameras_frame(views) -> None:
+    """Unposed: the box comes in the last frame's camera frame; through that camera's true pose it must
+    land on the scene model's box, its height axis on world z."""
+    from rynnec_ros.core.transforms import quat_to_matrix
+
+    scene, frames, ids = views
+    optical = "camera_color_optical_frame"
+    unposed = [dataclasses.replace(f, world_T_camera=None, frame_id=optical) for f in frames]
+    ans = SpatialEngine().answer(_request((scene, unposed, ids), "How tall is <object0>?"))
+    (box,) = ans.boxes
+    assert box.frame_id == optical
+    T = frames[-1].world_T_camera
+    world_R_box = T[:3, :3] @ quat_to_matrix(*box.orientation)
+    assert np.linalg.norm(T[:3, :3] @ np.asarray(box.center) + T[:3, 3] - BOX.center) < 0.08
+    assert np.degrees(np.arccos(np.clip(world_R_box[2, 2], -1.0, 1.0))) < 3.0
+    assert _box_yaw_error(float(np.arctan2(world_R_box[1, 0], world_R_box[0, 0])), 0.3) < 0.1
+    assert box.size[2] == pytest.approx(0.7, rel=0.1)
+
+
+def test_an_answer_that_measured_no_object_has_no_boxes(views) -> None:
+    walked = SpatialEngine().answer(_request(views, "How far have you walked in total?", objs=()))
+    assert walked.value is not None and walked.boxes == []
