@@ -92,9 +92,9 @@ def run_planner_demo(scene: Path, out: Path, namespace: str, timeout_s: float, u
     import rclpy  # noqa: F401  (fail early with a clear ImportError when ROS is missing)
     from sensor_msgs.msg import Image
 
+    from rynnec_ros.core.images import image_to_rgb
     from rynnec_ros.core.types import Region
     from rynnec_ros.ros.client import CognitionClient, FramesNotBuffered
-    from rynnec_ros.ros.convert import image_to_rgb
     from rynnec_ros.ros.replay import BagReplayer
 
     out.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 
 Every function raises ValueError naming what was wrong (unknown encoding, wrong size, malformed RLE) so
 the node can answer ``success=false`` with that reason instead of dying. Raw ``sensor_msgs/Image`` is
-decoded with numpy (no copy beyond what the encoding needs); ``CompressedImage`` goes through OpenCV's
+decoded by ``core/images.py`` (numpy, shared with the bag reader); ``CompressedImage`` goes through OpenCV's
 ``imdecode`` (what cv_bridge's ``compressed_imgmsg_to_cv2`` calls), after its size is read from the header.
 """
 
@@ -20,21 +20,10 @@ from builtin_interfaces.msg import Time
 from PIL import Image as PILImage
 from sensor_msgs.msg import CompressedImage, Image, RegionOfInterest
 
-from rynnec_ros.core.images import depth_to_metres
+from rynnec_ros.core.images import pixels
 from rynnec_ros.core.types import NS_PER_S
 
 INT32_MAX = 2**31 - 1
-
-# channels, dtype, and how to reach RGB, for the colour encodings accepted on the camera topic.
-_COLOR_ENCODINGS: dict[str, tuple[int, str, int | None]] = {
-    "rgb8": (3, "u1", None),
-    "bgr8": (3, "u1", cv2.COLOR_BGR2RGB),
-    "rgba8": (4, "u1", cv2.COLOR_RGBA2RGB),
-    "bgra8": (4, "u1", cv2.COLOR_BGRA2RGB),
-    "mono8": (1, "u1", cv2.COLOR_GRAY2RGB),
-}
-_DEPTH_ENCODINGS = {"16UC1": "u2", "mono16": "u2", "32FC1": "f4"}
-
 
 def stamp_to_ns(stamp: Any) -> int:
     """builtin_interfaces/Time -> integer nanoseconds (the buffer's key); ValueError for invalid times.
@@ -67,57 +56,6 @@ def check_size(width: int, height: int, max_pixels: int, what: str) -> None:
     if width * height > max_pixels:
         raise ValueError(f"{what} is {width}x{height} = {width * height} pixels, more than "
                          f"max_image_pixels={max_pixels}")
-
-
-def _pixels(msg: Any, channels: int, dtype: str) -> np.ndarray:
-    """View the image payload as H×W×C honouring ``step`` padding and ``is_bigendian``."""
-    h, w, step = int(msg.height), int(msg.width), int(msg.step)
-    if h <= 0 or w <= 0:
-        raise ValueError(f"image has an empty size {w}x{h}")
-    dt = np.dtype(dtype).newbyteorder(">" if msg.is_bigendian else "<")
-    row = w * channels * dt.itemsize
-    if step < row:
-        raise ValueError(f"image step {step} is smaller than width*channels*bytes = {row} ({msg.encoding})")
-    data = msg.data
-    buf = np.frombuffer(data, np.uint8) if not isinstance(data, np.ndarray) else data.view(np.uint8)
-    if buf.size != step * h:  # sensor_msgs/Image: "data: actual matrix data, size is (step * rows)"
-        raise ValueError(f"image data has {buf.size} bytes, expected step*height = {step * h}")
-    rows = buf[: step * h].reshape(h, step)[:, :row]
-    arr = np.ascontiguousarray(rows).view(dt).reshape(h, w, channels)
-    return arr.astype(dt.newbyteorder("="), copy=False)
-
-
-def image_to_rgb(msg: Image) -> np.ndarray:
-    """sensor_msgs/Image (rgb8, bgr8, rgba8, bgra8, mono8) -> H×W×3 uint8 RGB."""
-    enc = msg.encoding.lower()
-    if enc not in _COLOR_ENCODINGS:
-        raise ValueError(
-            f"unsupported colour encoding '{msg.encoding}' (accepted: {', '.join(_COLOR_ENCODINGS)})"
-        )
-    channels, dtype, code = _COLOR_ENCODINGS[enc]
-    arr = _pixels(msg, channels, dtype)
-    if code is None:
-        return arr
-    src = arr[:, :, 0] if channels == 1 else arr
-    return cv2.cvtColor(src, code)
-
-
-def image_to_depth(msg: Image, depth_scale: float = 0.001) -> np.ndarray:
-    """Depth image -> float32 metres with NaN where unknown.
-
-    16UC1/mono16 are integer units times ``depth_scale`` (millimetres by the REP 118 convention) with 0
-    meaning no return; 32FC1 is metres, and NaN/inf/non-positive values become NaN.
-    """
-    return depth_to_metres(depth_pixels(msg), depth_scale)
-
-
-def depth_pixels(msg: Image) -> np.ndarray:
-    """A depth image's own H×W values (uint16 units for 16UC1/mono16, float32 for 32FC1), step padding
-    and byte order honoured; may view the message's buffer."""
-    enc = msg.encoding
-    if enc not in _DEPTH_ENCODINGS:
-        raise ValueError(f"unsupported depth encoding '{enc}' (accepted: {', '.join(_DEPTH_ENCODINGS)})")
-    return _pixels(msg, 1, _DEPTH_ENCODINGS[enc])[:, :, 0]
 
 
 def compressed_size(data: bytes) -> tuple[int, int]:
@@ -203,7 +141,7 @@ def mono8_to_mask(msg: Image) -> np.ndarray:
     """mono8 (or 8UC1) mask image -> boolean mask (non-zero = object)."""
     if msg.encoding not in ("mono8", "8UC1"):
         raise ValueError(f"mask image must be mono8, got '{msg.encoding}'")
-    return _pixels(msg, 1, "u1")[:, :, 0] > 0
+    return pixels(msg, 1, "u1")[:, :, 0] > 0
 
 
 def mask_bbox(mask: np.ndarray) -> RegionOfInterest:

@@ -14,7 +14,7 @@ import numpy as np
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 
 from rynnec_ros.core.buffer import NS_PER_S, FrameBuffer
-from rynnec_ros.core.images import depth_to_metres
+from rynnec_ros.core.images import depth_pixels, depth_to_metres, image_to_rgb
 from rynnec_ros.core.types import Frame
 from rynnec_ros.ros import convert
 
@@ -36,7 +36,7 @@ class PendingDepth:
     depth_scale: float
 
     def metres(self) -> np.ndarray:
-        """float32 metres, NaN where unknown: for units exactly what ``convert.image_to_depth`` returns."""
+        """float32 metres, NaN where unknown: for units exactly what ``images.image_to_depth`` returns."""
         if self.depth.dtype != np.uint16:
             return self.depth
         return depth_to_metres(self.depth, self.depth_scale)
@@ -73,7 +73,7 @@ class CameraIngest:
         max_pixels = self._p["max_image_pixels"]
         if isinstance(msg, Image):
             convert.check_size(int(msg.width), int(msg.height), max_pixels, f"colour image ({msg.encoding})")
-            rgb = convert.image_to_rgb(msg)
+            rgb = image_to_rgb(msg)
         else:
             rgb = convert.compressed_to_rgb(msg, max_pixels)
         frame_id = msg.header.frame_id
@@ -105,7 +105,7 @@ class CameraIngest:
         frame_id = msg.header.frame_id
         if isinstance(msg, Image):
             convert.check_size(int(msg.width), int(msg.height), max_pixels, f"depth image ({msg.encoding})")
-            raw = convert.depth_pixels(msg)
+            raw = depth_pixels(msg)
             # Units are held as a copy (no view of the message's buffer) and converted when attached.
             kept = raw.copy() if raw.dtype == np.uint16 else depth_to_metres(raw, scale)
             held = PendingDepth(frame_id, kept, scale)

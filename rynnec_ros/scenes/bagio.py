@@ -11,14 +11,14 @@ Reading turns colour, registered depth, CameraInfo and the TF tree into ``Frame`
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.spatial.transform import Rotation, Slerp
+from scipy.spatial.transform import Rotation
 
-from rynnec_ros.core.images import depth_to_metres
+from rynnec_ros.core.images import image_to_depth, image_to_rgb
+from rynnec_ros.core.transforms import TransformStore
 from rynnec_ros.core.types import Frame
 
 COLOR_TOPIC = "/camera/color/image_raw"
@@ -28,6 +28,9 @@ OPTICAL_FRAME = "camera_color_optical_frame"
 STORAGES = ("mcap", "sqlite3")
 CHUNK_COMPRESSIONS = ("none", "zstd")
 DEFAULT_DEPTH_SCALE = 0.001  # metres per unit of 16UC1 depth: millimetres, REP 118
+# Reading a bag keeps every transform (the node keeps tf_cache_s): a history longer than any recording.
+BAG_TF_HISTORY_S = 1e6
+TF_TOLERANCE_NS = 100_000_000  # a frame this close to the first/last transform still takes it
 
 
 def _typestore():
@@ -209,93 +212,24 @@ def _stamp(header) -> int:
     return int(header.stamp.sec) * 1_000_000_000 + int(header.stamp.nanosec)
 
 
-def _matrix(tr) -> np.ndarray:
-    M = np.eye(4)
-    q = tr.rotation
-    M[:3, :3] = Rotation.from_quat([q.x, q.y, q.z, q.w]).as_matrix()
-    M[:3, 3] = [tr.translation.x, tr.translation.y, tr.translation.z]
-    return M
+def add_tf_message(store: TransformStore, msg, static: bool) -> int:
+    """A TFMessage into ``store``; returns how many transforms were refused (non-unit quaternion,
+    absurd translation, a frame its own parent): skipped as the node's TF listener skips them."""
+    refused = 0
+    for t in msg.transforms:
+        tr, rot = t.transform.translation, t.transform.rotation
+        try:
+            store.set(t.header.frame_id, t.child_frame_id, _stamp(t.header), (tr.x, tr.y, tr.z),
+                      (rot.x, rot.y, rot.z, rot.w), static=static)
+        except ValueError:
+            refused += 1
+    return refused
 
 
-def decode_image(msg, depth_scale: float = DEFAULT_DEPTH_SCALE) -> np.ndarray:
-    """Image message → RGB uint8 H×W×3 or depth float32 metres H×W (NaN where 0/invalid).
-
-    16UC1/mono16 depth is integer units times ``depth_scale`` metres (millimetres by REP 118's
-    convention; some drivers record 0.1 mm or other units); 32FC1 is metres whatever the scale. Both go
-    through ``core.images.depth_to_metres``, the node's own conversion, so a recorded bag and the live
-    topic give the node and the evaluation the same depths.
-    """
-    enc = msg.encoding.lower()
-    h, w, step = int(msg.height), int(msg.width), int(msg.step)
-    raw = np.frombuffer(bytes(msg.data), dtype=np.uint8).reshape(h, step)
-    if enc in ("rgb8", "bgr8"):
-        img = raw[:, : w * 3].reshape(h, w, 3)
-        return np.ascontiguousarray(img[..., ::-1] if enc == "bgr8" else img)
-    if enc in ("rgba8", "bgra8"):
-        img = raw[:, : w * 4].reshape(h, w, 4)[..., :3]
-        return np.ascontiguousarray(img[..., ::-1] if enc == "bgra8" else img)
-    order = ">" if msg.is_bigendian else "<"
-    if enc == "32fc1":
-        return depth_to_metres(raw[:, : w * 4].copy().view(f"{order}f4").reshape(h, w), depth_scale)
-    if enc in ("16uc1", "mono16"):
-        units = raw[:, : w * 2].copy().view(f"{order}u2").reshape(h, w).astype(np.uint16)
-        return depth_to_metres(units, depth_scale)
-    raise ValueError(f"unsupported image encoding {msg.encoding!r}")
-
-
-class TfTree:
-    """Transforms from /tf (time series, interpolated) and /tf_static, looked up toward a root."""
-
-    def __init__(self, max_extrapolation_ns: int = 100_000_000) -> None:
-        self.static: dict[str, tuple[str, np.ndarray]] = {}
-        self.dynamic: dict[str, list[tuple[int, str, np.ndarray]]] = defaultdict(list)
-        self.max_extrapolation_ns = max_extrapolation_ns
-
-    def add(self, msg, static: bool) -> None:
-        for t in msg.transforms:
-            parent, child = t.header.frame_id.lstrip("/"), t.child_frame_id.lstrip("/")
-            if static:
-                self.static[child] = (parent, _matrix(t.transform))
-            else:
-                self.dynamic[child].append((_stamp(t.header), parent, _matrix(t.transform)))
-
-    def _edge(self, child: str, stamp_ns: int) -> tuple[str, np.ndarray] | None:
-        if child in self.static:
-            return self.static[child]
-        series = self.dynamic.get(child)
-        if not series:
-            return None
-        series.sort(key=lambda e: e[0])
-        stamps = np.array([e[0] for e in series])
-        i = int(np.searchsorted(stamps, stamp_ns))
-        if i < len(series) and stamps[i] == stamp_ns:
-            return series[i][1], series[i][2]
-        if i == 0 or i == len(series):
-            j = 0 if i == 0 else len(series) - 1
-            if abs(int(stamps[j]) - stamp_ns) > self.max_extrapolation_ns:
-                return None
-            return series[j][1], series[j][2]
-        (ta, parent, A), (tb, _, B) = series[i - 1], series[i]
-        a = (stamp_ns - ta) / (tb - ta)
-        M = np.eye(4)
-        M[:3, 3] = (1 - a) * A[:3, 3] + a * B[:3, 3]
-        rots = Rotation.from_matrix(np.stack([A[:3, :3], B[:3, :3]]))
-        M[:3, :3] = Slerp([0.0, 1.0], rots)([a]).as_matrix()[0]
-        return parent, M
-
-    def lookup(self, root: str, frame: str, stamp_ns: int) -> np.ndarray | None:
-        """``root_T_frame`` at ``stamp_ns`` or ``None`` when the chain is broken or out of time range."""
-        M = np.eye(4)
-        current = frame.lstrip("/")
-        for _ in range(64):
-            if current == root:
-                return M
-            edge = self._edge(current, stamp_ns)
-            if edge is None:
-                return None
-            parent, E = edge
-            M = E @ M
-            current = parent
+def world_pose(store: TransformStore, world: str, frame: str, stamp_ns: int) -> np.ndarray | None:
+    try:
+        return store.lookup(world, frame, stamp_ns, TF_TOLERANCE_NS)
+    except LookupError:
         return None
 
 
@@ -330,7 +264,7 @@ def read_frames(
         raise ValueError(f"depth_scale must be a positive number of metres per unit, got {depth_scale}")
     path = Path(bag_dir)
     _check_bag_path(path)
-    tf = TfTree()
+    tf = TransformStore(cache_s=BAG_TF_HISTORY_S)
     colors: list[tuple[int, str, np.ndarray]] = []
     depths: list[tuple[int, np.ndarray]] = []
     K: np.ndarray | None = None
@@ -343,13 +277,13 @@ def read_frames(
             for conn, _, raw in reader.messages(connections=conns):
                 msg = reader.deserialize(raw, conn.msgtype)
                 if conn.topic == color_topic:
-                    colors.append((_stamp(msg.header), msg.header.frame_id, decode_image(msg)))
+                    colors.append((_stamp(msg.header), msg.header.frame_id, image_to_rgb(msg)))
                 elif conn.topic == depth_topic:
-                    depths.append((_stamp(msg.header), decode_image(msg, depth_scale)))
+                    depths.append((_stamp(msg.header), image_to_depth(msg, depth_scale)))
                 elif conn.topic == info_topic and K is None:
                     K = np.asarray(msg.k, dtype=np.float64).reshape(3, 3)
                 elif conn.topic in ("/tf", "/tf_static"):
-                    tf.add(msg, static=conn.topic == "/tf_static")
+                    add_tf_message(tf, msg, static=conn.topic == "/tf_static")
     except ValueError:
         raise
     except Exception as exc:  # rosbags, zstd, lz4 and the file system each raise their own classes
@@ -363,7 +297,7 @@ def read_frames(
             j = int(np.argmin(np.abs(depth_stamps - stamp)))
             if abs(int(depth_stamps[j]) - stamp) <= max_depth_dt_ns and depths[j][1].shape == rgb.shape[:2]:
                 depth = depths[j][1]
-        pose = tf.lookup(world_frame, frame_id or OPTICAL_FRAME, stamp)
+        pose = world_pose(tf, world_frame, frame_id or OPTICAL_FRAME, stamp)
         frames.append(
             Frame(rgb=rgb, stamp_ns=stamp, frame_id=frame_id, depth=depth, K=K, world_T_camera=pose)
         )

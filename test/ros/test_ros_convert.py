@@ -22,7 +22,7 @@ def _image(arr: np.ndarray, encoding: str, pad: int = 0, bigendian: bool = False
 
 
 def test_colour_encodings_become_rgb_with_step_padding() -> None:
-    from rynnec_ros.ros.convert import image_to_rgb
+    from rynnec_ros.core.images import image_to_rgb
 
     rgb = np.random.default_rng(0).integers(0, 256, (5, 7, 3), dtype=np.uint8)
     assert np.array_equal(image_to_rgb(_image(rgb, "rgb8", pad=3)), rgb)
@@ -44,7 +44,7 @@ def test_colour_encodings_become_rgb_with_step_padding() -> None:
 def test_bad_images_raise_value_error(encoding, step, data_len, reason) -> None:
     from sensor_msgs.msg import Image
 
-    from rynnec_ros.ros.convert import image_to_rgb
+    from rynnec_ros.core.images import image_to_rgb
 
     msg = Image(height=5, width=7, encoding=encoding, step=step, data=bytes(data_len))
     with pytest.raises(ValueError, match=reason):
@@ -52,7 +52,7 @@ def test_bad_images_raise_value_error(encoding, step, data_len, reason) -> None:
 
 
 def test_depth_units_and_invalid_values() -> None:
-    from rynnec_ros.ros.convert import image_to_depth
+    from rynnec_ros.core.images import image_to_depth
 
     mm = np.array([[0, 1500], [65535, 10]], np.uint16)
     d = image_to_depth(_image(mm, "16UC1"))

@@ -11,8 +11,9 @@ import pytest
 
 from rynnec_ros.cli import main
 from rynnec_ros.core import masks as rle_codec
+from rynnec_ros.core.transforms import TransformStore
 from rynnec_ros.eval.spatial import LABELS, evaluate
-from rynnec_ros.scenes.bagio import TfTree, read_frames
+from rynnec_ros.scenes.bagio import BAG_TF_HISTORY_S, add_tf_message, read_frames, world_pose
 from rynnec_ros.scenes.dataset import QA_FORMAT
 from rynnec_ros.scenes.synth import SceneOptions, generate_scene
 from rynnec_ros.spatial.templates import TASK_BY_NAME
@@ -181,13 +182,22 @@ def _tf(stamp: int, parent: str, child: str, x: float, yaw: float) -> SimpleName
 
 
 def test_tf_tree_interpolates_and_chains() -> None:
-    tree = TfTree()
-    tree.add(SimpleNamespace(transforms=[_tf(1, "odom", "base_link", 0.0, 0.0)]), static=False)
-    tree.add(SimpleNamespace(transforms=[_tf(3, "odom", "base_link", 2.0, np.pi / 2)]), static=False)
-    tree.add(SimpleNamespace(transforms=[_tf(0, "base_link", "cam", 0.5, 0.0)]), static=True)
-    T = tree.lookup("odom", "cam", 2_000_000_000)
+    tree = TransformStore(cache_s=BAG_TF_HISTORY_S)
+    def add(*transforms: SimpleNamespace, static: bool = False) -> int:
+        return add_tf_message(tree, SimpleNamespace(transforms=list(transforms)), static)
+
+    add(_tf(1, "odom", "base_link", 0.0, 0.0))
+    add(_tf(3, "odom", "base_link", 2.0, np.pi / 2))
+    add(_tf(0, "base_link", "cam", 0.5, 0.0), static=True)
+    T = world_pose(tree, "odom", "cam", 2_000_000_000)
     assert T is not None
     # halfway: base at x=1 turned 45°, camera 0.5 m ahead of it
     np.testing.assert_allclose(T[:3, 3], [1 + 0.5 * np.cos(np.pi / 4), 0.5 * np.sin(np.pi / 4), 0], atol=1e-9)
-    assert tree.lookup("odom", "cam", 9_000_000_000) is None  # far outside the recorded range
-    assert tree.lookup("map", "cam", 2_000_000_000) is None  # no chain to that root
+    assert world_pose(tree, "odom", "cam", 3_100_000_000) is not None  # within 100 ms of the last transform
+    assert world_pose(tree, "odom", "cam", 9_000_000_000) is None  # far outside the recorded range
+    assert world_pose(tree, "map", "cam", 2_000_000_000) is None  # no chain to that root
+    # A non-unit quaternion is refused, as tf2's BufferCore refuses it, and the rest of the message kept.
+    bad = _tf(2, "odom", "base_link", 9.0, 0.0)
+    bad.transform.rotation.w = 2.0
+    assert add(bad, _tf(0, "cam", "lens", 0.1, 0.0)) == 1
+    np.testing.assert_allclose(world_pose(tree, "odom", "cam", 2_000_000_000)[:3, 3], T[:3, 3], atol=1e-9)

@@ -479,7 +479,7 @@ def test_replay_publishes_recorded_mcap(tmp_path: Path, preset: str, monkeypatch
     and the depth the node's decoder makes of the replayed bytes is the scene's."""
     from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
-    from rynnec_ros.ros.convert import image_to_depth
+    from rynnec_ros.core.images import image_to_depth
 
     replayer, seen, depths = _replay(record_like_jazzy(tmp_path / "rec", preset), monkeypatch)
     assert replayer.topics == sorted({COLOR_TOPIC, DEPTH_TOPIC, INFO_TOPIC, "/tf", "/tf_static"})
@@ -501,7 +501,7 @@ def test_replay_publishes_gen_scene_zstd_mcap(
     scenes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The zstd-chunked MCAP bag gen-scene writes replays whole; the depth arriving is the bag's."""
-    from rynnec_ros.ros.convert import image_to_depth
+    from rynnec_ros.core.images import image_to_depth
 
     scene = scenes["mcap_zstd"]
     _, seen, depths = _replay(scene / "bag", monkeypatch)
