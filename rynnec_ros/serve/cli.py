@@ -7,6 +7,7 @@ import logging
 import sys
 
 from rynnec_ros.core import wire
+from rynnec_ros.serve.server import DEFAULT_MAX_REQUEST_S
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-image-pixels", type=int, default=wire.MAX_IMAGE_PIXELS,
                    help="most pixels (H×W) of an uploaded frame, and so of a region mask (default: 4K UHD, "
                         "the node's max_image_pixels)")
+    p.add_argument("--max-request-s", type=float, default=DEFAULT_MAX_REQUEST_S,
+                   help="engine seconds one question may take before its decode is stopped with an error")
     p.set_defaults(func=_serve)
 
 
@@ -76,6 +79,7 @@ def _serve(args: argparse.Namespace) -> int:
             store_frames=args.store_frames,
             batch_window_s=args.batch_window_ms / 1000.0,
             max_image_pixels=args.max_image_pixels,
+            max_request_s=args.max_request_s,
             ready=lambda: print(f"ready grpc://{args.host}:{args.port}", flush=True),
         )
     except (ValueError, FileNotFoundError) as exc:

@@ -61,6 +61,9 @@ _DONE = object()
 
 
 EXIT_TIMEOUT_S = 10
+DEFAULT_MAX_REQUEST_S = 300.0
+"""Engine time a question may take on the server (``--max-request-s``): far above any real answer (the
+7B model's 512 tokens on an Orin take about a minute), low enough that a runaway one frees the engine."""
 """How long tritonserver waits on SIGINT for in-flight requests and for its models to unload (measured:
 about 2 s to unload both models on an idle 2-core machine; work in progress is stopped first)."""
 
@@ -178,11 +181,16 @@ class RynnECModels:
         store: FrameStore,
         batch_window_s: float = 0.01,
         max_image_pixels: int = wire.MAX_IMAGE_PIXELS,
+        max_request_s: float = DEFAULT_MAX_REQUEST_S,
     ) -> None:
+        if not max_request_s > 0:
+            raise ValueError(f"max_request_s must be > 0, got {max_request_s}")
         self.engine = engine
         self.store = store
         self.batcher = VisionBatcher(engine, batch_window_s)
         self.max_image_pixels = int(max_image_pixels)
+        self.max_request_s = float(max_request_s)
+        """Engine time one question may take: past it the decode stops and the robot gets an error."""
         self.stopping = threading.Event()
         """Set on shutdown: work in progress stops at its next check, new questions are refused."""
 
@@ -266,20 +274,35 @@ class RynnECModels:
         yield from self._run(doc["op"], request, bool(doc.get("stream")))
 
     def _run(self, op: str, request: Request, stream: bool) -> Iterator[list[dict[str, np.ndarray]]]:
-        """Run the engine in a worker thread so its tokens can be yielded while it decodes."""
+        """Run the engine in a worker thread so its tokens can be yielded while it decodes.
+
+        The engine stops at its next ``should_stop`` check when the server shuts down, when the question
+        has run ``max_request_s``, or when this generator is closed before the answer (PyTriton cancels
+        its task on shutdown or when a response cannot be sent): a decode left running would hold the
+        engine, one question at a time, from every other robot until its ``max_new_tokens``. PyTriton 0.7
+        does not pass a gRPC client's cancellation on to the model (its proxy has no request-cancelled
+        check), so a robot that gives up is covered by the time budget.
+        """
         events: queue.Queue[Any] = queue.Queue()
         on_token = (lambda text: events.put(("token", text))) if stream and op != "score" else None
+        abandoned = threading.Event()
+        deadline = time.monotonic() + self.max_request_s
+
+        def should_stop() -> bool:
+            return self.stopping.is_set() or abandoned.is_set() or time.monotonic() > deadline
 
         def work() -> None:
             try:
                 self.batcher.encode(list(request.frames or []))
-                result = run_request(self.engine, op, request, on_token, self.stopping.is_set)
+                result = run_request(self.engine, op, request, on_token, should_stop)
                 if isinstance(result, Answer):
                     events.put(("answer", wire.encode_answer(result)))
                 else:
                     events.put(("scores", {"scores": [float(s) for s in result]}))
             except Cancelled:
-                events.put(("error", {"type": "RuntimeError", "message": "the server is shutting down"}))
+                limit = f"the question ran past the server's {self.max_request_s:g} s limit (--max-request-s)"
+                why = "the server is shutting down" if self.stopping.is_set() else limit
+                events.put(("error", {"type": "RuntimeError", "message": why}))
             except ValueError as exc:
                 events.put(("error", {"type": "ValueError", "message": str(exc)}))
             except Exception as exc:  # reported to the robot, logged here
@@ -288,9 +311,12 @@ class RynnECModels:
             events.put(_DONE)
 
         threading.Thread(target=work, name="rynnec-engine", daemon=True).start()
-        while (item := events.get()) is not _DONE:
-            kind, body = item
-            yield _response(kind, {"text": body} if kind == "token" else body)
+        try:
+            while (item := events.get()) is not _DONE:
+                kind, body = item
+                yield _response(kind, {"text": body} if kind == "token" else body)
+        finally:
+            abandoned.set()  # closed early (GeneratorExit, task cancelled): stop the decode; else a no-op
 
 
 def install_guard(model_store: Path, limits: dict[str, int]) -> None:
@@ -348,24 +374,24 @@ def serve(
     ready: Callable[[], None] | None = None,
     batch_window_s: float = 0.01,
     max_image_pixels: int = wire.MAX_IMAGE_PIXELS,
+    max_request_s: float = DEFAULT_MAX_REQUEST_S,
 ) -> int:
     """Host ``engine`` on Triton until SIGINT/SIGTERM; ``ready`` runs once the models are loaded.
 
     ``batch_window_s``: how long the first of several concurrent questions waits for the others before
     their frames are encoded together (``VisionBatcher``); 0 = no cross-robot batching.
-    ``max_image_pixels``: the most pixels (H×W) of an uploaded frame. Returns the exit status: 0 after a
-    signal, 1 when Triton stopped by itself.
+    ``max_image_pixels``: the most pixels (H×W) of an uploaded frame. ``max_request_s``: the engine time
+    one question may take. Returns the exit status: 0 after a signal, 1 when Triton stopped by itself.
     """
     wire.check_bind(host, token)
     if max_image_pixels < 1:
         raise ValueError(f"max_image_pixels must be >= 1, got {max_image_pixels}")
+    models = RynnECModels(engine, FrameStore(store_frames), batch_window_s, max_image_pixels, max_request_s)
     stop = threading.Event()
     signals = (signal.SIGTERM, signal.SIGINT)
     previous = {s: signal.signal(s, lambda signum, _frame: _on_signal(stop, signum)) for s in signals}
     try:
-        return _serve(
-            engine, host, port, http_port, token, store_frames, ready, batch_window_s, max_image_pixels, stop
-        )
+        return _serve(models, host, port, http_port, token, ready, stop)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
@@ -379,18 +405,15 @@ def _on_signal(stop: threading.Event, signum: int) -> None:
 
 
 def _serve(
-    engine: Any,
+    models: RynnECModels,
     host: str,
     port: int,
     http_port: int,
     token: str,
-    store_frames: int,
     ready: Callable[[], None] | None,
-    batch_window_s: float,
-    max_image_pixels: int,
     stop: threading.Event,
 ) -> int:
-    warm_up(engine)
+    warm_up(models.engine)
     if stop.is_set():
         return 0
     os.environ["LD_LIBRARY_PATH"] = _stub_library_path()
@@ -404,7 +427,6 @@ def _serve(
     )
     from pytriton.utils.workspace import Workspace
 
-    models = RynnECModels(engine, FrameStore(store_frames), batch_window_s, max_image_pixels)
     config = TritonConfig(
         grpc_address=host,
         grpc_port=port,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -203,3 +205,59 @@ def test_refused_questions_get_one_error_and_no_model_work(raw: bytes, match: st
     (only,) = asked(raw)
     assert only[0] == "error" and match in only[1]["message"], only
     assert "Traceback" not in only[1]["message"]
+
+
+class EndlessEngine:
+    """Isolates the server's stop plumbing: decodes one token every 5 ms until ``should_stop`` says so
+    (a real model that never emits EOS), then raises ``Cancelled`` as the engines do."""
+
+    def __init__(self) -> None:
+        self.stopped = threading.Event()
+        self.tokens = 0
+
+    def answer(self, request: Any, on_token: Any = None, should_stop: Any = None) -> Any:
+        from rynnec_ros.core.types import Cancelled
+
+        while not should_stop():
+            self.tokens += 1
+            if on_token is not None:
+                on_token("x")
+            time.sleep(0.005)
+        self.stopped.set()
+        raise Cancelled()
+
+
+def _endless_models(**kw: Any) -> tuple[EndlessEngine, Any]:
+    from rynnec_ros.serve.server import FrameStore, RynnECModels
+
+    store = FrameStore(8)
+    store.put("k0", np.zeros((48, 64, 3), np.uint8))
+    store.put("k1", np.zeros((48, 64, 3), np.uint8))
+    engine = EndlessEngine()
+    return engine, RynnECModels(engine, store, batch_window_s=0, **kw)
+
+
+def test_a_stream_nobody_reads_any_more_stops_its_decode() -> None:
+    """PyTriton closes a decoupled model's generator when it cancels the request's task (shutdown, a
+    response it cannot send); the engine (one question at a time) must not go on decoding for nobody."""
+    engine, models = _endless_models()
+    stream = models.ask([{"request": np.array([body(stream=True, max_new_tokens=512)], dtype=object)}])
+    kinds = [next(stream)[0]["kind"][0] for _ in range(3)]
+    assert kinds == [b"token"] * 3
+    stream.close()
+    assert engine.stopped.wait(5.0), f"still decoding after the stream closed ({engine.tokens} tokens)"
+
+
+def test_a_question_past_the_time_budget_ends_with_one_error() -> None:
+    engine, models = _endless_models(max_request_s=0.3)
+    out = [(r["kind"][0].decode(), json.loads(bytes(r["body"][0])))
+           for responses in models.ask([{"request": np.array([body(stream=True)], dtype=object)}])
+           for r in responses]
+    assert engine.stopped.is_set()
+    assert [k for k, _ in out[:-1]] == ["token"] * (len(out) - 1) and out[-1][0] == "error"
+    assert "0.3 s limit (--max-request-s)" in out[-1][1]["message"]
+
+
+def test_the_time_budget_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_request_s must be > 0"):
+        _endless_models(max_request_s=0)
