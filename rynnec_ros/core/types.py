@@ -112,12 +112,16 @@ class Answer:
     mask) for segmentation. ``timings`` holds seconds per stage (``vision``, ``prefill``, ``decode``,
     ``sam2``, ...). ``reason`` explains why a quantity could not be determined.
     ``option_probabilities`` (one per option, summing to 1) is set when the model chose among options by
-    their likelihood. ``boxes`` holds the box of every object a geometric answer measured (in the order
-    the question names them, subject first), for drawing what the answer is about.
+    their likelihood. ``token_logprobs`` (one per ``token_ids``) are the model's natural-log probabilities
+    of the tokens it generated, from its raw next-token distribution: their mean and minimum say how sure
+    a free answer is (empty for geometric and option answers). ``boxes`` holds the box of every object a
+    geometric answer measured (in the order the question names them, subject first), for drawing what
+    the answer is about.
     """
 
     text: str
     token_ids: list[int] = field(default_factory=list)
+    token_logprobs: list[float] = field(default_factory=list)
     value: float | None = None
     unit: str | None = None
     option_index: int | None = None

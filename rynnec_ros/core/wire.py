@@ -297,6 +297,7 @@ def encode_answer(ans: Answer) -> bytes:
     doc = {
         "text": ans.text,
         "token_ids": [int(t) for t in ans.token_ids],
+        "token_logprobs": [float(v) for v in ans.token_logprobs],
         "value": ans.value,
         "unit": ans.unit,
         "option_index": ans.option_index,

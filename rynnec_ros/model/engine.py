@@ -288,6 +288,7 @@ class Generation:
     step_hidden: list[torch.Tensor]  # final-norm hidden state that produced each step's logits; ditto
     seg_hidden: list[torch.Tensor]  # the hidden states that predicted a [SEG] token (always kept)
     timings: dict[str, float]
+    logprobs: list[float]  # log-softmax of each step's raw logits at the id chosen (always kept)
 
 
 @dataclass
@@ -456,7 +457,7 @@ class RynnEC:
         prep.keep_steps = False
         gen = self.generate(prep, request.max_new_tokens, on_token=on_token, should_stop=should_stop)
         text = self.clean_text(self.tokenizer.decode(gen.ids))
-        ans = Answer(text=text, token_ids=list(gen.ids), task=request.task)
+        ans = Answer(text=text, token_ids=list(gen.ids), token_logprobs=gen.logprobs, task=request.task)
         self._fill_parsed(ans, request.options)
         ans.frame_indices = sorted(set(prep.mask_frames))
         ans.object_ids = list(prep.object_ids)
@@ -481,7 +482,7 @@ class RynnEC:
         prep.keep_steps = False  # seg_embeddings() needs only Generation.seg_hidden
         gen = self.generate(prep, request.max_new_tokens, on_token=on_token, should_stop=should_stop)
         text = self.clean_text(self.tokenizer.decode(gen.ids))
-        ans = Answer(text=text, token_ids=list(gen.ids), task=request.task)
+        ans = Answer(text=text, token_ids=list(gen.ids), token_logprobs=gen.logprobs, task=request.task)
         ans.timings = self._timings(prep, gen, t0)
         seg = self.seg_embeddings(prep, gen)
         if seg is None:
@@ -905,7 +906,9 @@ class RynnEC:
         ``force_ids`` feeds a fixed continuation instead of the argmax (teacher forcing); it is how the
         segmentation references were produced. Each step's raw logits and hidden state are recorded
         only when ``prep.keep_steps`` is set; the hidden states that predict [SEG] always are. The
-        chosen id is the only value read back from the device per token.
+        chosen id is the only value read back from the device per token; each chosen id's log-probability
+        under the raw logits (before the repetition penalty: the model's own distribution) stays on the
+        device until the end.
         """
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
@@ -917,6 +920,7 @@ class RynnEC:
         step_logits: list[torch.Tensor] = []
         step_hidden: list[torch.Tensor] = []
         seg_hidden: list[torch.Tensor] = []
+        logprobs: list[torch.Tensor] = []
         stream = _TextStream(self.tokenizer, on_token) if on_token is not None else None
         steps = max_new_tokens if force_ids is None else len(force_ids)
         first = 0.0
@@ -934,6 +938,7 @@ class RynnEC:
                     token = torch.tensor([int(force_ids[i])], device=self.device)
                 else:
                     token = greedy_pick(logits, seen, penalty)
+                logprobs.append(torch.log_softmax(logits, dim=-1).gather(-1, token.reshape(-1)))
                 nxt = int(token)
                 if i == 0:
                     first = time.perf_counter() - t0
@@ -951,7 +956,8 @@ class RynnEC:
                 stream.end()
         t2 = time.perf_counter()
         timings = {"prefill": t1 - t0, "first_token": first, "decode": t2 - t1}
-        return Generation(ids, step_logits, step_hidden, seg_hidden, timings)
+        chosen = [float(v) for v in torch.cat(logprobs).tolist()]
+        return Generation(ids, step_logits, step_hidden, seg_hidden, timings, chosen)
 
     def seg_embeddings(self, prep: Prepared, gen: Generation) -> torch.Tensor | None:
         """[n_seg, out_dim] SAM2 prompts: hidden state that *predicted* each [SEG] → text_hidden_fcs."""

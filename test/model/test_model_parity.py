@@ -252,3 +252,24 @@ def test_option_choice_follows_the_upstream_logits(
     want = np.exp(np.asarray(expected) - max(expected))
     np.testing.assert_allclose(ans.option_probabilities, want / want.sum(), atol=2e-3, rtol=0)
     assert ans.option_index == int(np.argmax(expected)) and ans.text == options[ans.option_index]
+
+
+@pytest.mark.parametrize("name", QA_CASES)
+def test_answer_token_logprobs_follow_the_upstream_logits(
+    name: str, cases: dict[str, Case], engine_noreuse: RynnEC
+) -> None:
+    """An answer's token_logprobs are log_softmax(step_logits[k])[generated_ids[k]] of the upstream run's
+    recorded raw logits (the model's own distribution at each emitted token). Logits agree within 2e-4
+    (LOGITS), and log_softmax moves by at most twice a uniform logit error, so 5e-4."""
+    case = cases[name]
+    a = case.arrays
+    ids = a["generated_ids"].tolist()
+    expected = [float(_log_softmax(a["step_logits"][k])[ids[k]]) for k in range(len(ids))]
+    engine_noreuse.processor.max_tokens = int(case.meta["image_processor"]["max_tokens"])
+    try:
+        ans = engine_noreuse.answer(case.request(max_new_tokens=len(ids)))
+    finally:
+        engine_noreuse.processor.max_tokens = 16384
+    assert ans.token_ids == ids
+    np.testing.assert_allclose(ans.token_logprobs, expected, atol=5e-4, rtol=0)
+    assert all(v <= 0.0 for v in ans.token_logprobs)

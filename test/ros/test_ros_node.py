@@ -96,9 +96,14 @@ def test_region_question_uses_the_mask_frames(client, stamps) -> None:
     assert len(res.option_probabilities) == 2 and sum(res.option_probabilities) == pytest.approx(1.0)
     assert res.option_index == int(np.argmax(res.option_probabilities)) and res.answer == ["a", "b"][
         res.option_index]
+    assert np.isnan(res.mean_token_logprob) and np.isnan(res.min_token_logprob)  # chosen, not generated
     # Window mode: masks on one frame, sampled window around it; the mask frame is always included.
     ans = client.ask("Where is <object0>?", [region], frame_stamps_ns=[stamps[3]], max_frames=3)
     assert stamps[3] in client.last_frame_stamps_ns
+    # Generated text: its tokens' log-probabilities (their values are checked against upstream's logits
+    # in test/model/test_model_parity.py), the minimum at most the mean, both <= 0.
+    res = client.last_response
+    assert res.min_token_logprob <= res.mean_token_logprob <= 0.0
 
 
 @pytest.mark.parametrize(
