@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -119,6 +120,13 @@ class TransformStore:
             cut = bisect.bisect_left(edge.stamps, edge.stamps[-1] - self._cache_ns)
             if cut:
                 del edge.stamps[:cut], edge.samples[:cut]
+
+    def set_stamped(self, transform: Any, stamp_ns: int, static: bool = False) -> None:
+        """One geometry_msgs/TransformStamped (an rclpy or a ``rosbags`` message: the node's /tf listener
+        and the bag reader) at ``stamp_ns``, its header stamp as the caller reads it; see :meth:`set`."""
+        t, r = transform.transform.translation, transform.transform.rotation
+        self.set(transform.header.frame_id, transform.child_frame_id, stamp_ns, (t.x, t.y, t.z),
+                 (r.x, r.y, r.z, r.w), static=static)
 
     def _edge_at(self, child: str, stamp_ns: int, tolerance_ns: int) -> np.ndarray:
         edge = self._edges[child]

@@ -956,8 +956,7 @@ class RynnEC:
                 stream.end()
         t2 = time.perf_counter()
         timings = {"prefill": t1 - t0, "first_token": first, "decode": t2 - t1}
-        chosen = [float(v) for v in torch.cat(logprobs).tolist()]
-        return Generation(ids, step_logits, step_hidden, seg_hidden, timings, chosen)
+        return Generation(ids, step_logits, step_hidden, seg_hidden, timings, torch.cat(logprobs).tolist())
 
     def seg_embeddings(self, prep: Prepared, gen: Generation) -> torch.Tensor | None:
         """[n_seg, out_dim] SAM2 prompts: hidden state that *predicted* each [SEG] → text_hidden_fcs."""

@@ -41,12 +41,8 @@ class PoseSource:
 
     def _on_tf(self, msg: Any, static: bool) -> None:
         for tr in msg.transforms:
-            t, r = tr.transform.translation, tr.transform.rotation
             try:
-                self._store.set(
-                    tr.header.frame_id, tr.child_frame_id, stamp_to_ns(tr.header.stamp),
-                    (t.x, t.y, t.z), (r.x, r.y, r.z, r.w), static=static,
-                )
+                self._store.set_stamped(tr, stamp_to_ns(tr.header.stamp), static)
             except ValueError as exc:
                 self._node.get_logger().warning(f"ignoring transform: {exc}", throttle_duration_sec=5.0)
 

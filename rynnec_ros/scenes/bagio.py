@@ -217,10 +217,8 @@ def add_tf_message(store: TransformStore, msg, static: bool) -> int:
     absurd translation, a frame its own parent): skipped as the node's TF listener skips them."""
     refused = 0
     for t in msg.transforms:
-        tr, rot = t.transform.translation, t.transform.rotation
         try:
-            store.set(t.header.frame_id, t.child_frame_id, _stamp(t.header), (tr.x, tr.y, tr.z),
-                      (rot.x, rot.y, rot.z, rot.w), static=static)
+            store.set_stamped(t, _stamp(t.header), static)
         except ValueError:
             refused += 1
     return refused

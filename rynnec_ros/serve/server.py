@@ -61,11 +61,11 @@ _DONE = object()
 
 
 EXIT_TIMEOUT_S = 10
-DEFAULT_MAX_REQUEST_S = 300.0
-"""Engine time a question may take on the server (``--max-request-s``): far above any real answer (the
-7B model's 512 tokens on an Orin take about a minute), low enough that a runaway one frees the engine."""
 """How long tritonserver waits on SIGINT for in-flight requests and for its models to unload (measured:
 about 2 s to unload both models on an idle 2-core machine; work in progress is stopped first)."""
+DEFAULT_MAX_REQUEST_S = 300.0
+"""Engine time a question may take on the server (``--max-request-s``): a generous bound, not a measured
+one; it only has to end a runaway decode so that the other robots get the engine back."""
 
 
 def run_request(

@@ -486,27 +486,6 @@ class SpatialEngine:
         return align, planes, ground
 
 
-def _quaternion(R: np.ndarray) -> tuple[float, float, float, float]:
-    """(x, y, z, w) of a rotation matrix (Shepperd: from its largest diagonal combination), w >= 0."""
-    t = np.trace(R)
-    i = int(np.argmax([t, R[0, 0], R[1, 1], R[2, 2]]))
-    if i == 0:
-        w = np.sqrt(1.0 + t) / 2
-        q = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1], 4 * w * w]) / (4 * w)
-    else:
-        a, b, c = i - 1, i % 3, (i + 1) % 3
-        s = np.sqrt(1.0 + R[a, a] - R[b, b] - R[c, c]) * 2  # 4·q[a]
-        q = np.zeros(4)
-        q[a] = s / 4
-        q[b] = (R[b, a] + R[a, b]) / s
-        q[c] = (R[c, a] + R[a, c]) / s
-        q[3] = (R[c, b] - R[b, c]) / s
-    q = q / np.linalg.norm(q)
-    if q[3] < 0:
-        q = -q
-    return float(q[0]), float(q[1]), float(q[2]), float(q[3])
-
-
 def object_boxes(scene: Scene, request: Request, objects: list[int]) -> list[ObjectBox]:
     """The measured box of each of ``objects`` (region indices) in the request's frame, under the
     regions' own ids: the scene's gravity alignment undone (``Scene.request_R_scene``).
@@ -514,6 +493,8 @@ def object_boxes(scene: Scene, request: Request, objects: list[int]) -> list[Obj
     A summary's ``yaw`` is the heading of its first box axis, which is the long side or the short one;
     the box's is the long side's (its length), kept in [-π/2, π/2) since a box turned by π is itself.
     """
+    from scipy.spatial.transform import Rotation
+
     undo = scene.request_R_scene
     frame_id = "" if undo is None else request.frames[-1].frame_id
     boxes = []
@@ -529,6 +510,7 @@ def object_boxes(scene: Scene, request: Request, objects: list[int]) -> list[Obj
         center = np.asarray(geom.center, dtype=np.float64)
         if undo is not None:
             R, center = undo @ R, undo @ center
+        qx, qy, qz, qw = Rotation.from_matrix(R).as_quat(canonical=True)  # canonical: w >= 0
         region = request.regions[k]
         boxes.append(ObjectBox(
             object_id=int(region.object_id),
@@ -537,7 +519,7 @@ def object_boxes(scene: Scene, request: Request, objects: list[int]) -> list[Obj
             size=(float(geom.length), float(geom.width), float(geom.height)),
             yaw=yaw,
             frame_id=frame_id,
-            orientation=_quaternion(R),
+            orientation=(float(qx), float(qy), float(qz), float(qw)),
         ))
     return boxes
 
