@@ -23,6 +23,7 @@ intent. Nothing here measures anything; an unmappable question gives ``None`` an
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # Slots of each task with their defaults (None: no default, the question or planner must say).
@@ -73,6 +74,8 @@ _ORDERS = {"closer_to_camera": ("near", "far"), "closest_to_camera": ("near", "f
 _NO_OBJECTS = {"walked_distance"}
 
 NOT_MEASURABLE = "not a spatial question I can measure"
+# A question read as a task, but with words the reading does not use (see ``unread_cue``).
+PARTLY_READ = "not fully understood"
 
 
 @dataclass
@@ -82,6 +85,14 @@ class Parsed:
     task: str
     slots: dict[str, str | float | None] = field(default_factory=dict)
     objects: list[int] | None = None
+
+    def reading(self, objects: list[int]) -> str:
+        """Every slot with its value and the objects answered about (region indices, subject first):
+        what a planner checks against what it meant, and sends back as ``task`` to ask it again."""
+        parts = [self.task, *(f"{k}={_fmt(v)}" for k, v in self.slots.items() if v is not None)]
+        if objects:
+            parts.append("objects=" + ",".join(map(str, objects)))
+        return " ".join(parts)
 
     def structured(self) -> str:
         """Canonical structured form: the task and the slots that differ from their defaults."""
@@ -233,6 +244,15 @@ _SHORTHAND = {
     r"\b(left|right)wards?\b": r"\1",
     r"\blengthi(er|est)\b": r"long\1",
     r"\bupon\b": "on",
+    r"\b(?:trun|tunr)\b": "turn",
+    r"\b(?:truned|turnd)\b": "turned",
+    # learners' comparatives of distance: "more far", "less far" (nearer), "least near" (farthest)
+    r"\bmore (?:near|close)\b": "nearer",
+    r"\bmost (?:near|close)\b": "nearest",
+    r"\bless far\b": "nearer",
+    r"\bleast far\b": "nearest",
+    r"\bless (?:near|close)\b": "farther",
+    r"\bleast (?:near|close)\b": "farthest",
     # chat spelling
     r"\bu\b": "you",
     r"\bur\b": "your",
@@ -409,9 +429,19 @@ _FACE = (
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front)"
 )
+# The space under an object is the height of its bottom: "the gap under OBJ", "room beneath it".
+_UNDER_GAP = (
+    r"\b(?:gap|space|room|clearance|distance|height)(?: is there| there is| left)? (?:under|beneath|below"
+    r"|underneath)\b"
+)
+# How high an object reaches is the height of its top.
+_REACH_UP = (
+    r"\bhow (?:high|far up)\b.*\breach(?:es)?\b|\breach(?:es|ing)? (?:up )?(?:to|as high)\b"
+    r"|\b(?:stick|sticks|sticking|stand|stands|standing|rise|rises|rising|extend|extends|extending) up\b"
+)
 _OVER_FLOOR = (
     r"(?:above|off|from|over|relative to) (?:the )?(?:ground|floor)|floor level|\belevat"
-    r"|clearance|how high|at what height"
+    rf"|clearance|how high|at what height|{_UNDER_GAP}"
 )
 # Reaching for an object; naming an arm also asks it, unless a distance is asked beside it.
 _REACH_ACT = (
@@ -503,9 +533,10 @@ def _point(t: str) -> str:
         t,
         r"\b(?:tops?|topmost|uppermost|highest point|upper (?:edge|surface|side)s?|top (?:surface|edge)s?)\b",
     )
+    top = top or _has(t, _REACH_UP)
     bottom = _has(
         t, r"\b(?:bottoms?|bottommost|lowermost|undersides?|lowest point|base|lower edges?|clearance)\b"
-    )
+    ) or _has(t, _UNDER_GAP)
     if top and not bottom:
         return "top"
     if bottom and not top:
@@ -608,6 +639,10 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     parsed = _classify(t, n)
     if parsed is None:
         return None, f"{NOT_MEASURABLE}: no spatial task matches {question!r} with {n} object(s)"
+    unread = unread_cue(t, parsed)
+    if unread is not None:
+        return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}, "
+                      f"but that reading does not use {unread!r}")
     if len(distinct) == 2 and len(refs) == len(named):
         if len(named) > 2:
             # An object named again ("Looking at OBJ and OBJ: is OBJ the one farther?"): the subject is
@@ -637,6 +672,7 @@ def _classify(t: str, n: int) -> Parsed | None:
     yesno = _has(t, _YESNO) and not _has(t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b")
     form = "yesno" if yesno else "choice"
     side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
+    offered = _has(t, _TWO_OBJECTS_OFFERED)  # "is OBJ or OBJ on top?" asks for one of them
 
     if n == 0:
         moved = (
@@ -676,6 +712,8 @@ def _classify(t: str, n: int) -> Parsed | None:
             return _make("side_of_me", side=side)
         if _has(t, _WHICH_SIDE):
             return _make("side_of_me")
+        if _has(t, _REACH_UP):
+            return _make("height_from_ground", point="top", unit=unit)
         if _has(t, _OWN_HEIGHT):
             return _make("object_height", unit=unit)
         if _has(t, _OVER_FLOOR):
@@ -708,7 +746,7 @@ def _classify(t: str, n: int) -> Parsed | None:
         return _make("left_right_choice")
     if any(side_words):
         # "which is further left / on the left" picks one of the objects; "left or right of OBJ" relates two
-        which_one = _has(t, _WHICH) and not _has(t, _WHICH_SIDE)
+        which_one = (_has(t, _WHICH) or offered) and not _has(t, _WHICH_SIDE)
         one_side = not all(side_words)
         further = r"\b(?:further|farther|more|most|furthest|farthest)\b"
         if _has(t, r"\b(?:leftmost|rightmost)\b") or (which_one and (one_side or _has(t, further))):
@@ -736,7 +774,7 @@ def _classify(t: str, n: int) -> Parsed | None:
         return _make("higher_choice", point=_point(t), order=order, form=form)
     if n == 2 and (_has(t, above_obj) or _has(t, below_obj)):
         below = _has(t, below_obj)
-        if _has(t, _WHICH):
+        if _has(t, _WHICH) or offered:
             return _make("above_choice", relation="below" if below else "above")
         return _make("below_predicate" if below else "above_predicate")
     if _has(
@@ -771,4 +809,113 @@ def _classify(t: str, n: int) -> Parsed | None:
         return _make("closer_to_camera", order=order, form=form)
     if n == 2 and _has(t, _APART):
         return _make("center_distance", unit=unit)
+    return None
+
+
+
+# ------------------------------------------------------------------------------ whole-question check
+# Cues a question can carry and the readings that use them. A reading that leaves one unused answers a
+# different question than the one asked (the current direction for "after I turn left", the centre
+# height for "how high does its top reach", yes/no for "is OBJ or OBJ on top"); for a robot that is worse
+# than no answer, so such a parse is refused with the cue (``PARTLY_READ``). Each cue is checked on the
+# text left after the cues before it took their words ("from the floor to its top" is a whole extent, so
+# its "top" names no reference point).
+_TURN_TASKS = frozenset({"future_direction_clock", "future_direction_degrees", "rotate_to_face"})
+_SIZE_TASKS = frozenset({"object_height", "object_width", "object_length", "tallest_choice"})
+_STACK_TASKS = frozenset({"above_predicate", "below_predicate", "above_choice"})
+_PICK_TASKS = frozenset({"above_choice", "leftmost_choice", "closest_to_camera", "left_right_choice"})
+# Tasks about one object (or none): a comparison ("than") in their question is with something else.
+_ONE_OBJECT_TASKS = frozenset({
+    "walked_distance", "distance_to_camera", "height_from_ground", "object_height", "object_width",
+    "object_length", "side_of_me", "direction_clock", "direction_degrees", *_TURN_TASKS,
+})
+
+
+def _picks_one(p: Parsed) -> bool:
+    return p.task in _PICK_TASKS or p.slots.get("form") == "choice"
+
+
+_WHOLE = (
+    r"\b(?:whole|entire|overall|full) (?:height|length|width|size|thing|object|OBJ|way up)\b"
+    r"|\b(?:from )?(?:the |its )?(?:bottom|base|floor|ground|lowest point|lowest edge) "
+    r"(?:all the way )?(?:up )?to (?:the |its )?(?:top|highest point|highest edge)\b"
+    r"|\btop to (?:the |its )?bottom\b|\bend to end\b|\ball of (?:it|OBJ)\b"
+)
+_STACKED = (
+    r"\bon (?:the )?top(?: of)?\b|\b(?:top|bottom) of the (?:stack|pile)\b|\bon the bottom\b"
+    r"|\b(?:at|on) the (?:very )?(?:top|bottom)\b"
+)
+_TOP_CUE = (
+    r"\b(?:tops?|topmost|uppermost|highest (?:point|part|edge)|upper (?:edge|surface|side|end|part|rim)s?"
+    rf"|peak|tip|rim|lid)\b|{_REACH_UP}"
+)
+_BOTTOM_CUE = (
+    r"\b(?:bottoms?|bottommost|lowermost|undersides?|lowest (?:point|part|edge)|lower (?:edge|end|surface)s?"
+    r"|clearance)\b|\b(?:base|foot|feet|legs?) of (?:OBJ|it)\b|\bits (?:base|foot|feet|legs?)\b"
+    r"|\b(?:gap|space|room|distance|height) (?:under|beneath|below|underneath)\b"
+    rf"|\bunder(?:neath)? (?:OBJ|it) (?:to|and) the (?:floor|ground)\b|{_UNDER_GAP}"
+)
+_THRESHOLD = (
+    r"\b(?:more|less|further|farther|closer|nearer|higher|lower|taller|shorter|longer|wider|bigger|smaller"
+    r"|over|under) than (?:an? |one )?(?:\d|half|meter|foot|inch|centimeter)"
+    r"|\b(?:within|beyond|at least|at most|no more than|under|over) (?:\d|half|an? (?:meter|foot))"
+)
+_TWO_OBJECTS_OFFERED = r"\bOBJ,? or (?:the |is |does )?OBJ\b|\beither OBJ or OBJ\b"
+# "how far is OBJ, and which way is it?": one reading answers one question.
+_SECOND_QUESTION = (
+    r"\b(?:and|also|plus) (?:also )?(?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
+    r"(?! (?:much|many|far)\b)"
+)
+_NEGATED = r"\b(?:not|never|isn't|aren't|doesn't|don't|wasn't|isnt|arent|doesnt|dont)\b(?! or\b)"
+_VAGUE_TURN = r"\b(?:a (?:little )?bit|a little|slightly|somewhat|a few degrees|partly|part of the way)\b"
+_LENGTH_UNIT_WORD = r"\b(?:meters?|centimeters?|millimeters?|cms?|mm|feet|foot|ft|inch(?:es)?)\b"
+
+def _turn_words(t: str) -> list[str]:
+    """Turn verbs of the clauses that describe a turn: with its direction or amount, or imagined ("if",
+    "after"); "I want to turn toward it; is OBJ on my right?" describes none."""
+    return [
+        verb.group(0)
+        for clause in re.split(r"[,.;:?!]", t)
+        if (verb := re.search(_TURN_VERB, clause))
+        and _has(clause, rf"{_TURN_WORDS}|\b(?:if|once|after|when|suppose|say|imagine|following|were to)\b")
+    ]
+
+
+def _matches(pattern: str) -> Callable[[str], list[str]]:
+    return lambda t: [m.group(0) for m in re.finditer(pattern, t)]
+
+
+# (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
+_CUES: tuple[tuple[str, Callable[[str], list[str]], Callable[[Parsed], bool]], ...] = (
+    ("a whole extent", _matches(_WHOLE), lambda p: p.task in _SIZE_TASKS or p.slots.get("point") == "top"),
+    ("a stacking", _matches(_STACKED), lambda p: p.task in _STACK_TASKS),
+    ("a top", _matches(_TOP_CUE), lambda p: p.slots.get("point") == "top" or p.task in _STACK_TASKS),
+    ("a bottom", _matches(_BOTTOM_CUE), lambda p: p.slots.get("point") == "bottom" or p.task in _STACK_TASKS),
+    ("a turn", _turn_words, lambda p: p.task in _TURN_TASKS),
+    ("a threshold", _matches(_THRESHOLD), lambda p: p.task == "reachability"),
+    ("a comparison", _matches(r"\bthan\b"), lambda p: p.task not in _ONE_OBJECT_TASKS),
+    ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), _picks_one),
+    ("a negation", _matches(_NEGATED), lambda p: not _picks_one(p)),
+    ("a length unit", _matches(_LENGTH_UNIT_WORD), lambda p: "unit" in p.slots or p.task == "reachability"),
+    ("a second question", _matches(_SECOND_QUESTION), lambda p: False),
+)
+
+
+def unread_cue(t: str, parsed: Parsed) -> str | None:
+    """The words of the first cue in normalised question ``t`` that ``parsed`` does not use, else None.
+
+    A turn by a vague amount ("turn a bit to the left") is refused too: no reading knows its angle.
+    """
+    for _, find, used in _CUES:
+        words = find(t)
+        if not words:
+            continue
+        if not used(parsed):
+            return words[0]
+        for word in words:
+            t = t.replace(word, " ")
+    if parsed.task in _TURN_TASKS:
+        vague = re.search(_VAGUE_TURN, t)
+        if vague is not None and not _has(t, r"\d"):
+            return vague.group(0)
     return None

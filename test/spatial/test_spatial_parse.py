@@ -13,7 +13,14 @@ from __future__ import annotations
 import pytest
 
 from rynnec_ros.eval.paraphrases import families, split
-from rynnec_ros.spatial.parse import NOT_MEASURABLE, SLOTS, TaskSyntaxError, parse_question, parse_structured
+from rynnec_ros.spatial.parse import (
+    NOT_MEASURABLE,
+    PARTLY_READ,
+    SLOTS,
+    TaskSyntaxError,
+    parse_question,
+    parse_structured,
+)
 from rynnec_ros.spatial.templates import TASK_BY_NAME
 
 
@@ -352,3 +359,52 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
     paraphrases.families.cache_clear()
     with pytest.raises(ValueError, match="no paraphrase set 'blind99'"):
         paraphrases.families("blind99")
+
+
+# Issue 24: a reading must use every cue the question carries. Each sentence below carries a cue (a turn,
+# a top or bottom, a threshold, a negation, a second question ...) that a plausible reading would drop;
+# the expected outcome is read off the sentence by hand: the task it means, or a refusal naming the cue.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("if i trun right 90 degrees what o'clock is <object0>", "future_direction_clock turn=right angle_deg=90"),
+        ("How high does <object0> reach?", "height_from_ground point=top"),
+        ("How far up does <object0> reach?", "height_from_ground point=top"),
+        ("What's the gap under <object0>?", "height_from_ground point=bottom"),
+        ("How much room is there under <object0>?", "height_from_ground point=bottom"),
+        ("Is <object0> or <object1> on top?", "above_choice"),
+        ("Is <object0> or <object1> to the left?", "leftmost_choice"),
+        ("Which is less far from me, <object0> or <object1>?", "closer_to_camera"),
+        ("Who is more near, <object0> or <object1>?", "closer_to_camera"),
+        ("Which one is least far: <object0>, <object1> or <object2>?", "closest_to_camera"),
+        ("Which is less near to me, <object0> or <object1>?", "closer_to_camera order=far"),
+    ],
+)
+def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.structured() == parse_structured(expected).structured()
+
+
+@pytest.mark.parametrize(
+    ("question", "cue"),
+    [
+        ("so if I spun to my left a bit, which way would <object0> be?", "spun"),
+        ("Is <object0> more than 2 meters away?", "more than 2"),
+        ("Which is not the closest, <object0> or <object1>?", "not"),
+        ("How far is the top of <object0> from me?", "top"),
+        ("How far is <object0> from me, and which way is it?", "and which"),
+        ("Is the bottom of <object0> closer to me than <object1>?", "bottom"),
+    ],
+)
+def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(PARTLY_READ) and why.endswith(f"does not use {cue!r}"), why
+
+
+def test_the_reading_lists_every_slot_and_the_objects() -> None:
+    p = parse_structured("height_difference point=top objects=1,0")
+    assert p.reading([1, 0]) == "height_difference point=top unit=m objects=1,0"
+    # the reading is itself a structured task meaning the same question
+    assert parse_structured(p.reading([1, 0])).structured() == p.structured()
