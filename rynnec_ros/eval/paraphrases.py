@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-SPLITS = ("dev", "heldout")
+SPLITS = ("dev", "heldout", "fresh")
 
 
 def _read(name: str) -> bytes:
@@ -46,9 +46,10 @@ def families(name: str) -> dict[str, list[tuple[str, str]]]:
 
 def split(half: str) -> list[tuple[str, str, str]]:
     """``(family, expected, question)`` of ``"dev"`` (the parser's development set, sets in the order
-    written) or ``"heldout"`` (written blind, never used to change the parser)."""
+    written), ``"heldout"`` (written blind, never used to change the parser) or ``"fresh"`` (written by
+    writers who read no project document, measured once before any change)."""
     if half not in SPLITS:
-        raise ValueError(f"half must be 'dev' or 'heldout', got {half!r}")
+        raise ValueError(f"half must be one of {', '.join(SPLITS)}, got {half!r}")
     return [
         (family, expected, question)
         for name in manifest()["splits"][half]

@@ -36,11 +36,11 @@ from rynnec_ros.scenes.scene import Scene, SceneObject, degrade_depth, make_scen
 from rynnec_ros.scenes.synth import observability
 from rynnec_ros.scenes.truth import ARM_LENGTH_M, ground_truth
 from rynnec_ros.spatial.engine import SpatialEngine, SpatialParams
-from rynnec_ros.spatial.parse import Parsed, object_references, parse_structured
+from rynnec_ros.spatial.parse import Parsed, object_references, parse_question, parse_structured
 from rynnec_ros.spatial.points import backproject, transform
 from rynnec_ros.spatial.templates import TASK_BY_NAME
 
-from .paraphrases import split
+from .paraphrases import families, manifest, split
 
 LABELS = {
     "scene_model": "accuracy (labels from the scene generator's model)",
@@ -244,6 +244,31 @@ def evaluate_paraphrases(
             rec.update(seed=seed, family=family, seconds=round(seconds, 4))
             records.append(rec)
     return {"half": half, "noise": noise, "holes": holes, "per_task": summarise(records), "records": records}
+
+
+def readings(half: str) -> dict[str, dict[str, Any]]:
+    """How each set of one split is read, scene-free: per set the questions read as labelled, the
+    *silent wrong* ones (read as another task, slot or subject: answered confidently, wrongly) and the
+    refusals (no reading), with the wrong and refused questions listed. Issue 24 counts the two apart:
+    a refusal goes to the model or back to the planner, a silent wrong answer goes to the robot."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in manifest()["splits"][half]:
+        wrong: list[dict[str, str]] = []
+        refused: list[dict[str, str]] = []
+        n = 0
+        for family, entries in families(name).items():
+            for expected, question in entries:
+                n += 1
+                parsed, why = parse_question(question)
+                want = parse_structured(expected).structured()
+                if parsed is None:
+                    refused.append({"family": family, "expected": want, "question": question, "why": why})
+                elif parsed.structured() != want:
+                    wrong.append({"family": family, "expected": want, "read": parsed.structured(),
+                                  "question": question})
+        out[name] = {"n": n, "right": n - len(wrong) - len(refused), "silent_wrong": len(wrong),
+                     "refused": len(refused), "wrong": wrong, "refusals": refused}
+    return out
 
 
 # ------------------------------------------------------------------ aggregation (one implementation)

@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 # bagio's STORAGES, CHUNK_COMPRESSIONS and DEFAULT_DEPTH_SCALE, spelled out: importing bagio here would load
 # numpy and scipy for every rynnec-ros command's argument parsing (bagio checks the values again).
@@ -76,10 +77,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--half",
-        choices=["dev", "heldout", "both"],
+        choices=["dev", "heldout", "fresh", "both"],
         default="both",
         help="dev: the development sets (eval/data/paraphrases/manifest.yaml); heldout: blind12 (written "
-        "blind, never tuned on)",
+        "blind, never tuned on); fresh: sets by writers who read no project document; both: dev and heldout",
+    )
+    p.add_argument(
+        "--readings",
+        action="store_true",
+        help="only how each set is read (no scenes): read as labelled, silent wrong, refused, per set",
     )
     p.add_argument("--seeds", default="0,1,2", help="scene seeds, comma-separated")
     p.add_argument("--depth-noise", type=float, default=0.0, help="relative depth noise σ (0.01 = 1%%)")
@@ -211,7 +217,23 @@ def _eval_paraphrases(args: argparse.Namespace) -> int:
 
     seeds = tuple(int(x) for x in args.seeds.split(","))
     halves = ["dev", "heldout"] if args.half == "both" else [args.half]
-    results = {}
+    results: dict[str, Any] = {}
+    if args.readings:
+        from rynnec_ros.eval.spatial import readings
+
+        for half in halves:
+            results[half] = readings(half)
+            for name, r in results[half].items():
+                print(f"{half}/{name}: {r['n']} questions, {r['right']} read as labelled, "
+                      f"{r['silent_wrong']} silent wrong, {r['refused']} refused")
+                for w in r["wrong"]:
+                    print(f"  WRONG   {w['expected']:45} read {w['read']:45} {w['question']!r}")
+                for w in r["refusals"]:
+                    print(f"  REFUSED {w['expected']:45} {w['question']!r}: {w['why'][-80:]}")
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(results, indent=1))
+        return 0
     for half in halves:
         res = evaluate_paraphrases(half, seeds, noise=args.depth_noise, holes=args.holes)
         res["overall"] = overall(res["records"])

@@ -43,6 +43,9 @@ def test_paraphrase_set_size_and_split() -> None:
     heldout = split("heldout")
     assert len(heldout) == 256
     assert {family for family, _, _ in heldout} == {*FAMILIES, "rotate_to_face"}
+    fresh = split("fresh")
+    assert len(fresh) == 234 + 228
+    assert {family for family, _, _ in fresh} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -367,7 +370,8 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
 @pytest.mark.parametrize(
     ("question", "expected"),
     [
-        ("if i trun right 90 degrees what o'clock is <object0>", "future_direction_clock turn=right angle_deg=90"),
+        ("if i trun right 90 degrees what o'clock is <object0>",
+         "future_direction_clock turn=right angle_deg=90"),
         ("How high does <object0> reach?", "height_from_ground point=top"),
         ("How far up does <object0> reach?", "height_from_ground point=top"),
         ("What's the gap under <object0>?", "height_from_ground point=bottom"),
