@@ -244,7 +244,15 @@ _SHORTHAND = {
     r"\b(left|right)wards?\b": r"\1",
     r"\blengthi(er|est)\b": r"long\1",
     r"\bupon\b": "on",
-    r"\b(?:trun|tunr)\b": "turn",
+    r"\b(?:trun|tunr|tern)\b": "turn",
+    r"\b(?:lfet|letf)\b": "left",
+    r"\bhwo\b": "how",
+    r"\bwich\b": "which",
+    r"\bclok\b": "clock",
+    r"\bneerer\b": "nearer",
+    r"\bfare?st\b": "farthest",
+    r"\bleftest\b": "leftmost",
+    r"\brightest\b": "rightmost",
     r"\b(?:truned|turnd)\b": "turned",
     # learners' comparatives of distance: "more far", "less far" (nearer), "least near" (farthest)
     r"\bmore (?:near|close)\b": "nearer",
@@ -289,10 +297,11 @@ _COMPARATIVE = {
 }
 
 
-# Typed questions carry typos ("distnace", "heigth", "clockwsie"): a word of six letters or more that is
+# Typed questions carry typos ("distnace", "heigth", "clockwsie"): a word of five letters or more that is
 # one adjacent swap, one dropped letter or one extra letter away from exactly one of the words the rules
-# read is read as that word. Substituted letters are not corrected ("closet" is a word, not "closer"),
-# nor a letter dropped or added at the end, which makes real words ("degree", "compare", "rotated").
+# read is read as that word (five-letter words such as "right" only by a swap: "rigth"). Substituted
+# letters are not corrected ("closet" is a word, not "closer"), nor a letter dropped or added at the end,
+# which makes real words ("degree", "compare", "rotated"), nor the real words a slip makes elsewhere.
 _CUE_WORDS = [
     *("distance", "distant", "centimeter", "centimeters", "millimeter", "millimeters", "meters"),
     *("height", "heights", "higher", "highest", "taller", "tallest", "shorter", "shortest"),
@@ -301,27 +310,57 @@ _CUE_WORDS = [
     *("turning", "reachable", "length", "longer", "longest", "narrower", "narrowest", "widest"),
     *("beneath", "underneath", "between", "center", "centers", "bottom", "ground", "camera"),
     *("walked", "travelled", "traveled", "relative", "compared", "vertical", "vertically"),
-    *("difference", "facing", "inches"),
+    *("difference", "facing", "inches", "travel", "lowest", "upper", "lower"),
+    *("above", "below", "right", "width", "which", "clock", "under", "wider", "front"),
 ]
+_REAL_WORDS = {"loner", "waked", "metes", "eight", "loser"}
 
 
 def _typo_table(words: list[str]) -> dict[str, str]:
     variants: dict[str, set[str]] = {}
     for w in words:
-        found = {w[:i] + w[i + 1 :] for i in range(len(w) - 1)}
-        found |= {w[:i] + w[i + 1] + w[i] + w[i + 2 :] for i in range(len(w) - 1)}
-        found |= {w[:i] + c + w[i:] for i in range(len(w)) for c in "abcdefghijklmnopqrstuvwxyz"}
+        found = {w[:i] + w[i + 1] + w[i] + w[i + 2 :] for i in range(len(w) - 1)}
+        if len(w) >= 6:
+            found |= {w[:i] + w[i + 1 :] for i in range(len(w) - 1) if i > 0 or len(w) > 6}
+            found |= {w[:i] + c + w[i:] for i in range(len(w)) for c in "abcdefghijklmnopqrstuvwxyz"}
         for v in found - {w}:
             variants.setdefault(v, set()).add(w)
-    known = set(words)
-    return {v: ws.pop() for v, ws in variants.items() if len(ws) == 1 and v not in known and len(v) >= 6}
+    known = set(words) | _REAL_WORDS
+    return {v: ws.pop() for v, ws in variants.items() if len(ws) == 1 and v not in known and len(v) >= 5}
 
 
-_TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 6])
+_TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 5])
 
 
 # Whole phrasings rewritten to the form the rules read, in order (after dashes became commas).
-_PHRASE_REWRITES: list[tuple[str, str]] = [
+_UNIT_NAMES = {"m": "meters", "cm": "centimeters", "mm": "millimeters", "ft": "feet", "in": "inches"}
+_PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
+    # Planner notation: "nearer?(OBJ, OBJ)" asks whether the first is nearer than the second,
+    # "on_my_right?(OBJ)" whether it is on my right; "clock_dir(OBJ)", "turn(right, 45)" name a quantity
+    # with its arguments; "unit=ft", "point=top", "ref=OBJ" are slots.
+    (r"(?<=[a-z0-9])_(?=[a-z0-9])", " "),
+    (r"\b([a-z]+er)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 than OBJ?"),
+    (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 OBJ?"),
+    (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*\)", r"is OBJ \1?"),
+    (r"\bunits? ?= ?'?(m|cm|mm|ft|in)'?(?![a-z])", lambda m: "in " + _UNIT_NAMES[m.group(1)]),
+    (r"\b(?:point|at) ?= ?'?(top|bottom|center|centre)'?", r"\1"),
+    (r"\b(?:ref|reference|wrt) ?= ?OBJ", "relative to OBJ"),
+    (r"\bwrt\b", "relative to"),
+    (r"\b(?:target|obj|object|a|b|x|y) ?= ?OBJ", "OBJ"),
+    (r"\barg ?min (?:dist(?:ance)?|range)\b", "which is nearest"),
+    (r"\barg ?max (?:dist(?:ance)?|range)\b", "which is farthest"),
+    (r"\barg ?min\b", "which has the smallest"),
+    (r"\barg ?max\b", "which has the largest"),
+    (r"\bdz\b", "height difference"),
+    (r"\bcam\b", "camera"),
+    (r"\bobj\b", "object"),
+    # "an arm of 30 in, can it ...": a number then "in" and no noun is inches
+    (r"(\d) ?in(?= *(?:[-,;:?!]|$))", r"\1 inches"),
+    (r"(\d)\s*degs?\b", r"\1 degrees"),
+    (r"OBJ\s*,\s*OBJ(?=[^(]*\))", "OBJ and OBJ"),
+    (r"(?<=[a-z0-9])\(([^()]*)\)", lambda m: " " + m.group(1).replace(",", " ") + " "),
+    # "side_of(OBJ, ref=OBJ)": the side of the first relative to the second
+    (r"\bside of\s+OBJ\s+(relative to|from)\s+OBJ", r"side, OBJ \1 OBJ"),
     # the norm of a difference, ||c(OBJ) - c(OBJ)||, is a distance
     (r"\|\|[^|]*OBJ[^|]*OBJ[^|]*\|\|", " the distance between OBJ and OBJ "),
     # speech fillers at a clause's start
@@ -346,8 +385,31 @@ _PHRASE_REWRITES: list[tuple[str, str]] = [
         "what is",
     ),
     # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
-    (r"\b(?:is that|am i|was i|are you|is it) (?:right|correct)\b", "is that so"),
+    (r"\b(?:is that|am i|was i|are you|is it) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
     (r", right\s*\?\s*$", "?"),
+    # the room under an object is its bottom's height: "the gap under OBJ", "more clearance", "least room"
+    (r"\b(?:gap|space|room|clearance)(?: is there| there is| left)? (?:under|beneath|below|underneath)"
+     r"(?:neath)? OBJ\b", "clearance of OBJ"),
+    (r"\b(?:gap|space|room|clearance)(?: is there| there is| left)? (?:under|beneath|below|underneath)"
+     r"(?:neath)? (?:it|them)\b", "clearance"),
+    (r"\b(?:more|bigger|larger|greater|higher) (?:clearance|room|space|gap)\b", "higher bottom"),
+    (r"\b(?:most|biggest|largest|greatest|highest) (?:clearance|room|space|gap)\b", "highest bottom"),
+    (r"\b(?:less|smaller|lower) (?:clearance|room|space|gap)\b", "lower bottom"),
+    (r"\b(?:least|smallest|lowest) (?:clearance|room|space|gap)\b", "lowest bottom"),
+    # "the least far to the left" is the rightmost
+    (r"\b(?:least|less) far (?:to the |on the )?left\b", "rightmost"),
+    (r"\b(?:least|less) far (?:to the |on the )?right\b", "leftmost"),
+    # "not as tall as" is "shorter than"
+    (r"\bnot (?:as|so) (tall|high|long|wide|far|near|close) as\b",
+     lambda m: {"tall": "shorter", "high": "lower", "long": "shorter", "wide": "narrower", "far": "nearer",
+                "near": "farther", "close": "farther"}[m.group(1)] + " than"),
+    (r"\bless high\b", "lower"),
+    (r"\bon the top of\b", "on top of"),
+    (r"\bthe deck\b", "the floor"),
+    (r"\bthe observer'?s\b", "my"),
+    (r"\byou'?re (?=(?:left|right)\b)", "your "),
+    # a half turn said as a manoeuvre
+    (r"\b(?:about face|about turn|u turn|one eighty)\b", "turn around"),
 ]
 
 
@@ -355,7 +417,7 @@ def normalise(question: str) -> str:
     """Lower-case text, references → ``OBJ``, one spelling (center, meter), shorthand spelled out ("dist",
     "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
-    t = re.sub(r"[a-z]{6,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
+    t = re.sub(r"[a-z]{5,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
     for pattern, replacement in _PHRASE_REWRITES:
@@ -428,6 +490,7 @@ _FACE = (
     rf"|\b(?:so that|so|until|till|for|before) OBJ (?:is|lies|sits|will be|ends up|to be) {_STRAIGHT}"
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front)"
+    r"|\bturn(?:ing)? to OBJ|\bsquare (?:\w+ ){0,2}up (?:to|with) OBJ"
 )
 # The space under an object is the height of its bottom: "the gap under OBJ", "room beneath it".
 _UNDER_GAP = (
@@ -436,7 +499,7 @@ _UNDER_GAP = (
 )
 # How high an object reaches is the height of its top.
 _REACH_UP = (
-    r"\bhow (?:high|far up)\b.*\breach(?:es)?\b|\breach(?:es|ing)? (?:up )?(?:to|as high)\b"
+    r"\bhow (?:high|far up)\b.*\breach(?:es)?\b|\breach(?:es|ing)? (?:up|higher|as high)\b|\breaches to\b"
     r"|\b(?:stick|sticks|sticking|stand|stands|standing|rise|rises|rising|extend|extends|extending) up\b"
 )
 _OVER_FLOOR = (
@@ -448,7 +511,7 @@ _REACH_ACT = (
     r"\breach|\bgrab\b|pick (?:it |OBJ )?up|get hold|\btouch\b"
     r"|without (?:walking|moving|stepping|taking a step)|\bgrasp|\bgrip|\b(?:my|your) hand\b"
 )
-_REACH = _REACH_ACT + r"|\barm\b"
+_REACH = _REACH_ACT + r"|\barm\b|\b(?:manipulator|gripper)\b"
 _DIFF = (
     r"\bhow much (?:higher|lower|taller)|higher or lower|differ|difference|vertical offset"
     r"|apart in height|height gap"
@@ -486,7 +549,7 @@ _SIZE_CMP = (
 # A yes/no question: a clause (after a lead-in such as "Compared with OBJ,") opens with an auxiliary,
 # or it asks "whether", "yes or no", "true or false".
 _YESNO = (
-    r"(?:^|[,;:] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
+    r"(?:^|[,;:.?!] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
     r"|\bwhether\b|\byes or no\b|\btrue or false\b"
 )
 _UNITS = {
@@ -551,6 +614,9 @@ def _length_m(t: str) -> float | None:
     return float(m.group(1)) * _TO_M[_unit_of(m.group(2))]
 
 
+_IMAGINED = r"\b(?:once|after|when|if|as soon as|following|say|suppose|imagine|assuming)\b"
+
+
 def _turn_clause(t: str) -> str | None:
     """The clause that describes my turn, if the question imagines one.
 
@@ -561,7 +627,7 @@ def _turn_clause(t: str) -> str | None:
     """
     for clause in re.split(r"[,.;:?!]", t):
         if _has(clause, _TURN_VERB) and _has(clause, _TURN_WORDS) and not _has(clause, _FACE):
-            opened = re.search(rf"\b(?:once|after|when|if|as soon as|following)\b(?=.*{_TURN_VERB})", clause)
+            opened = re.search(rf"{_IMAGINED}(?=.*{_TURN_VERB})", clause)
             if opened is None:
                 return clause
             clause = clause[opened.start() :]
@@ -572,6 +638,9 @@ def _turn_clause(t: str) -> str | None:
     return None
 
 
+_BARE_NUMBER = r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])"
+
+
 def _turn(clause: str) -> tuple[str | None, float]:
     """Direction (left/right) and angle of a turn clause; a quarter turn when no angle is said."""
     if _has(clause, r"\b(?:counterclockwise|left)\b"):
@@ -580,7 +649,9 @@ def _turn(clause: str) -> tuple[str | None, float]:
         side = "right"
     else:
         side = None
-    m = re.search(r"(\d+(?:\.\d+)?)\s*degrees?", clause)
+    # "turn(right, 45)": a bare number in the turn clause is its angle
+    m = re.search(r"(\d+(?:\.\d+)?)\s*degrees?", clause) or re.search(
+        rf"{_BARE_NUMBER}(?! ?(?:o'?\s?clock|{_LENGTH_UNIT}|feet|cm|mm|ft|in\b|%|percent))", clause)
     if m:
         angle = float(m.group(1))
     elif _has(clause, r"\bthree quarters?\b"):
@@ -665,6 +736,9 @@ def _make(task: str, **slots: str | float | None) -> Parsed:
     return Parsed(task, full)
 
 
+_OTHER_SIDE = {"left": "right", "right": "left"}
+
+
 def _classify(t: str, n: int) -> Parsed | None:
     """The ordered decision list: earlier cues win where phrasings overlap (see the module notes)."""
     unit = _asked_unit(t)
@@ -676,10 +750,10 @@ def _classify(t: str, n: int) -> Parsed | None:
 
     if n == 0:
         moved = (
-            r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|gone|go|covered|cover"
-            r"|route|path|trajectory|journey|trip|odometry)\b|\bso far\b|\bin total\b"
+            r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|moving|gone|go|covered|cover"
+            r"|route|path|trajectory|journey|trip|odometry|travers\w*)\b|\bso far\b|\bin total\b"
         )
-        if _has(t, moved) and _has(t, r"how far|distance|how (?:many|much)|how long|\blength\b"):
+        if _has(t, moved) and _has(t, r"how far|distance|how (?:many|much)|how long|\blength\b|\btotal\b"):
             return _make("walked_distance", unit=unit)
         return None
 
@@ -695,6 +769,9 @@ def _classify(t: str, n: int) -> Parsed | None:
             rest, r"o'?\s?clock|clock|where|direction|degrees?|angle|oriented|position"
         ):
             side, angle = _turn(clause)
+            if side is None:  # "do a full about-face, turning to my left": the side in another clause
+                sides = (_turn(c)[0] for c in re.split(r"[,.;:?!]", t) if _has(c, _TURN_VERB))
+                side = next((x for x in sides if x is not None), None)
             degrees = _has(rest, r"\bdegrees?\b|\bangle\b") and not _has(rest, r"o'?\s?clock|\bclock\b")
             task = "future_direction_degrees" if degrees else "future_direction_clock"
             return _make(task, turn=side, angle_deg=angle)
@@ -710,7 +787,7 @@ def _classify(t: str, n: int) -> Parsed | None:
         ):
             side = None if all(side_words) else ("left" if side_words[0] else "right")
             return _make("side_of_me", side=side)
-        if _has(t, _WHICH_SIDE):
+        if _has(t, _WHICH_SIDE) or _has(t, rf"\bside\b.*\brelative to {_ME}\b"):
             return _make("side_of_me")
         if _has(t, _REACH_UP):
             return _make("height_from_ground", point="top", unit=unit)
@@ -736,14 +813,20 @@ def _classify(t: str, n: int) -> Parsed | None:
         if _has(
             t,
             rf"how far|distance|\brange\b|\bgap\b|\baway\b|how (?:distant|close|near)\b|\bfrom {_ME}\b"
-            rf"|how many \w+ am i from|{_HOW_MANY_UNITS}|separat|\bbetween\b",
+            rf"|how many \w+ am i from|{_HOW_MANY_UNITS}|separat|\bbetween\b"
+            r"|\bcamera to (?:the )?(?:object|OBJ)\b",
         ):
             return _make("distance_to_camera", unit=unit)
         return None
 
     # Two or three objects.
-    if n == 2 and not any(side_words) and _has(t, _WHICH_SIDE):
+    if n == 2 and not any(side_words) and _has(t, rf"{_WHICH_SIDE}|\bside, OBJ (?:relative to|from) OBJ\b"):
         return _make("left_right_choice")
+    # "scanning from left to right, which comes first?": the one furthest to the side the scan starts on
+    scan = re.search(r"\bfrom (?:the )?(left|right) to (?:the )?(?:left|right)\b.*\b(first|last)\b", t)
+    if scan is not None and _has(t, _WHICH):
+        start = scan.group(1)
+        return _make("leftmost_choice", side=start if scan.group(2) == "first" else _OTHER_SIDE[start])
     if any(side_words):
         # "which is further left / on the left" picks one of the objects; "left or right of OBJ" relates two
         which_one = (_has(t, _WHICH) or offered) and not _has(t, _WHICH_SIDE)
@@ -767,6 +850,11 @@ def _classify(t: str, n: int) -> Parsed | None:
         rf"\b(?:below|under|underneath|beneath|supports?|supporting|holds? up|holding up) {other}"
         r"|\bunderneath\b|\bbelow\b|\b(?:at the )?bottom of the (?:stack|pile)\b"
     )
+    # "which is the lower one in the stack?", "the upper object": which of them is stacked on the other
+    in_stack = _has(t, rf"{_STACK_WORDS}|\bthe upper (?:one|object|item|unit|thing)\b")
+    if n == 2 and in_stack and (_has(t, _WHICH) or offered):
+        lower = r"\b(?:lower|lowest|bottom|bottommost|under|underneath|beneath|below)\b"
+        return _make("above_choice", relation="below" if _has(t, lower) else "above")
     named_point = _point(t) != "center" and not _has(t, r"\bon top\b")
     if n == 2 and named_point and _has(t, r"\b(?:above|below)\b") and not _has(t, _WHICH):
         # "Is the top of OBJ above the top of OBJ?" compares heights of points, not a stacking
@@ -841,6 +929,7 @@ _WHOLE = (
     r"(?:all the way )?(?:up )?to (?:the |its )?(?:top|highest point|highest edge)\b"
     r"|\btop to (?:the |its )?bottom\b|\bend to end\b|\ball of (?:it|OBJ)\b"
 )
+_STACK_WORDS = r"\b(?:stack|stacks|stacked|stacking|pile|piles|piled|heap)\b"
 _STACKED = (
     r"\bon (?:the )?top(?: of)?\b|\b(?:top|bottom) of the (?:stack|pile)\b|\bon the bottom\b"
     r"|\b(?:at|on) the (?:very )?(?:top|bottom)\b"
@@ -877,7 +966,7 @@ def _turn_words(t: str) -> list[str]:
         verb.group(0)
         for clause in re.split(r"[,.;:?!]", t)
         if (verb := re.search(_TURN_VERB, clause))
-        and _has(clause, rf"{_TURN_WORDS}|\b(?:if|once|after|when|suppose|say|imagine|following|were to)\b")
+        and _has(clause, rf"{_TURN_WORDS}|{_IMAGINED}|\bwere to\b")
     ]
 
 
@@ -918,4 +1007,25 @@ def unread_cue(t: str, parsed: Parsed) -> str | None:
         vague = re.search(_VAGUE_TURN, t)
         if vague is not None and not _has(t, r"\d"):
             return vague.group(0)
+    return _unread_number(t, parsed)
+
+
+_CONVENTION_NUMBERS = {0.0, 3.0, 6.0, 9.0, 12.0, 90.0, 180.0, 270.0, 360.0}
+
+
+def _unread_number(t: str, parsed: Parsed) -> str | None:
+    """A number no slot holds ("arm extends 30 in", an angle read as another): only an arm length, a
+    turn's angle, a clock hour and, in a direction question, the numbers of its convention ("with 12
+    straight ahead", "0 to 360") are numbers a reading uses."""
+    angle = parsed.slots.get("angle_deg")
+    direction = parsed.task in _TURN_TASKS | {"direction_clock", "direction_degrees"}
+    for m in re.finditer(_BARE_NUMBER, t):
+        after = t[m.end():]
+        if _has(after, r"^ ?o'?\s?clock\b") or (direction and float(m.group(1)) in _CONVENTION_NUMBERS):
+            continue
+        if parsed.task == "reachability" and parsed.slots.get("arm_length_m") is not None:
+            continue
+        if isinstance(angle, float) and float(m.group(1)) == angle:
+            continue
+        return m.group(0)
     return None
