@@ -247,9 +247,17 @@ _SHORTHAND = {
     r"\b(?:trun|tunr|tern)\b": "turn",
     r"\b(?:lfet|letf)\b": "left",
     r"\bhwo\b": "how",
-    r"\bwich\b": "which",
+    r"\bw(?:ich|hch)\b": "which",
     r"\bclok\b": "clock",
     r"\bneerer\b": "nearer",
+    r"\bneerest\b": "nearest",
+    r"\brite\b": "right",
+    r"\bhihg\b": "high",
+    r"\bflor\b": "floor",
+    r"\btal\b": "tall",
+    r"\bangel\b": "angle",
+    r"\bwhich 1\b": "which one",
+    r"\b2 (?=(?:turn|face|reach|get|go|be)\b)": "to ",
     r"\bfare?st\b": "farthest",
     r"\bleftest\b": "leftmost",
     r"\brightest\b": "rightmost",
@@ -294,6 +302,9 @@ _COMPARATIVE = {
     "wide": "wider",
     "short": "shorter",
     "narrow": "narrower",
+    "small": "smaller",
+    "big": "bigger",
+    "large": "larger",
 }
 
 
@@ -333,6 +344,7 @@ _TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 5])
 
 
 # Whole phrasings rewritten to the form the rules read, in order (after dashes became commas).
+_TRIP = {"shorter": "nearer", "shortest": "nearest", "longer": "farther", "longest": "farthest"}
 _UNIT_NAMES = {"m": "meters", "cm": "centimeters", "mm": "millimeters", "ft": "feet", "in": "inches"}
 _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # Planner notation: "nearer?(OBJ, OBJ)" asks whether the first is nearer than the second,
@@ -347,8 +359,20 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:ref|reference|wrt) ?= ?OBJ", "relative to OBJ"),
     (r"\bwrt\b", "relative to"),
     (r"\b(?:target|obj|object|a|b|x|y) ?= ?OBJ", "OBJ"),
-    (r"\barg ?min (?:dist(?:ance)?|range)\b", "which is nearest"),
-    (r"\barg ?max (?:dist(?:ance)?|range)\b", "which is farthest"),
+    (r"\barg ?min (?:dist(?:ance)?|range)\b|\barg ?min\b(?=.*\bdist(?:ance)?\b ?\(? ?(?:camera|cam|me)\b)",
+     "which is nearest"),
+    (r"\barg ?max (?:dist(?:ance)?|range)\b|\barg ?max\b(?=.*\bdist(?:ance)?\b ?\(? ?(?:camera|cam|me)\b)",
+     "which is farthest"),
+    (r"\barg ?(max|min) z(?: ?(top|bottom|center|centre))?\b",
+     lambda m: f"which is {'highest' if m[1] == 'max' else 'lowest'} by the {m[2] or 'center'}"),
+    (r"\barg ?min image ?x\b", "which is leftmost"),
+    (r"\barg ?max image ?x\b", "which is rightmost"),
+    # "assert height(OBJ) > height(OBJ)"
+    (r"\b(?:assert )?(height|length|width)\(OBJ\) ?([<>]) ?\1\(OBJ\)",
+     lambda m: f"is OBJ {'greater' if m.group(2) == '>' else 'less'} in {m.group(1)} than OBJ"),
+    (r"\bleft ?\| ?right\b", "left or right"),
+    # a bare unit closing a request: "..., in" / "-> ft"
+    (r",\s*(m|cm|mm|ft|in)\s*[?.]?\s*$", lambda m: ", in " + _UNIT_NAMES[m.group(1)]),
     (r"\barg ?min\b", "which has the smallest"),
     (r"\barg ?max\b", "which has the largest"),
     (r"\bdz\b", "height difference"),
@@ -397,19 +421,33 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:less|smaller|lower) (?:clearance|room|space|gap)\b", "lower bottom"),
     (r"\b(?:least|smallest|lowest) (?:clearance|room|space|gap)\b", "lowest bottom"),
     # "the least far to the left" is the rightmost
-    (r"\b(?:least|less) far (?:to the |on the )?left\b", "rightmost"),
-    (r"\b(?:least|less) far (?:to the |on the )?right\b", "leftmost"),
+    (r"\b(?:least|less) (?:far )?(?:to the |on the )?left\b", "rightmost"),
+    (r"\b(?:least|less) (?:far )?(?:to the |on the )?right\b", "leftmost"),
     # "not as tall as" is "shorter than"
-    (r"\bnot (?:as|so) (tall|high|long|wide|far|near|close) as\b",
-     lambda m: {"tall": "shorter", "high": "lower", "long": "shorter", "wide": "narrower", "far": "nearer",
-                "near": "farther", "close": "farther"}[m.group(1)] + " than"),
+    (r"\bnot (?:as|so) (tall|high|long|wide|far|near|close)((?: (?:to|from) \w+)?) as\b",
+     lambda m: {"tall": "shorter", "high": "lower", "long": "less long", "wide": "less wide", "far": "nearer",
+                "near": "farther", "close": "farther"}[m.group(1)] + m.group(2) + " than"),
+    # "shorter / longer trip from here": nearer, farther
+    (r"\b(shorter|shortest|longer|longest) (?:trip|walk|route|drive|journey|distance(?! between))\b",
+     lambda m: _TRIP[m[1]]),
+    # "comparing their shorter horizontal sides": the width
+    (r"\b(?:shorter|smaller|narrower) (?:horizontal )?(?:sides?|dimensions?|edges?)\b", "width"),
+    (r"\b(?:longer|larger|longest) (?:horizontal )?(?:sides?|dimensions?|edges?)\b", "length"),
+    (r"\bthe OBJ\b", "OBJ"),
+    (r"\blong side length\b|\blong side\b", "length"),
+    (r"\b(?:greatest|highest|largest|biggest) elevation\b", "highest"),
+    (r"\b(?:lowest|smallest|least) elevation\b", "lowest"),
+    # "if I put a level on top of OBJ, how much lower is the top of OBJ": the first top is the reference
+    (r"\bif (?:i|you|we) (?:put|place|lay|set|rest|hold) (?:\w+ ){1,3}?(?:on top of|on|against) OBJ\b",
+     "relative to the top of OBJ"),
     (r"\bless high\b", "lower"),
     (r"\bon the top of\b", "on top of"),
     (r"\bthe deck\b", "the floor"),
     (r"\bthe observer'?s\b", "my"),
     (r"\byou'?re (?=(?:left|right)\b)", "your "),
     # a half turn said as a manoeuvre
-    (r"\b(?:about face|about turn|u turn|one eighty)\b", "turn around"),
+    (r"\b(?:about face|about turn|one eighty)\b|\ba u turn\b|\bu turns?\b(?! (?:left|right|to|around|\d))",
+     "turn around"),
 ]
 
 
@@ -470,8 +508,8 @@ def _has(t: str, pattern: str) -> bool:
     return re.search(pattern, t) is not None
 
 
-_ME = r"(?:me|you|myself|yourself|the camera|the robot)"
-_MY = r"(?:my|your|the camera's|the robot's)"
+_ME = r"(?:me|you|myself|yourself|the camera|the robot|the unit)"
+_MY = r"(?:my|your|the camera's|the robot's|the unit's)"
 # Verbs (and nouns) of turning in place: "turn", "rotate", "spin", "pivot", "swivel", "yaw", "swing round".
 _TURN_VERB = (
     r"\b(?:turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing|ion)|spin(?:s|ning)?|spun|pivot(?:s|ed|ing)?"
@@ -491,6 +529,7 @@ _FACE = (
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front)"
     r"|\bturn(?:ing)? to OBJ|\bsquare (?:\w+ ){0,2}up (?:to|with) OBJ"
+    rf"|\b(?:having|have|get|put) OBJ {_STRAIGHT}(?:ahead|in front)"
 )
 # The space under an object is the height of its bottom: "the gap under OBJ", "room beneath it".
 _UNDER_GAP = (
@@ -499,7 +538,8 @@ _UNDER_GAP = (
 )
 # How high an object reaches is the height of its top.
 _REACH_UP = (
-    r"\bhow (?:high|far up)\b.*\breach(?:es)?\b|\breach(?:es|ing)? (?:up|higher|as high)\b|\breaches to\b"
+    r"\bhow (?:high|far up)\b[^.?!;]*\breach(?:es)?\b|\breaches to\b"
+    r"|\breach(?:es|ing)? (?:up|higher|highest|the highest|as high|furthest up)\b(?! to OBJ)"
     r"|\b(?:stick|sticks|sticking|stand|stands|standing|rise|rises|rising|extend|extends|extending) up\b"
 )
 _OVER_FLOOR = (
@@ -540,6 +580,7 @@ _SIZE_CMP = (
     r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
     r"(?! (?:distance|path|route|way)\b)"
     r"|\b(?:bigger|larger|greater|smaller|lesser|less|more)(?: in)? (?:height|width|length)\b"
+    r"|\bby (?:height|width|length)\b.*\b(?:greatest|largest|biggest|smallest|least|most)\b"
     r"|\b(?:less|least) (?:tall|long|wide)\b"
     r"|\b(?:greatest|largest|biggest|smallest|least|most)(?: in)? (?:height|width|length)\b"
     # "compare the heights of OBJ, OBJ and OBJ and return the one with the largest"
@@ -550,7 +591,8 @@ _SIZE_CMP = (
 # or it asks "whether", "yes or no", "true or false".
 _YESNO = (
     r"(?:^|[,;:.?!] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
-    r"|\bwhether\b|\byes or no\b|\btrue or false\b"
+    r"|\bwhether\b|\byes or no\b|\btrue or false\b|\by ?/ ?n\b|\byes ?/ ?no\b|\bconfirm\b"
+    r"|\b(?:tell|say|check|know|see) (?:me |us )?if\b"
 )
 _UNITS = {
     "cm": r"centimeters?|cms?",
@@ -625,7 +667,7 @@ def _turn_clause(t: str) -> str | None:
     its punctuation clause, or, unpunctuated (speech), to the first question word or object after the
     turn verb ("if i turn left what o'clock is OBJ", "after i turn right OBJ is at what o'clock").
     """
-    for clause in re.split(r"[,.;:?!]", t):
+    for clause in re.split(r"[,.;:?!]|\band then\b", t):
         if _has(clause, _TURN_VERB) and _has(clause, _TURN_WORDS) and not _has(clause, _FACE):
             opened = re.search(rf"{_IMAGINED}(?=.*{_TURN_VERB})", clause)
             if opened is None:
@@ -671,7 +713,7 @@ _REFERENCE_BEFORE = (
     r"\b(?:relative to|compared (?:with|to)|in comparison (?:with|to)|with respect to|in relation to|next to"
     r"|beside|looking at|than|against|versus|vs"
     r"|above|below|under|underneath|beneath|over|side of|left of|right of|(?:up|down) from)"
-    r"(?: the \w+ of| that of)? $"
+    r"(?: the (?:\w+ ){1,2}of| that of)? $"
 )
 # "the offset from OBJ up to OBJ": the climb starts at the reference.
 _REFERENCE_FROM = r"\bfrom OBJ (?:straight |all the way )?(?:up|down) to (?:the \w+ of )?OBJ"
@@ -737,6 +779,8 @@ def _make(task: str, **slots: str | float | None) -> Parsed:
 
 
 _OTHER_SIDE = {"left": "right", "right": "left"}
+_ONE = r"(?:one|object|item|unit|thing)\b"
+_NEXT_REACH = r"(?:grab|reach|pick|grasp|touch)\w*"
 
 
 def _classify(t: str, n: int) -> Parsed | None:
@@ -751,9 +795,12 @@ def _classify(t: str, n: int) -> Parsed | None:
     if n == 0:
         moved = (
             r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|moving|gone|go|covered|cover"
-            r"|route|path|trajectory|journey|trip|odometry|travers\w*)\b|\bso far\b|\bin total\b"
+            r"|route|path|trajectory|journey|trip|odometry|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
+            r"|driving)\b|\bso far\b|\bin total\b|\bhow much way\b"
         )
-        if _has(t, moved) and _has(t, r"how far|distance|how (?:many|much)|how long|\blength\b|\btotal\b"):
+        if _has(t, moved) and _has(
+            t, r"how far|distance|how (?:many|much)|how long|\blength\b|\btotal\b|\baltogether\b"
+        ):
             return _make("walked_distance", unit=unit)
         return None
 
@@ -775,7 +822,7 @@ def _classify(t: str, n: int) -> Parsed | None:
             degrees = _has(rest, r"\bdegrees?\b|\bangle\b") and not _has(rest, r"o'?\s?clock|\bclock\b")
             task = "future_direction_degrees" if degrees else "future_direction_clock"
             return _make(task, turn=side, angle_deg=angle)
-        if _has(t, r"o'?\s?clock|\bclock\b"):
+        if _has(t, r"o'?\s?clock|\bclock\b|\bwhich hour\b"):
             return _make("direction_clock")
         if _has(t, r"\bbearing\b|\bangle\b|\bdegrees?\b"):
             return _make("direction_degrees")
@@ -797,7 +844,9 @@ def _classify(t: str, n: int) -> Parsed | None:
             return _make("height_from_ground", point=_point(t), unit=unit)
         # "before I send the arm out, give me the range to OBJ": an arm named while a distance is
         # asked (not a yes/no question, no reaching verb) is context
-        context_arm = not yesno and _has(t, r"\b(?:distance|range|how far)\b") and not _has(t, _REACH_ACT)
+        # ("before you grab it, how far is OBJ": the reach is the next step, the distance the question)
+        later = re.sub(rf"\b(?:before|after|once|so that) (?:you|i|we) (?:\w+ ){{0,2}}?{_NEXT_REACH}", " ", t)
+        context_arm = not yesno and _has(t, r"\b(?:distance|range|how far)\b") and not _has(later, _REACH_ACT)
         if _has(t, _REACH) and not context_arm:
             return _make("reachability", arm_length_m=_length_m(t))
         if _has(t, r"\bheight\b"):
@@ -851,7 +900,7 @@ def _classify(t: str, n: int) -> Parsed | None:
         r"|\bunderneath\b|\bbelow\b|\b(?:at the )?bottom of the (?:stack|pile)\b"
     )
     # "which is the lower one in the stack?", "the upper object": which of them is stacked on the other
-    in_stack = _has(t, rf"{_STACK_WORDS}|\bthe upper (?:one|object|item|unit|thing)\b")
+    in_stack = _has(t, rf"{_STACK_WORDS}|\bthe (?:upper|top|bottom)(?:most)? {_ONE}")
     if n == 2 and in_stack and (_has(t, _WHICH) or offered):
         lower = r"\b(?:lower|lowest|bottom|bottommost|under|underneath|beneath|below)\b"
         return _make("above_choice", relation="below" if _has(t, lower) else "above")
@@ -932,7 +981,7 @@ _WHOLE = (
 _STACK_WORDS = r"\b(?:stack|stacks|stacked|stacking|pile|piles|piled|heap)\b"
 _STACKED = (
     r"\bon (?:the )?top(?: of)?\b|\b(?:top|bottom) of the (?:stack|pile)\b|\bon the bottom\b"
-    r"|\b(?:at|on) the (?:very )?(?:top|bottom)\b"
+    r"|\b(?:at|on) the (?:very )?(?:top|bottom)\b(?! (?:edge|surface|point|part|side)s?\b)"
 )
 _TOP_CUE = (
     r"\b(?:tops?|topmost|uppermost|highest (?:point|part|edge)|upper (?:edge|surface|side|end|part|rim)s?"
@@ -948,6 +997,11 @@ _THRESHOLD = (
     r"\b(?:more|less|further|farther|closer|nearer|higher|lower|taller|shorter|longer|wider|bigger|smaller"
     r"|over|under) than (?:an? |one )?(?:\d|half|meter|foot|inch|centimeter)"
     r"|\b(?:within|beyond|at least|at most|no more than|under|over) (?:\d|half|an? (?:meter|foot))"
+)
+# A limit stated as a rule ("must be kept at least 1 m from OBJ") is context for the measurement asked.
+_REQUIREMENT = (
+    r"\b(?:must|should|has to|have to|needs? to|is required to) (?:\w+ ){0,3}?"
+    r"(?:at least|at most|within|no more than) \d+(?:\.\d+)? \w+"
 )
 _TWO_OBJECTS_OFFERED = r"\bOBJ,? or (?:the |is |does )?OBJ\b|\beither OBJ or OBJ\b"
 # "how far is OBJ, and which way is it?": one reading answers one question.
@@ -981,6 +1035,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], Callable[[Parsed], bool]], .
     ("a top", _matches(_TOP_CUE), lambda p: p.slots.get("point") == "top" or p.task in _STACK_TASKS),
     ("a bottom", _matches(_BOTTOM_CUE), lambda p: p.slots.get("point") == "bottom" or p.task in _STACK_TASKS),
     ("a turn", _turn_words, lambda p: p.task in _TURN_TASKS),
+    ("a requirement", _matches(_REQUIREMENT), lambda p: True),
     ("a threshold", _matches(_THRESHOLD), lambda p: p.task == "reachability"),
     ("a comparison", _matches(r"\bthan\b"), lambda p: p.task not in _ONE_OBJECT_TASKS),
     ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), _picks_one),
@@ -1010,6 +1065,7 @@ def unread_cue(t: str, parsed: Parsed) -> str | None:
     return _unread_number(t, parsed)
 
 
+_LABEL_BEFORE = r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone)\s*#?$"
 _CONVENTION_NUMBERS = {0.0, 3.0, 6.0, 9.0, 12.0, 90.0, 180.0, 270.0, 360.0}
 
 
@@ -1023,6 +1079,8 @@ def _unread_number(t: str, parsed: Parsed) -> str | None:
         after = t[m.end():]
         if _has(after, r"^ ?o'?\s?clock\b") or (direction and float(m.group(1)) in _CONVENTION_NUMBERS):
             continue
+        if _has(t[: m.start()], _LABEL_BEFORE) or _has(after, r"^ points?\b"):
+            continue  # "item 7", "unit 12", "for 10 points": a label, no quantity
         if parsed.task == "reachability" and parsed.slots.get("arm_length_m") is not None:
             continue
         if isinstance(angle, float) and float(m.group(1)) == angle:
