@@ -17,6 +17,7 @@ import numpy as np
 
 from rynnec_ros.core.parsing import parse_quantity
 from rynnec_ros.core.types import Answer, Cancelled, Predictor, Request
+from rynnec_ros.spatial.parse import PARTLY_READ
 
 SOURCES = ("auto", "model", "geometry")
 
@@ -57,10 +58,13 @@ class Router:
         ans.object_ids = [r.object_id for r in request.regions]
         return ans
 
-    def _geometry(self, request: Request) -> Answer | tuple[str, str] | None:
+    def _geometry(self, request: Request) -> Answer | tuple[str | None, str] | None:
         """The geometry's answer, or (spatial task name, why the geometry passed it on) for the model to
         answer (None: not a spatial question). Under ``auto`` the answer's ``reason`` says so: a planner
-        that trusts measured distances can tell a model's guess from a measurement.
+        that trusts measured distances can tell a model's guess from a measurement. A question read as a
+        task but with words that reading does not use (``PARTLY_READ``) goes to the model with no task
+        and the words it left unread: a measurement of another question would be a confident wrong
+        answer.
 
         ``recognise`` raises ValueError only for a malformed structured task (the caller's error); its
         canonical structured form goes back into ``request.task`` so stated slots (arm length, reference
@@ -70,9 +74,10 @@ class Router:
         assert self.spatial is not None
         structured: str | None = self.spatial.recognise(request)
         if structured is None:
+            why = self.spatial.understand(request)[1]
             if self.source == "geometry":
-                raise ValueError(self.spatial.understand(request)[1])
-            return None
+                raise ValueError(why)
+            return (None, f"answered by the model: {why}") if why.startswith(PARTLY_READ) else None
         request.task = structured
         ok, why = self.spatial.can_answer(request)
         name = structured.split()[0]

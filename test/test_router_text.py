@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rynnec_ros.core.text import check_text
-from rynnec_ros.core.types import Answer, Cancelled, Frame, Request
+from rynnec_ros.core.types import Answer, Cancelled, Frame, Region, Request
 from rynnec_ros.router import Router
 
 
@@ -128,3 +128,19 @@ def test_text_limits_and_allowed_whitespace() -> None:
         check_text(" ", "question", 100)
     with pytest.raises(ValueError, match="more than max_question_chars=3"):
         check_text("abcd", "question", 3, limit_name="max_question_chars")
+
+
+def test_a_partly_read_question_is_never_measured() -> None:
+    """A question the rules read as a task but with a cue that reading does not use (here a top, where
+    the distance is to the centre) goes to the model under auto, saying why, and fails under geometry."""
+    from rynnec_ros.spatial import SpatialEngine
+
+    question = "How far is the top of <object0> from me?"
+    request = Request(question, [Frame(rgb=np.zeros((4, 4, 3), np.uint8), depth=np.ones((4, 4), np.float32))],
+                      regions=[Region(7, {0: np.ones((4, 4), bool)})])
+    engine = Engine()
+    ans = Router(engine, SpatialEngine(), "auto").answer(request)
+    assert (ans.source, ans.task, engine.asked) == ("model", None, [question])
+    assert ans.reason.startswith("answered by the model: not fully understood") and "'top'" in ans.reason
+    with pytest.raises(ValueError, match="does not use 'top'"):
+        Router(Engine(), SpatialEngine(), "geometry").answer(request)

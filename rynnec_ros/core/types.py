@@ -116,7 +116,8 @@ class Answer:
     of the tokens it generated, from its raw next-token distribution: their mean and minimum say how sure
     a free answer is (empty for geometric and option answers). ``boxes`` holds the box of every object a
     geometric answer measured (in the order the question names them, subject first), for drawing what
-    the answer is about.
+    the answer is about. ``reading`` is the structured task the geometry answered, every slot and the
+    objects spelled out (``parse.Parsed.reading``), so a caller sees which reading was used.
     """
 
     text: str
@@ -130,6 +131,7 @@ class Answer:
     mask_scores: list[float] | None = None
     source: str = "model"
     task: str | None = None
+    reading: str = ""
     object_ids: list[int] = field(default_factory=list)
     frame_indices: list[int] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)

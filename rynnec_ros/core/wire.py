@@ -305,6 +305,7 @@ def encode_answer(ans: Answer) -> bytes:
         "mask_scores": ans.mask_scores,
         "source": ans.source,
         "task": ans.task,
+        "reading": ans.reading,
         "object_ids": [int(i) for i in ans.object_ids],
         "frame_indices": [int(i) for i in ans.frame_indices],
         "timings": ans.timings,

@@ -331,6 +331,7 @@ class CognitionClient:
             option_probabilities=list(res.option_probabilities),
             source=res.source,
             task=res.task or None,
+            reading=res.reading,
             object_ids=[r.object_id for r in regions or []],
             frame_indices=list(range(len(res.frame_stamps))),
             timings={t.stage: t.seconds for t in res.timings},

@@ -185,6 +185,7 @@ def fill_ask(res: Any, ans: Answer, request: Request) -> Any:
     res.min_token_logprob = float(min(lp)) if lp else math.nan
     res.source = ans.source
     res.task = ans.task or ""
+    res.reading = ans.reading
     res.reason = ans.reason
     res.frame_stamps = [convert.ns_to_stamp(f.stamp_ns) for f in request.frames]
     res.timings = timings(ans.timings)

@@ -197,6 +197,7 @@ class SpatialEngine:
             answer.boxes = object_boxes(scene, request, objects)
         answer.source = "geometry"
         answer.task = task
+        answer.reading = parsed.reading(objects)
         if request.options and answer.option_index is None:
             answer.option_index = _match_option(answer, request.options, objects)
         # Solvers speak region indices (<objectK>); callers get the regions' own object ids.

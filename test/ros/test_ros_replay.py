@@ -107,6 +107,10 @@ def test_spatial_question_from_replayed_depth_and_tf_is_answered_by_geometry(rep
     assert ans.source == "geometry" and ans.task == q["task"]
     assert ans.unit == q["unit"] and ans.value == pytest.approx(q["value"], rel=0.15, abs=0.1)
     assert replayed.last_frame_stamps_ns == frames
+    # the response's reading names the task, and sent back as the structured task asks the same question
+    assert ans.reading.split()[0] == q["task"] and "objects=" in ans.reading
+    again = replayed.ask("anything", regions, task=ans.reading, frame_stamps_ns=frames, timeout_s=60)
+    assert (again.reading, again.value) == (ans.reading, ans.value)
 
 
 def test_spatial_source_parameter_routes_questions(replayed, scene) -> None:

@@ -339,3 +339,25 @@ def test_without_poses_the_box_is_in_the_last_cameras_frame(views) -> None:
 def test_an_answer_that_measured_no_object_has_no_boxes(views) -> None:
     walked = SpatialEngine().answer(_request(views, "How far have you walked in total?", objs=()))
     assert walked.value is not None and walked.boxes == []
+
+
+def test_every_geometric_answer_says_its_reading(views) -> None:
+    """The reading spells out the task, every slot and the objects (subject first); sent back as the
+    structured task it asks the same question (issue 24)."""
+    engine = SpatialEngine()
+    top = engine.answer(_request(views, "How high does <object0> reach?"))
+    assert top.reading == "height_from_ground point=top unit=m objects=0"
+    assert top.value == pytest.approx(0.7, abs=0.03)  # the scene model's box top, not its centre 0.35
+    again = engine.answer(_request(views, "anything", task=top.reading))
+    assert (again.reading, again.value) == (top.reading, top.value)
+    # "relative to <object1>": the bin is the reference, the box (object0) the subject
+    diff = engine.answer(
+        _request(views, "Relative to <object1>, how much higher is <object0>?", objs=(BOX, BIN))
+    )
+    assert diff.reading == "height_difference point=center unit=m objects=0,1"
+    swapped = engine.answer(
+        _request(views, "Relative to <object0>, how much higher is <object1>?", objs=(BOX, BIN))
+    )
+    assert swapped.reading == "height_difference point=center unit=m objects=1,0"
+    refused = engine.answer(_request(views, "How far is the top of <object0> from me?"))
+    assert refused.value is None and refused.reading == "" and "does not use 'top'" in refused.reason
