@@ -35,6 +35,7 @@ def _answer_dict(ans: Any) -> dict[str, Any]:
         "option_index": ans.option_index,
         "source": ans.source,
         "task": ans.task,
+        "reading": ans.reading,
         "object_ids": ans.object_ids,
         "reason": ans.reason,
         "timings_s": {k: round(v, 4) for k, v in ans.timings.items()},
