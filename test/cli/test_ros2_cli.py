@@ -264,6 +264,18 @@ def test_geometry_source_fails_with_reason(fed: Shared) -> None:
     assert reply["message"] or reply["reason"], reply
 
 
+def test_partly_read_question_goes_to_the_model_saying_what_it_left_unread(fed: Shared) -> None:
+    """Issue 24 / docs/ros.md: "How far have I walked since I turned left?" is no walked distance (that is
+    measured from the window's start): the turn is a cue the walked-distance reading does not use, so under
+    auto the model answers, `reason` names the unread words and `reading` stays empty (srv/AskQuestion.srv:
+    "Empty when the model answered")."""
+    reply = fed.ros.service_call(f"{NODE}/ask", "rynnec_ros/srv/AskQuestion",
+                                 "{question: 'How far have I walked since I turned left?'}")
+    assert reply["success"] is True and reply["source"] == "model", reply
+    assert reply["reason"].startswith("answered by the model: not fully understood"), reply
+    assert "does not use 'turned'" in reply["reason"] and reply["reading"] == "", reply
+
+
 # --- lifecycle last: it changes the node's state ------------------------------------------------------
 
 
