@@ -29,6 +29,10 @@ TOKEN_HEADER = "triton-access-token"
 GRPC_TOKEN_HEADER = "triton-grpc-protocol-" + TOKEN_HEADER
 """The same token as gRPC metadata: Triton prefixes restricted-protocol keys with the protocol name."""
 OPS = ("answer", "segment", "score")
+CANCEL_OP = "cancel"
+"""A request on ``ASK_MODEL`` that stops a question in flight: ``{"op": "cancel", "id": ..., "client": ...}``,
+answered with one ``cancelled`` response ``{"id": ..., "found": true|false}``. Triton's own gRPC cancel does
+not reach a PyTriton model (its proxy has no request-cancelled check), so the wire carries one."""
 
 DEFAULT_PORT = 8001
 
@@ -113,6 +117,10 @@ MAX_REQUEST_BYTES = 64 << 20
 """Largest question body (UTF-8 JSON), checked before it is parsed."""
 MAX_MASK_PIXELS = 1 << 28
 """Most mask pixels all regions of one question may decode to together (256 Mi booleans)."""
+MAX_CLIENT_CHARS = 256
+"""Longest client name (a robot's ``host:pid``, or what its operator names it)."""
+MAX_ID_CHARS = 128
+"""Longest question id (the remote backend's are 32 hex digits)."""
 
 
 def _text(value: Any, what: str, optional: bool = False) -> str | None:
@@ -125,14 +133,25 @@ def _text(value: Any, what: str, optional: bool = False) -> str | None:
     return value
 
 
+def _name(value: Any, what: str, limit: int, empty: bool) -> None:
+    """A client name or question id: text of at most ``limit`` characters (``empty``: may be '')."""
+    if not isinstance(value, str) or (not value and not empty):
+        raise ValueError(f"{what} must be a {'' if empty else 'non-empty '}string, got {describe(value)}")
+    if len(value) > limit:
+        raise ValueError(f"{what} has {len(value)} characters, more than the limit {limit}")
+
+
 # ------------------------------------------------------------------------------------------ requests
 
 
-def encode_request(op: str, request: Request, keys: Sequence[str], stream: bool) -> bytes:
+def encode_request(
+    op: str, request: Request, keys: Sequence[str], stream: bool, client: str = "", request_id: str = ""
+) -> bytes:
     """The JSON body of an ``ASK_MODEL`` call; frames travel as keys of earlier uploads.
 
-    The server's limits are checked here too, so a robot learns of an oversized request at once with the
-    reason the server would give."""
+    ``client`` names the robot for the server's per-client limit on questions in flight; ``request_id``
+    lets that client cancel the question (``encode_cancel``). The server's limits are checked here too,
+    so a robot learns of an oversized request at once with the reason the server would give."""
     if op not in OPS:
         raise ValueError(f"unknown op {op!r}; one of {OPS}")
     regions = []
@@ -154,11 +173,20 @@ def encode_request(op: str, request: Request, keys: Sequence[str], stream: bool)
         "task": request.task,
         "max_new_tokens": int(request.max_new_tokens),
         "stream": bool(stream),
+        "client": client,
+        "id": request_id,
     }
     body = json.dumps(doc).encode()
     if keys:  # a request whose frames are still to be named (tests) is only checked by the server
         check_request(doc, len(body))
     return body
+
+
+def encode_cancel(request_id: str, client: str = "") -> bytes:
+    """The body that cancels ``client``'s question ``request_id`` (see ``CANCEL_OP``)."""
+    doc = {"op": CANCEL_OP, "id": request_id, "client": client}
+    check_request(doc)
+    return json.dumps(doc).encode()
 
 
 def decode_request(body: bytes) -> dict[str, Any]:
@@ -188,8 +216,13 @@ def check_request(doc: Any, size: int = 0) -> None:
         raise ValueError(f"request body has {size} bytes, more than the limit {MAX_REQUEST_BYTES}")
     if not isinstance(doc, dict):
         raise ValueError(f"request body must be a JSON object, got {describe(doc)}")
+    _name(doc.get("client", ""), "request client", MAX_CLIENT_CHARS, empty=True)
+    if doc.get("op") == CANCEL_OP:
+        _name(doc.get("id"), "cancel id", MAX_ID_CHARS, empty=False)
+        return
     if doc.get("op") not in OPS:
-        raise ValueError(f"request op must be one of {OPS}, got {describe(doc.get('op'))}")
+        raise ValueError(f"request op must be one of {(*OPS, CANCEL_OP)}, got {describe(doc.get('op'))}")
+    _name(doc.get("id", ""), "request id", MAX_ID_CHARS, empty=True)
     _text(doc.get("question"), "request question")
     keys = doc.get("keys")
     if not isinstance(keys, list) or not keys:

@@ -7,7 +7,7 @@ import logging
 import sys
 
 from rynnec_ros.core import wire
-from rynnec_ros.serve.server import DEFAULT_MAX_REQUEST_S
+from rynnec_ros.serve.server import DEFAULT_MAX_CLIENT_QUESTIONS, DEFAULT_MAX_REQUEST_S
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "the node's max_image_pixels)")
     p.add_argument("--max-request-s", type=float, default=DEFAULT_MAX_REQUEST_S,
                    help="engine seconds one question may take before its decode is stopped with an error")
+    p.add_argument("--max-client-questions", type=int, default=DEFAULT_MAX_CLIENT_QUESTIONS,
+                   help="questions one client (robot) may have in flight; more are refused at once")
     p.set_defaults(func=_serve)
 
 
@@ -80,6 +82,7 @@ def _serve(args: argparse.Namespace) -> int:
             batch_window_s=args.batch_window_ms / 1000.0,
             max_image_pixels=args.max_image_pixels,
             max_request_s=args.max_request_s,
+            max_client_questions=args.max_client_questions,
             ready=lambda: print(f"ready grpc://{args.host}:{args.port}", flush=True),
         )
     except (ValueError, FileNotFoundError) as exc:

@@ -4,14 +4,17 @@ PyTriton starts the ``tritonserver`` binary it ships and binds two Python models
 
 * ``rynnec_frames``: robots upload each frame of a window once (raw uint8 pixels under a wire key);
 * ``rynnec_ask`` (decoupled): a question about frames by key, answered with streamed ``token``
-  responses and a final ``answer`` (or ``error``/``missing``) response.
+  responses and a final ``answer`` (or ``error``/``missing``) response; or a cancel of a question in
+  flight, answered with one ``cancelled`` response.
 
 Both models share one in-process engine and so its work reuse: vision features per frame key and the
 prompt-prefix KV of recent windows survive across requests from one robot. Vision encoding is batched
 across robots (docs/serving.md, "What is and is not batched"): PyTriton hands concurrent questions to
 ``ask`` at once, each in its own worker thread here; ``VisionBatcher`` gathers the questions that
 arrive within a few milliseconds of each other and encodes all their uncached frames in shared
-vision-tower calls (``RynnEC.encode_windows``). Prefill and decode stay one question at a time (the
+vision-tower calls (``RynnEC.encode_windows``). One client (a robot, by the name its requests carry) may
+have ``max_client_questions`` questions in flight; more are refused at once, so one robot's burst does
+not queue every other robot behind it. Prefill and decode stay one question at a time (the
 engine's lock; decoding is single-sequence). Uploads run on their own model and overlap with a question
 in progress.
 
@@ -36,16 +39,18 @@ exits 0 with no tritonserver, backend stub or resource-tracker process left.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import os
-import queue
 import signal
 import sysconfig
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +71,10 @@ about 2 s to unload both models on an idle 2-core machine; work in progress is s
 DEFAULT_MAX_REQUEST_S = 300.0
 """Engine time a question may take on the server (``--max-request-s``): a generous bound, not a measured
 one; it only has to end a runaway decode so that the other robots get the engine back."""
+DEFAULT_MAX_CLIENT_QUESTIONS = 4
+"""Questions one client may have in flight (``--max-client-questions``). The engine answers one question
+at a time, so more from one robot only queue in front of the others'; the remote backend sends one at a
+time per engine, so 4 leaves room for a node's service, action and a planner's retries."""
 
 
 def run_request(
@@ -172,6 +181,17 @@ class VisionBatcher:
             done.set()
 
 
+@dataclass
+class _Flight:
+    """A question in flight: whose it is, its id, and what stops it."""
+
+    client: str
+    id: str
+    stop: threading.Event = field(default_factory=threading.Event)
+    reason: str = ""
+    """Why ``stop`` was set by a request (a cancel), for the question's error; '' otherwise."""
+
+
 class RynnECModels:
     """The two Triton models' inference functions over one engine and one frame store."""
 
@@ -182,17 +202,24 @@ class RynnECModels:
         batch_window_s: float = 0.01,
         max_image_pixels: int = wire.MAX_IMAGE_PIXELS,
         max_request_s: float = DEFAULT_MAX_REQUEST_S,
+        max_client_questions: int = DEFAULT_MAX_CLIENT_QUESTIONS,
     ) -> None:
         if not max_request_s > 0:
             raise ValueError(f"max_request_s must be > 0, got {max_request_s}")
+        if max_client_questions < 1:
+            raise ValueError(f"max_client_questions must be >= 1, got {max_client_questions}")
         self.engine = engine
         self.store = store
         self.batcher = VisionBatcher(engine, batch_window_s)
         self.max_image_pixels = int(max_image_pixels)
         self.max_request_s = float(max_request_s)
         """Engine time one question may take: past it the decode stops and the robot gets an error."""
+        self.max_client_questions = int(max_client_questions)
+        """Questions one client may have in flight (running or waiting for the engine) at once."""
         self.stopping = threading.Event()
         """Set on shutdown: work in progress stops at its next check, new questions are refused."""
+        self._flights: list[_Flight] = []
+        self._flights_lock = threading.Lock()
 
     def guard_limits(self) -> dict[str, int]:
         """What ``guard.check_upload`` enforces, here and in the Triton stub (``rynnec_guard.json``)."""
@@ -228,8 +255,14 @@ class RynnECModels:
             out.append({"stored": np.array([len(keys)], dtype=np.int32)})
         return out
 
-    def ask(self, requests: list[Any]) -> Iterator[list[dict[str, np.ndarray]]]:
-        """Each request (batching disabled): stream its tokens, then its answer."""
+    async def ask(self, requests: list[Any]) -> AsyncIterator[list[dict[str, np.ndarray]]]:
+        """Each request (batching disabled): stream its tokens, then its answer; or answer a cancel.
+
+        An async generator, so that PyTriton's event loop (one per model, shared by every request in
+        flight) is never blocked: PyTriton iterates a plain generator inside that loop, and a question
+        waiting there for the engine held back every other robot's tokens, refusals and cancels until
+        the question in progress ended (measured: a malformed request refused in 19 ms alone took
+        1.1 s behind a second question waiting on a 3,000-token decode)."""
         for r in requests:
             try:
                 element = np.asarray(r["request"], dtype=object).ravel()
@@ -239,18 +272,40 @@ class RynnECModels:
             except (KeyError, ValueError) as exc:
                 yield _response("error", {"type": "ValueError", "message": f"bad request: {exc}"})
                 continue
-            yield from self._ask_one(body)
+            async for response in self._ask_one(body):
+                yield response
 
-    def _ask_one(self, body: bytes) -> Iterator[list[dict[str, np.ndarray]]]:
+    async def _ask_one(self, body: bytes) -> AsyncIterator[list[dict[str, np.ndarray]]]:
         if self.stopping.is_set():
             yield _response("error", {"type": "RuntimeError", "message": "the server is shutting down"})
             return
+        # decoding a body (up to MAX_REQUEST_BYTES of JSON and MAX_MASK_PIXELS of masks) runs off the loop
+        kind, out = await asyncio.to_thread(self._read, body)
+        if kind != "request":
+            yield _response(kind, out)
+            return
+        doc, request = out
+        client, qid = str(doc.get("client", "")), str(doc.get("id", ""))
+        flight, refusal = self._admit(client, qid)
+        if flight is None:
+            yield _response("error", {"type": "RuntimeError", "message": refusal})
+            return
+        try:
+            async for response in self._run(doc["op"], request, bool(doc.get("stream")), flight):
+                yield response
+        finally:
+            self._release(flight)
+
+    def _read(self, body: bytes) -> tuple[str, Any]:
+        """``("request", (doc, Request))``, a cancel's reply, or the ``error``/``missing`` response."""
         try:
             doc = wire.decode_request(body)
+            if doc["op"] == wire.CANCEL_OP:
+                found = self._cancel(str(doc.get("client", "")), doc["id"])
+                return "cancelled", {"id": doc["id"], "found": found}
             rgbs, missing = self.store.get(doc["keys"])
             if missing:
-                yield _response("missing", {"keys": missing})
-                return
+                return "missing", {"keys": missing}
             regions = wire.regions_from_wire(doc.get("regions"), [f.shape[:2] for f in rgbs], None)
             for k, region in enumerate(regions):
                 for i, mask in region.frame_masks(len(rgbs)).items():
@@ -265,58 +320,92 @@ class RynnECModels:
                 max_new_tokens=doc["max_new_tokens"],
             )
         except ValueError as exc:
-            yield _response("error", {"type": "ValueError", "message": f"bad request: {exc}"})
-            return
+            return "error", {"type": "ValueError", "message": f"bad request: {exc}"}
         except Exception as exc:  # never a traceback to the client; the log has it
             LOG.exception("could not read a request")
-            yield _response("error", {"type": "ValueError", "message": f"bad request: {type(exc).__name__}"})
-            return
-        yield from self._run(doc["op"], request, bool(doc.get("stream")))
+            return "error", {"type": "ValueError", "message": f"bad request: {type(exc).__name__}"}
+        return "request", (doc, request)
 
-    def _run(self, op: str, request: Request, stream: bool) -> Iterator[list[dict[str, np.ndarray]]]:
-        """Run the engine in a worker thread so its tokens can be yielded while it decodes.
+    def _admit(self, client: str, qid: str) -> tuple[_Flight | None, str]:
+        """Register a question in flight, or say why not: the client is at its limit, or reuses an id."""
+        with self._flights_lock:
+            mine = [f for f in self._flights if f.client == client]
+            if qid and any(f.id == qid for f in mine):
+                return None, f"bad request: question id {qid!r} is already in flight for this client"
+            if len(mine) >= self.max_client_questions:
+                who = f"client {client!r}" if client else "a client that sends no name"
+                return None, (
+                    f"{who} already has {len(mine)} questions in flight, the server's limit "
+                    f"(--max-client-questions {self.max_client_questions}); ask again once one is answered"
+                )
+            flight = _Flight(client, qid)
+            self._flights.append(flight)
+            return flight, ""
+
+    def _release(self, flight: _Flight) -> None:
+        with self._flights_lock:
+            self._flights.remove(flight)
+
+    def _cancel(self, client: str, qid: str) -> bool:
+        """Stop ``client``'s question ``qid``; whether one was in flight (ids are the client's own)."""
+        with self._flights_lock:
+            for f in self._flights:
+                if f.client == client and f.id == qid:
+                    f.reason = "cancelled by the client"
+                    f.stop.set()
+                    return True
+        return False
+
+    async def _run(
+        self, op: str, request: Request, stream: bool, flight: _Flight
+    ) -> AsyncIterator[list[dict[str, np.ndarray]]]:
+        """Run the engine in a worker thread and yield its tokens as they come, without blocking the loop.
 
         The engine stops at its next ``should_stop`` check when the server shuts down, when the question
-        has run ``max_request_s``, or when this generator is closed before the answer (PyTriton cancels
-        its task on shutdown or when a response cannot be sent): a decode left running would hold the
-        engine, one question at a time, from every other robot until its ``max_new_tokens``. PyTriton 0.7
-        does not pass a gRPC client's cancellation on to the model (its proxy has no request-cancelled
-        check), so a robot that gives up is covered by the time budget.
+        has run ``max_request_s``, when its client cancels it (``wire.CANCEL_OP``), or when this
+        generator is closed before the answer (PyTriton cancels its task on shutdown or when a response
+        cannot be sent): a decode left running would hold the engine, one question at a time, from every
+        other robot until its ``max_new_tokens``.
         """
-        events: queue.Queue[Any] = queue.Queue()
-        on_token = (lambda text: events.put(("token", text))) if stream and op != "score" else None
-        abandoned = threading.Event()
+        loop = asyncio.get_running_loop()
+        events: asyncio.Queue[Any] = asyncio.Queue()
+
+        def put(item: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is gone: PyTriton is shutting down
+                loop.call_soon_threadsafe(events.put_nowait, item)
+
+        on_token = (lambda text: put(("token", text))) if stream and op != "score" else None
         deadline = time.monotonic() + self.max_request_s
 
         def should_stop() -> bool:
-            return self.stopping.is_set() or abandoned.is_set() or time.monotonic() > deadline
+            return self.stopping.is_set() or flight.stop.is_set() or time.monotonic() > deadline
 
         def work() -> None:
             try:
                 self.batcher.encode(list(request.frames or []))
                 result = run_request(self.engine, op, request, on_token, should_stop)
                 if isinstance(result, Answer):
-                    events.put(("answer", wire.encode_answer(result)))
+                    put(("answer", wire.encode_answer(result)))
                 else:
-                    events.put(("scores", {"scores": [float(s) for s in result]}))
+                    put(("scores", {"scores": [float(s) for s in result]}))
             except Cancelled:
                 limit = f"the question ran past the server's {self.max_request_s:g} s limit (--max-request-s)"
-                why = "the server is shutting down" if self.stopping.is_set() else limit
-                events.put(("error", {"type": "RuntimeError", "message": why}))
+                why = "the server is shutting down" if self.stopping.is_set() else flight.reason or limit
+                put(("error", {"type": "RuntimeError", "message": why}))
             except ValueError as exc:
-                events.put(("error", {"type": "ValueError", "message": str(exc)}))
+                put(("error", {"type": "ValueError", "message": str(exc)}))
             except Exception as exc:  # reported to the robot, logged here
                 LOG.exception("engine failed")
-                events.put(("error", {"type": "RuntimeError", "message": f"{type(exc).__name__}: {exc}"}))
-            events.put(_DONE)
+                put(("error", {"type": "RuntimeError", "message": f"{type(exc).__name__}: {exc}"}))
+            put(_DONE)
 
         threading.Thread(target=work, name="rynnec-engine", daemon=True).start()
         try:
-            while (item := events.get()) is not _DONE:
+            while (item := await events.get()) is not _DONE:
                 kind, body = item
                 yield _response(kind, {"text": body} if kind == "token" else body)
         finally:
-            abandoned.set()  # closed early (GeneratorExit, task cancelled): stop the decode; else a no-op
+            flight.stop.set()  # closed early (GeneratorExit, task cancelled): stop the decode; else a no-op
 
 
 def install_guard(model_store: Path, limits: dict[str, int]) -> None:
@@ -375,18 +464,23 @@ def serve(
     batch_window_s: float = 0.01,
     max_image_pixels: int = wire.MAX_IMAGE_PIXELS,
     max_request_s: float = DEFAULT_MAX_REQUEST_S,
+    max_client_questions: int = DEFAULT_MAX_CLIENT_QUESTIONS,
 ) -> int:
     """Host ``engine`` on Triton until SIGINT/SIGTERM; ``ready`` runs once the models are loaded.
 
     ``batch_window_s``: how long the first of several concurrent questions waits for the others before
     their frames are encoded together (``VisionBatcher``); 0 = no cross-robot batching.
     ``max_image_pixels``: the most pixels (H×W) of an uploaded frame. ``max_request_s``: the engine time
-    one question may take. Returns the exit status: 0 after a signal, 1 when Triton stopped by itself.
+    one question may take. ``max_client_questions``: the questions one client may have in flight.
+    Returns the exit status: 0 after a signal, 1 when Triton stopped by itself.
     """
     wire.check_bind(host, token)
     if max_image_pixels < 1:
         raise ValueError(f"max_image_pixels must be >= 1, got {max_image_pixels}")
-    models = RynnECModels(engine, FrameStore(store_frames), batch_window_s, max_image_pixels, max_request_s)
+    store = FrameStore(store_frames)
+    models = RynnECModels(
+        engine, store, batch_window_s, max_image_pixels, max_request_s, max_client_questions
+    )
     stop = threading.Event()
     signals = (signal.SIGTERM, signal.SIGINT)
     previous = {s: signal.signal(s, lambda signum, _frame: _on_signal(stop, signum)) for s in signals}

@@ -6,7 +6,9 @@ The server runs in the serving environment (``requirements-serve.txt``: PyTriton
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -14,7 +16,9 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,6 +33,21 @@ def serve_python() -> str:
     if check.returncode != 0:
         pytest.skip(f"{py} has no nvidia-pytriton")
     return py
+
+
+async def drain(models: Any, raw: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """Every response of one ``rynnec_ask`` request as PyTriton gets them: the model function called with
+    a list of request dicts of numpy arrays, its async generator iterated on PyTriton's event loop."""
+    out = []
+    async for responses in models.ask([{"request": np.array([raw], dtype=object)}]):
+        for r in responses:
+            out.append((r["kind"][0].decode(), json.loads(bytes(r["body"][0]))))
+    return out
+
+
+def asked(models: Any, raw: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """``drain`` on a fresh event loop: one request alone."""
+    return asyncio.run(drain(models, raw))
 
 
 def free_port() -> int:

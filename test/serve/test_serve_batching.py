@@ -2,20 +2,24 @@
 questions that arrive together are encoded in one round, and each answer equals a local engine's.
 
 The model functions are called the way PyTriton calls them (a list of request dicts of numpy arrays,
-the ask generator yielding response dicts); the expected answers come from a separate local engine
-that encodes its own frames inside its own ``answer`` call.
+every request's ask generator iterated on one event loop, the model's); the expected answers come
+from a separate local engine that encodes its own frames inside its own ``answer`` call.
 """
 
 from __future__ import annotations
 
-import threading
+import asyncio
+import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from rynnec_ros.core import wire
 from rynnec_ros.core.types import Answer, Frame, Request
+
+from .conftest import drain
 
 CHECKPOINT = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "checkpoint"
 QUESTION = "What is in the video?"
@@ -25,17 +29,11 @@ def _upload(models, keys: list[str], frames: list[np.ndarray]) -> None:
     models.upload([{"keys": np.array([k.encode() for k in keys], dtype=object), "rgb": np.stack(frames)}])
 
 
-def _ask(models, keys: list[str]) -> Answer:
+async def _ask(models: Any, keys: list[str]) -> Answer:
     body = wire.encode_request("answer", Request(QUESTION, frames=[], max_new_tokens=6), keys, stream=False)
-    final = None
-    for responses in models.ask([{"request": np.array([body], dtype=object)}]):
-        for r in responses:
-            if r["kind"][0] == b"answer":
-                final = wire.decode_answer(bytes(r["body"][0]))
-            elif r["kind"][0] != b"token":
-                raise AssertionError(bytes(r["body"][0]).decode())
-    assert final is not None
-    return final
+    (final,) = [(kind, doc) for kind, doc in await drain(models, body) if kind != "token"]
+    assert final[0] == "answer", final
+    return wire.decode_answer(json.dumps(final[1]).encode())
 
 
 @pytest.mark.parametrize("robots", [3])
@@ -50,21 +48,14 @@ def test_concurrent_questions_are_encoded_in_one_round(robots: int) -> None:
     }
     keys = {r: [f"{r}-{j}" for j in range(len(w))] for r, w in windows.items()}
     engine = RynnEC.from_pretrained(CHECKPOINT)
-    models = RynnECModels(engine, FrameStore(64), batch_window_s=0.5)  # wide: the threads surely meet
+    models = RynnECModels(engine, FrameStore(64), batch_window_s=0.5)  # wide: the questions surely meet
     for r, w in windows.items():
         _upload(models, keys[r], w)
-    answers: dict[str, Answer] = {}
-    barrier = threading.Barrier(robots)
 
-    def robot(r: str) -> None:
-        barrier.wait()
-        answers[r] = _ask(models, keys[r])
+    async def together() -> list[Answer]:
+        return await asyncio.wait_for(asyncio.gather(*(_ask(models, keys[r]) for r in windows)), 120)
 
-    threads = [threading.Thread(target=robot, args=(r,)) for r in windows]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    answers = dict(zip(windows, asyncio.run(together()), strict=True))
     frames = sum(len(w) for w in windows.values())
     assert (models.batcher.rounds, models.batcher.windows, models.batcher.frames) == (1, robots, frames)
     assert engine.stats["vision_misses"] == frames  # nothing encoded twice

@@ -133,7 +133,16 @@ def test_three_robots_match_a_local_engine(seg_checkpoint: Path, server_factory:
         remote = json.loads((tmp_path / f"robot{seed}.json").read_text())
         local = _local_reference(seg_checkpoint, seed)
         streamed = [r.pop("streamed") for r in remote]
-        assert remote == json.loads(json.dumps(local)), f"robot {seed}"
+        expected = json.loads(json.dumps(local))
+        # The server encodes the three robots' frames together (VisionBatcher) where the local engine
+        # encodes each window alone: other float32 reduction orders in the vision tower, so mask scores
+        # may differ in the last bits (seen: 6e-8); token ids, masks and everything else stay identical.
+        for res, ref in zip(remote, expected, strict=True):
+            got, want = res.pop("mask_scores", None), ref.pop("mask_scores", None)
+            assert (got is None) == (want is None)
+            if want is not None:
+                assert got == pytest.approx(want, rel=1e-5, abs=1e-6)
+        assert remote == expected, f"robot {seed}"
         for res, text in zip(remote, streamed, strict=True):
             if "text" in res:
                 assert text.strip() == res["text"]

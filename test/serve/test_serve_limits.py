@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
@@ -15,6 +16,8 @@ import pytest
 from rynnec_ros.core import wire
 from rynnec_ros.core.types import Request
 from rynnec_ros.serve import guard
+
+from .conftest import asked, drain
 
 # ------------------------------------------------------------------------------------ request bodies
 
@@ -175,18 +178,13 @@ class NoEngine:
         raise AssertionError(f"engine.{name} used for a refused request")
 
 
-def asked(raw: bytes) -> list[tuple[str, dict[str, Any]]]:
+def refused(raw: bytes) -> list[tuple[str, dict[str, Any]]]:
     from rynnec_ros.serve.server import FrameStore, RynnECModels
 
     store = FrameStore(8)
     store.put("k0", np.zeros((48, 64, 3), np.uint8))
     store.put("k1", np.zeros((48, 64, 3), np.uint8))
-    models = RynnECModels(NoEngine(), store, batch_window_s=0)
-    out = []
-    for responses in models.ask([{"request": np.array([raw], dtype=object)}]):
-        for r in responses:
-            out.append((r["kind"][0].decode(), json.loads(bytes(r["body"][0]))))
-    return out
+    return asked(RynnECModels(NoEngine(), store, batch_window_s=0), raw)
 
 
 @pytest.mark.parametrize(
@@ -202,29 +200,32 @@ def asked(raw: bytes) -> list[tuple[str, dict[str, Any]]]:
     ],
 )
 def test_refused_questions_get_one_error_and_no_model_work(raw: bytes, match: str) -> None:
-    (only,) = asked(raw)
+    (only,) = refused(raw)
     assert only[0] == "error" and match in only[1]["message"], only
     assert "Traceback" not in only[1]["message"]
 
 
 class EndlessEngine:
     """Isolates the server's stop plumbing: decodes one token every 5 ms until ``should_stop`` says so
-    (a real model that never emits EOS), then raises ``Cancelled`` as the engines do."""
+    (a real model that never emits EOS), then raises ``Cancelled`` as the engines do; one question at a
+    time, as the engine's lock makes it."""
 
     def __init__(self) -> None:
         self.stopped = threading.Event()
         self.tokens = 0
+        self.lock = threading.Lock()
 
     def answer(self, request: Any, on_token: Any = None, should_stop: Any = None) -> Any:
         from rynnec_ros.core.types import Cancelled
 
-        while not should_stop():
-            self.tokens += 1
-            if on_token is not None:
-                on_token("x")
-            time.sleep(0.005)
-        self.stopped.set()
-        raise Cancelled()
+        with self.lock:
+            while not should_stop():
+                self.tokens += 1
+                if on_token is not None:
+                    on_token("x")
+                time.sleep(0.005)
+            self.stopped.set()
+            raise Cancelled()
 
 
 def _endless_models(**kw: Any) -> tuple[EndlessEngine, Any]:
@@ -237,27 +238,95 @@ def _endless_models(**kw: Any) -> tuple[EndlessEngine, Any]:
     return engine, RynnECModels(engine, store, batch_window_s=0, **kw)
 
 
+def _one(raw: bytes) -> list[dict[str, np.ndarray]]:
+    return [{"request": np.array([raw], dtype=object)}]
+
+
 def test_a_stream_nobody_reads_any_more_stops_its_decode() -> None:
     """PyTriton closes a decoupled model's generator when it cancels the request's task (shutdown, a
     response it cannot send); the engine (one question at a time) must not go on decoding for nobody."""
     engine, models = _endless_models()
-    stream = models.ask([{"request": np.array([body(stream=True, max_new_tokens=512)], dtype=object)}])
-    kinds = [next(stream)[0]["kind"][0] for _ in range(3)]
-    assert kinds == [b"token"] * 3
-    stream.close()
+
+    async def three_then_close() -> list[bytes]:
+        stream = models.ask(_one(body(stream=True, max_new_tokens=512)))
+        kinds = [(await anext(stream))[0]["kind"][0] for _ in range(3)]
+        await stream.aclose()
+        return kinds
+
+    assert asyncio.run(three_then_close()) == [b"token"] * 3
     assert engine.stopped.wait(5.0), f"still decoding after the stream closed ({engine.tokens} tokens)"
 
 
 def test_a_question_past_the_time_budget_ends_with_one_error() -> None:
     engine, models = _endless_models(max_request_s=0.3)
-    out = [(r["kind"][0].decode(), json.loads(bytes(r["body"][0])))
-           for responses in models.ask([{"request": np.array([body(stream=True)], dtype=object)}])
-           for r in responses]
+    out = asked(models, body(stream=True))
     assert engine.stopped.is_set()
     assert [k for k, _ in out[:-1]] == ["token"] * (len(out) - 1) and out[-1][0] == "error"
     assert "0.3 s limit (--max-request-s)" in out[-1][1]["message"]
 
 
-def test_the_time_budget_must_be_positive() -> None:
+def test_a_cancel_stops_its_question_and_is_answered_while_the_engine_is_busy() -> None:
+    """docs/serving.md "Cancel": a cancel names the question by the id its client gave it, is answered with
+    one ``cancelled`` response at once, and the question ends with one error saying it was cancelled.
+    The second client's question waits for the engine meanwhile: the cancel must not wait behind it."""
+    engine, models = _endless_models()
+
+    async def scene() -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+        first = asyncio.create_task(drain(models, body(stream=True, client="r1", id="q1")))
+        while engine.tokens < 3:
+            await asyncio.sleep(0.01)
+        waiting = asyncio.create_task(drain(models, body(stream=True, client="r2", id="q1")))
+        async with asyncio.timeout(5):  # read off the loop: wait until it is in flight, behind the first
+            while len(models._flights) < 2:
+                await asyncio.sleep(0.01)
+        stray = await asyncio.wait_for(drain(models, wire.encode_cancel("q1", "r3")), 5)
+        ack = await asyncio.wait_for(drain(models, wire.encode_cancel("q1", "r1")), 5)
+        out1 = await asyncio.wait_for(first, 5)
+        await asyncio.wait_for(drain(models, wire.encode_cancel("q1", "r2")), 5)
+        return stray, ack, out1, await asyncio.wait_for(waiting, 5)
+
+    stray, ack, out1, out2 = asyncio.run(scene())
+    assert stray == [("cancelled", {"id": "q1", "found": False})]  # another client's id is not theirs
+    assert ack == [("cancelled", {"id": "q1", "found": True})]
+    assert [k for k, _ in out1[:-1]] == ["token"] * (len(out1) - 1)
+    assert out1[-1] == ("error", {"type": "RuntimeError", "message": "cancelled by the client"})
+    assert out2[-1] == ("error", {"type": "RuntimeError", "message": "cancelled by the client"})
+
+
+def test_a_client_past_its_questions_in_flight_is_refused_and_others_are_not() -> None:
+    _, models = _endless_models(max_client_questions=2)
+
+    async def admitted(n: int) -> None:  # each request is read off the loop: wait until it is in flight
+        async with asyncio.timeout(5):
+            while len(models._flights) < n:
+                await asyncio.sleep(0.01)
+
+    async def scene() -> tuple[list[Any], list[Any], list[Any]]:
+        mine = []
+        for i in range(2):
+            mine.append(asyncio.create_task(drain(models, body(client="r1", id=f"q{i}"))))
+            await admitted(i + 1)
+        third = await asyncio.wait_for(drain(models, body(client="r1", id="q2")), 5)
+        other = asyncio.create_task(drain(models, body(client="r2", id="q0")))
+        await admitted(3)
+        dup_out = await asyncio.wait_for(drain(models, body(client="r2", id="q0")), 5)
+        for i in range(2):
+            await drain(models, wire.encode_cancel(f"q{i}", "r1"))
+        await asyncio.wait_for(asyncio.gather(*mine), 5)
+        await drain(models, wire.encode_cancel("q0", "r2"))
+        return third, dup_out, await asyncio.wait_for(other, 5)
+
+    third, dup, other = asyncio.run(scene())
+    assert third == [("error", {"type": "RuntimeError", "message": (
+        "client 'r1' already has 2 questions in flight, the server's limit (--max-client-questions 2); "
+        "ask again once one is answered")})]
+    dup_message = "bad request: question id 'q0' is already in flight for this client"
+    assert dup == [("error", {"type": "RuntimeError", "message": dup_message})]
+    assert other[-1] == ("error", {"type": "RuntimeError", "message": "cancelled by the client"})
+
+
+def test_the_time_budget_and_the_client_limit_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_request_s must be > 0"):
         _endless_models(max_request_s=0)
+    with pytest.raises(ValueError, match="max_client_questions must be >= 1"):
+        _endless_models(max_client_questions=0)

@@ -5,14 +5,18 @@ this client (``Frame.key``) or to its pixels (no key); questions then name frame
 lost frames (restart, eviction) answers ``missing`` and the frames are uploaded again, so a restarted
 server is picked up without restarting the robot. Answers stream token by token (a decoupled Triton
 model); masks travel run-length encoded. Every wait is bounded by ``request_timeout_s``: a server that
-dies mid-request fails that request with the reason instead of hanging it.
+dies mid-request fails that request with the reason instead of hanging it. Each question carries this
+client's name (for the server's per-client limit) and an id; ``should_stop`` sends a cancel of that id on
+the question's stream, so the server's decode stops too and the engine is free for the other robots.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
+import socket
 import threading
 import time
 import uuid
@@ -32,6 +36,14 @@ class RemoteError(RuntimeError):
 
 _POLL_S = 0.05  # how often a waiting request checks should_stop and its deadline
 _UPLOADED_KEYS = 4096  # keys remembered as uploaded; older ones are re-sent if the server asks
+CANCEL_ACK_S = 2.0
+"""How long a cancelled question waits for the server to confirm the cancel before returning anyway (the
+server answers a cancel without waiting for the engine; the bound only covers a server that is gone)."""
+
+
+def default_client_name() -> str:
+    """``host:pid``: one robot process, as the server counts questions in flight per client."""
+    return f"{socket.gethostname()}:{os.getpid()}"[: wire.MAX_CLIENT_CHARS]
 
 
 class RemoteEngine:
@@ -45,6 +57,7 @@ class RemoteEngine:
         token: str = "",
         connect_timeout_s: float = 5.0,
         request_timeout_s: float = 120.0,
+        client_name: str = "",
     ) -> None:
         if connect_timeout_s <= 0 or request_timeout_s <= 0:
             raise ValueError("connect_timeout_s and request_timeout_s must be > 0")
@@ -55,6 +68,8 @@ class RemoteEngine:
         self.connect_timeout_s = float(connect_timeout_s)
         self.request_timeout_s = float(request_timeout_s)
         self.graph_providers = {"server": f"grpc://{self.url}"}
+        self.client_name = client_name or default_client_name()
+        """The name the server counts this client's questions in flight under (``--max-client-questions``)."""
         self._session = uuid.uuid4().hex[:12]
         self._uploaded: OrderedDict[str, None] = OrderedDict()
         self._lock = threading.Lock()
@@ -174,13 +189,16 @@ class RemoteEngine:
             raise ValueError("at least one frame is required")
         with self._lock:
             keys = self._wire_keys(request.frames)
-            body = wire.encode_request(op, request, keys, stream=on_token is not None)
+            qid = uuid.uuid4().hex
+            body = wire.encode_request(
+                op, request, keys, stream=on_token is not None, client=self.client_name, request_id=qid
+            )
             try:
                 self._upload(request.frames, keys)
-                kind, doc = self._ask(body, on_token, should_stop)
+                kind, doc = self._ask(body, qid, on_token, should_stop)
                 if kind == "missing":  # the server restarted or evicted them: send them again, once
                     self._upload(request.frames, keys, force=set(doc["keys"]))
-                    kind, doc = self._ask(body, on_token, should_stop)
+                    kind, doc = self._ask(body, qid, on_token, should_stop)
             except InferenceServerException as exc:
                 self._drop_client()
                 raise RemoteError(f"inference server {self.url} failed the request: {_reason(exc)}") from None
@@ -197,10 +215,14 @@ class RemoteEngine:
     def _ask(
         self,
         body: bytes,
+        qid: str,
         on_token: Callable[[str], None] | None,
         should_stop: Callable[[], bool] | None,
     ) -> tuple[str, dict[str, Any]]:
-        """One streamed request: tokens go to ``on_token`` here (the caller's thread) until a final kind."""
+        """One streamed request: tokens go to ``on_token`` here (the caller's thread) until a final kind.
+
+        On ``should_stop`` a cancel of ``qid`` goes out on the same stream and its acknowledgement is
+        awaited (at most ``CANCEL_ACK_S``) before ``Cancelled`` is raised."""
         import tritonclient.grpc as grpcclient
         from tritonclient.utils import InferenceServerException
 
@@ -217,7 +239,7 @@ class RemoteEngine:
             inp = grpcclient.InferInput("request", [1], "BYTES")
             inp.set_data_from_numpy(np.array([body], dtype=object))
             try:
-                client.async_stream_infer(wire.ASK_MODEL, [inp], request_id=uuid.uuid4().hex)
+                client.async_stream_infer(wire.ASK_MODEL, [inp], request_id=qid)
             except InferenceServerException:
                 # the stream broke before the request went out; its callback holds the real reason
                 with contextlib.suppress(queue.Empty):
@@ -227,6 +249,7 @@ class RemoteEngine:
                 raise
             while True:
                 if should_stop is not None and should_stop():
+                    self._cancel(client, events, qid)
                     raise Cancelled("stopped by should_stop")
                 if time.monotonic() > deadline:
                     raise RemoteError(
@@ -251,6 +274,34 @@ class RemoteEngine:
                 return name, doc
         finally:
             client.stop_stream(cancel_requests=not finished)  # an abandoned request is cancelled
+
+
+    def _cancel(self, client: Any, events: queue.Queue[tuple[Any, Any]], qid: str) -> bool:
+        """Send a cancel of ``qid`` on the open stream; whether the server confirmed it stopped it."""
+        import tritonclient.grpc as grpcclient
+        from tritonclient.utils import InferenceServerException
+
+        inp = grpcclient.InferInput("request", [1], "BYTES")
+        inp.set_data_from_numpy(np.array([wire.encode_cancel(qid, self.client_name)], dtype=object))
+        cancel_id = f"cancel-{qid}"
+        try:
+            client.async_stream_infer(wire.ASK_MODEL, [inp], request_id=cancel_id)
+        except InferenceServerException:
+            return False  # the stream is gone: so is the question with it
+        deadline = time.monotonic() + CANCEL_ACK_S
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                result, error = events.get(timeout=left)
+            except queue.Empty:
+                break
+            if error is not None:
+                return False
+            kind = result.as_numpy("kind")
+            if kind is None or result.get_response().id != cancel_id:
+                continue  # the question's own tokens and its final error
+            doc = json.loads(bytes(result.as_numpy("body").ravel()[0]).decode())
+            return bool(doc.get("found"))
+        return False
 
 
 def _reason(exc: Exception) -> str:
