@@ -71,6 +71,8 @@ about 2 s to unload both models on an idle 2-core machine; work in progress is s
 DEFAULT_MAX_REQUEST_S = 300.0
 """Engine time a question may take on the server (``--max-request-s``): a generous bound, not a measured
 one; it only has to end a runaway decode so that the other robots get the engine back."""
+CANCELLED = "cancelled by the client"
+"""The error a question cancelled by its client ends with (docs/serving.md)."""
 DEFAULT_MAX_CLIENT_QUESTIONS = 4
 """Questions one client may have in flight (``--max-client-questions``). The engine answers one question
 at a time, so more from one robot only queue in front of the others'; the remote backend sends one at a
@@ -190,6 +192,9 @@ class _Flight:
     stop: threading.Event = field(default_factory=threading.Event)
     reason: str = ""
     """Why ``stop`` was set by a request (a cancel), for the question's error; '' otherwise."""
+    cancelled: Callable[[], None] = lambda: None
+    """Ends the question's response stream at once (its ``_run`` sets it): a question waiting for the
+    engine would otherwise only end when the question in progress does."""
 
 
 class RynnECModels:
@@ -290,11 +295,8 @@ class RynnECModels:
         if flight is None:
             yield _response("error", {"type": "RuntimeError", "message": refusal})
             return
-        try:
-            async for response in self._run(doc["op"], request, bool(doc.get("stream")), flight):
-                yield response
-        finally:
-            self._release(flight)
+        async for response in self._run(doc["op"], request, bool(doc.get("stream")), flight):
+            yield response
 
     def _read(self, body: bytes) -> tuple[str, Any]:
         """``("request", (doc, Request))``, a cancel's reply, or the ``error``/``missing`` response."""
@@ -327,10 +329,14 @@ class RynnECModels:
         return "request", (doc, request)
 
     def _admit(self, client: str, qid: str) -> tuple[_Flight | None, str]:
-        """Register a question in flight, or say why not: the client is at its limit, or reuses an id."""
+        """Register a question in flight, or say why not: the client is at its limit, or reuses an id.
+
+        A question counts against its client until its engine work has ended (released by its worker
+        thread), also when it was cancelled or its stream was closed earlier: a client cannot pile up
+        engine threads by asking and cancelling."""
         with self._flights_lock:
             mine = [f for f in self._flights if f.client == client]
-            if qid and any(f.id == qid for f in mine):
+            if qid and any(f.id == qid and not f.stop.is_set() for f in mine):
                 return None, f"bad request: question id {qid!r} is already in flight for this client"
             if len(mine) >= self.max_client_questions:
                 who = f"client {client!r}" if client else "a client that sends no name"
@@ -347,14 +353,16 @@ class RynnECModels:
             self._flights.remove(flight)
 
     def _cancel(self, client: str, qid: str) -> bool:
-        """Stop ``client``'s question ``qid``; whether one was in flight (ids are the client's own)."""
+        """Stop ``client``'s question ``qid`` and end its stream; whether it was still unanswered and not
+        stopped (ids are the client's own)."""
         with self._flights_lock:
-            for f in self._flights:
-                if f.client == client and f.id == qid:
-                    f.reason = "cancelled by the client"
-                    f.stop.set()
-                    return True
-        return False
+            found = [f for f in self._flights if f.client == client and f.id == qid and not f.stop.is_set()]
+            for f in found:
+                f.reason = CANCELLED
+                f.stop.set()
+        for f in found:
+            f.cancelled()
+        return bool(found)
 
     async def _run(
         self, op: str, request: Request, stream: bool, flight: _Flight
@@ -377,12 +385,20 @@ class RynnECModels:
         on_token = (lambda text: put(("token", text))) if stream and op != "score" else None
         deadline = time.monotonic() + self.max_request_s
 
+        def end_cancelled() -> None:  # the stream ends at the first _DONE; the worker's own end is dropped
+            put(("error", {"type": "RuntimeError", "message": CANCELLED}))
+            put(_DONE)
+
+        flight.cancelled = end_cancelled
+
         def should_stop() -> bool:
             return self.stopping.is_set() or flight.stop.is_set() or time.monotonic() > deadline
 
         def work() -> None:
             try:
                 self.batcher.encode(list(request.frames or []))
+                if should_stop():  # cancelled while waiting for the batch round: no prefill at all
+                    raise Cancelled("stopped before the engine")
                 result = run_request(self.engine, op, request, on_token, should_stop)
                 if isinstance(result, Answer):
                     put(("answer", wire.encode_answer(result)))
@@ -397,6 +413,8 @@ class RynnECModels:
             except Exception as exc:  # reported to the robot, logged here
                 LOG.exception("engine failed")
                 put(("error", {"type": "RuntimeError", "message": f"{type(exc).__name__}: {exc}"}))
+            finally:
+                self._release(flight)  # the engine work has ended: the client's allowance is back
             put(_DONE)
 
         threading.Thread(target=work, name="rynnec-engine", daemon=True).start()

@@ -267,11 +267,12 @@ def test_a_question_past_the_time_budget_ends_with_one_error() -> None:
 
 def test_a_cancel_stops_its_question_and_is_answered_while_the_engine_is_busy() -> None:
     """docs/serving.md "Cancel": a cancel names the question by the id its client gave it, is answered with
-    one ``cancelled`` response at once, and the question ends with one error saying it was cancelled.
-    The second client's question waits for the engine meanwhile: the cancel must not wait behind it."""
+    one ``cancelled`` response at once, and the question ends at once with one error saying it was
+    cancelled, also one still waiting for the engine. The cancels must not wait behind the question in
+    progress."""
     engine, models = _endless_models()
 
-    async def scene() -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    async def scene() -> tuple[list[Any], ...]:
         first = asyncio.create_task(drain(models, body(stream=True, client="r1", id="q1")))
         while engine.tokens < 3:
             await asyncio.sleep(0.01)
@@ -280,17 +281,21 @@ def test_a_cancel_stops_its_question_and_is_answered_while_the_engine_is_busy() 
             while len(models._flights) < 2:
                 await asyncio.sleep(0.01)
         stray = await asyncio.wait_for(drain(models, wire.encode_cancel("q1", "r3")), 5)
-        ack = await asyncio.wait_for(drain(models, wire.encode_cancel("q1", "r1")), 5)
+        ack2 = await asyncio.wait_for(drain(models, wire.encode_cancel("q1", "r2")), 5)
+        out2 = await asyncio.wait_for(waiting, 5)
+        still_decoding = not engine.stopped.is_set()
+        ack1 = await asyncio.wait_for(drain(models, wire.encode_cancel("q1", "r1")), 5)
         out1 = await asyncio.wait_for(first, 5)
-        await asyncio.wait_for(drain(models, wire.encode_cancel("q1", "r2")), 5)
-        return stray, ack, out1, await asyncio.wait_for(waiting, 5)
+        again = await asyncio.wait_for(drain(models, wire.encode_cancel("q1", "r1")), 5)
+        return stray, ack2, out2, [still_decoding], ack1, out1, again
 
-    stray, ack, out1, out2 = asyncio.run(scene())
+    stray, ack2, out2, (still_decoding,), ack1, out1, again = asyncio.run(scene())
     assert stray == [("cancelled", {"id": "q1", "found": False})]  # another client's id is not theirs
-    assert ack == [("cancelled", {"id": "q1", "found": True})]
-    assert [k for k, _ in out1[:-1]] == ["token"] * (len(out1) - 1)
-    assert out1[-1] == ("error", {"type": "RuntimeError", "message": "cancelled by the client"})
-    assert out2[-1] == ("error", {"type": "RuntimeError", "message": "cancelled by the client"})
+    assert ack1 == ack2 == [("cancelled", {"id": "q1", "found": True})]
+    assert again == [("cancelled", {"id": "q1", "found": False})]  # ended: nothing left to cancel
+    cancelled = ("error", {"type": "RuntimeError", "message": "cancelled by the client"})
+    assert out2 == [cancelled] and still_decoding  # ended while the engine was busy with the first
+    assert [k for k, _ in out1[:-1]] == ["token"] * (len(out1) - 1) and out1[-1] == cancelled
 
 
 def test_a_client_past_its_questions_in_flight_is_refused_and_others_are_not() -> None:
