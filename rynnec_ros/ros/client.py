@@ -35,6 +35,9 @@ _READER_MATCH_SETTLE_S = 0.5
 # A window sent again goes this far (at least) after the newest stamp the node holds or was sent: more
 # than a camera's frame period, so the node's ingest_fps thinning keeps the re-sent first frame.
 RESEND_GAP_NS = 1_000_000_000
+# A query without an answer after this long is sent again (``_call``'s resend_s): far above a reply's
+# round trip on a loaded machine, far below the callers' timeouts.
+QUERY_RESEND_S = 2.0
 # How many stamps a FramesNotBuffered message lists before it summarises.
 _LIST_STAMPS = 8
 
@@ -133,7 +136,7 @@ class CognitionClient:
         while active:
             left = deadline - time.monotonic()
             try:
-                if self._call(self._list_frames, ListFrames.Request(), max(left, 0.5)).active:
+                if self._call(self._list_frames, ListFrames.Request(), max(left, 0.5), QUERY_RESEND_S).active:
                     return True
             except (TimeoutError, RuntimeError):
                 pass
@@ -220,7 +223,7 @@ class CognitionClient:
 
     def buffered_stamps(self, timeout_s: float = 10.0) -> list[int]:
         """Stamps (ns) of the frames in the node's buffer, oldest first."""
-        res = self._call(self._list_frames, ListFrames.Request(), timeout_s)
+        res = self._call(self._list_frames, ListFrames.Request(), timeout_s, QUERY_RESEND_S)
         return [_ns(s) for s in res.stamps]
 
     def missing_frames(self, stamps_ns: Sequence[int], timeout_s: float = 10.0) -> list[int]:
@@ -266,16 +269,34 @@ class CognitionClient:
         if named:
             self.require_frames(named, wait_frames_s)
 
-    def _call(self, client: Any, request: Any, timeout_s: float) -> Any:
+    def _call(self, client: Any, request: Any, timeout_s: float, resend_s: float = 0.0) -> Any:
+        """One service call, answered within ``timeout_s`` or TimeoutError.
+
+        ``resend_s > 0``, for requests that may be answered twice (queries): without an answer after
+        ``resend_s`` the request goes out again. ``wait_for_service`` only sees the service's request
+        reader; rmw_fastrtps then waits 100 ms (its reply writer's max_blocking_time) for the service
+        to match this client's *reply* reader and otherwise drops the reply ("client will not receive
+        response", rmw_response.cpp), which a freshly created client on a loaded machine can hit."""
+        deadline = time.monotonic() + timeout_s
         if not client.wait_for_service(timeout_sec=min(timeout_s, 30.0)):
             raise TimeoutError(f"service {client.srv_name} is not available")
-        future = client.call_async(request)
         done = threading.Event()
-        future.add_done_callback(lambda _: done.set())
-        if not done.wait(timeout_s):
-            client.remove_pending_request(future)
-            raise TimeoutError(f"no answer from {client.srv_name} within {timeout_s} s")
-        self.last_response = future.result()
+        futures = []
+        while True:
+            futures.append(client.call_async(request))
+            futures[-1].add_done_callback(lambda _: done.set())
+            left = deadline - time.monotonic()
+            if done.wait(max(0.0, min(left, resend_s) if resend_s > 0 else left)):
+                break
+            if time.monotonic() >= deadline:
+                for f in futures:
+                    client.remove_pending_request(f)
+                raise TimeoutError(f"no answer from {client.srv_name} within {timeout_s} s")
+        answered = next(f for f in futures if f.done())
+        for f in futures:
+            if f is not answered:
+                client.remove_pending_request(f)
+        self.last_response = answered.result()
         return self.last_response
 
     @staticmethod

@@ -169,11 +169,13 @@ def _lifecycle(client, node_name: str, transition_id: int | None) -> str:
     from lifecycle_msgs.msg import Transition
     from lifecycle_msgs.srv import ChangeState, GetState
 
+    from rynnec_ros.ros.client import QUERY_RESEND_S
+
     if transition_id is not None:
         change = client.node.create_client(ChangeState, f"/{node_name}/change_state")
         client._call(change, ChangeState.Request(transition=Transition(id=transition_id)), 90.0)
     get = client.node.create_client(GetState, f"/{node_name}/get_state")
-    return client._call(get, GetState.Request(), 10.0).current_state.label
+    return client._call(get, GetState.Request(), 10.0, QUERY_RESEND_S).current_state.label
 
 
 def test_onnxruntime_without_onnx_dir_fails_configure_then_torch_configures(node_factory, onnx_dir) -> None:

@@ -20,8 +20,10 @@ def _change(client, transition_id: int) -> bool:
 def _state(client) -> str:
     from lifecycle_msgs.srv import GetState
 
+    from rynnec_ros.ros.client import QUERY_RESEND_S
+
     cli = _lc_client(client, GetState, "get_state")
-    return client._call(cli, GetState.Request(), 10.0).current_state.label
+    return client._call(cli, GetState.Request(), 10.0, QUERY_RESEND_S).current_state.label
 
 
 def _lc_client(client, kind, name: str):
