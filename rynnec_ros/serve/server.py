@@ -49,7 +49,7 @@ import sysconfig
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,10 @@ from rynnec_ros.serve import guard
 LOG = logging.getLogger("rynnec_ros.serve")
 
 _DONE = object()
+_TURN_POLL_S = 0.05
+"""How often a question waiting for the engine checks whether it was cancelled."""
+Turn = Callable[[Callable[[], bool]], contextlib.AbstractContextManager[None]]
+"""Waits for the engine's turn while watching a ``should_stop`` (raising ``Cancelled``), then holds it."""
 
 
 EXIT_TIMEOUT_S = 10
@@ -143,9 +147,11 @@ class VisionBatcher:
     ``window_s`` 0 turns it off.
     """
 
-    def __init__(self, engine: Any, window_s: float = 0.01) -> None:
+    def __init__(self, engine: Any, window_s: float = 0.01, turn: Turn | None = None) -> None:
         self._engine = engine
         self._window_s = window_s
+        self._turn: Turn = turn or (lambda _stop: contextlib.nullcontext())
+        """Waits for the engine watching a question's ``should_stop`` (``RynnECModels._engine_turn``)."""
         self._lock = threading.Lock()
         self._round: list[list[Frame]] | None = None
         self._done = threading.Event()
@@ -153,7 +159,9 @@ class VisionBatcher:
         self.windows = 0
         self.frames = 0
 
-    def encode(self, frames: list[Frame]) -> None:
+    def encode(self, frames: list[Frame], should_stop: Callable[[], bool] = lambda: False) -> None:
+        """Encode ``frames`` with the round's other questions' frames; ``Cancelled`` when ``should_stop``
+        turns true while this question waits for the round or, leading it, for the engine."""
         if self._window_s <= 0:
             return
         with self._lock:
@@ -165,18 +173,23 @@ class VisionBatcher:
                 self._round.append(frames)
             done = self._done
         if not leader:
-            done.wait()
+            while not done.wait(_TURN_POLL_S):
+                if should_stop():
+                    raise Cancelled("stopped while waiting for the batch round")
             return
         time.sleep(self._window_s)
         with self._lock:
             windows, self._round = self._round or [], None
         try:
-            encoded = int(self._engine.encode_windows(windows))
+            with self._turn(should_stop):
+                encoded = int(self._engine.encode_windows(windows))
             with self._lock:
                 if encoded:
                     self.rounds += 1
                     self.windows += len(windows)
                     self.frames += encoded
+        except Cancelled:  # the leader was cancelled: the others encode their own frames
+            raise
         except Exception:  # the questions' own calls see the same input and answer with the reason
             LOG.warning("batched vision encoding failed; each question encodes its own frames", exc_info=True)
         finally:
@@ -192,9 +205,6 @@ class _Flight:
     stop: threading.Event = field(default_factory=threading.Event)
     reason: str = ""
     """Why ``stop`` was set by a request (a cancel), for the question's error; '' otherwise."""
-    cancelled: Callable[[], None] = lambda: None
-    """Ends the question's response stream at once (its ``_run`` sets it): a question waiting for the
-    engine would otherwise only end when the question in progress does."""
 
 
 class RynnECModels:
@@ -215,7 +225,9 @@ class RynnECModels:
             raise ValueError(f"max_client_questions must be >= 1, got {max_client_questions}")
         self.engine = engine
         self.store = store
-        self.batcher = VisionBatcher(engine, batch_window_s)
+        self._turn = threading.Lock()
+        """Held by the question the engine works on (see ``_engine_turn``)."""
+        self.batcher = VisionBatcher(engine, batch_window_s, self._engine_turn)
         self.max_image_pixels = int(max_image_pixels)
         self.max_request_s = float(max_request_s)
         """Engine time one question may take: past it the decode stops and the robot gets an error."""
@@ -330,10 +342,8 @@ class RynnECModels:
 
     def _admit(self, client: str, qid: str) -> tuple[_Flight | None, str]:
         """Register a question in flight, or say why not: the client is at its limit, or reuses an id.
-
-        A question counts against its client until its engine work has ended (released by its worker
-        thread), also when it was cancelled or its stream was closed earlier: a client cannot pile up
-        engine threads by asking and cancelling."""
+        A question counts against its client until its worker thread ends, just before its final
+        response, so a client that has its answer (or its cancel's error) may ask again."""
         with self._flights_lock:
             mine = [f for f in self._flights if f.client == client]
             if qid and any(f.id == qid and not f.stop.is_set() for f in mine):
@@ -348,6 +358,21 @@ class RynnECModels:
             self._flights.append(flight)
             return flight, ""
 
+    @contextlib.contextmanager
+    def _engine_turn(self, should_stop: Callable[[], bool]) -> Iterator[None]:
+        """Wait for the engine (one question at a time) while watching ``should_stop``: a question
+        cancelled while it waits leaves the queue within ``_TURN_POLL_S`` instead of when the question
+        in progress ends (the engine's own lock cannot be left while waiting)."""
+        while not self._turn.acquire(timeout=_TURN_POLL_S):
+            if should_stop():
+                raise Cancelled("stopped while waiting for the engine")
+        try:
+            if should_stop():
+                raise Cancelled("stopped before the engine")
+            yield
+        finally:
+            self._turn.release()
+
     def _release(self, flight: _Flight) -> None:
         with self._flights_lock:
             self._flights.remove(flight)
@@ -360,8 +385,6 @@ class RynnECModels:
             for f in found:
                 f.reason = CANCELLED
                 f.stop.set()
-        for f in found:
-            f.cancelled()
         return bool(found)
 
     async def _run(
@@ -385,36 +408,31 @@ class RynnECModels:
         on_token = (lambda text: put(("token", text))) if stream and op != "score" else None
         deadline = time.monotonic() + self.max_request_s
 
-        def end_cancelled() -> None:  # the stream ends at the first _DONE; the worker's own end is dropped
-            put(("error", {"type": "RuntimeError", "message": CANCELLED}))
-            put(_DONE)
-
-        flight.cancelled = end_cancelled
-
         def should_stop() -> bool:
             return self.stopping.is_set() or flight.stop.is_set() or time.monotonic() > deadline
 
-        def work() -> None:
+        def outcome() -> tuple[str, Any]:
             try:
-                self.batcher.encode(list(request.frames or []))
-                if should_stop():  # cancelled while waiting for the batch round: no prefill at all
-                    raise Cancelled("stopped before the engine")
-                result = run_request(self.engine, op, request, on_token, should_stop)
+                self.batcher.encode(list(request.frames or []), should_stop)
+                with self._engine_turn(should_stop):
+                    result = run_request(self.engine, op, request, on_token, should_stop)
                 if isinstance(result, Answer):
-                    put(("answer", wire.encode_answer(result)))
-                else:
-                    put(("scores", {"scores": [float(s) for s in result]}))
+                    return "answer", wire.encode_answer(result)
+                return "scores", {"scores": [float(s) for s in result]}
             except Cancelled:
                 limit = f"the question ran past the server's {self.max_request_s:g} s limit (--max-request-s)"
                 why = "the server is shutting down" if self.stopping.is_set() else flight.reason or limit
-                put(("error", {"type": "RuntimeError", "message": why}))
+                return "error", {"type": "RuntimeError", "message": why}
             except ValueError as exc:
-                put(("error", {"type": "ValueError", "message": str(exc)}))
+                return "error", {"type": "ValueError", "message": str(exc)}
             except Exception as exc:  # reported to the robot, logged here
                 LOG.exception("engine failed")
-                put(("error", {"type": "RuntimeError", "message": f"{type(exc).__name__}: {exc}"}))
-            finally:
-                self._release(flight)  # the engine work has ended: the client's allowance is back
+                return "error", {"type": "RuntimeError", "message": f"{type(exc).__name__}: {exc}"}
+
+        def work() -> None:
+            final = outcome()
+            self._release(flight)  # before the final response: a client that has it may ask again
+            put(final)
             put(_DONE)
 
         threading.Thread(target=work, name="rynnec-engine", daemon=True).start()

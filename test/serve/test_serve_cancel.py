@@ -244,6 +244,15 @@ class Site:
         assert out.triton_error is None and not out.timed_out, out
         return out.elapsed, [k for k, _ in out.final]
 
+    def assert_engine_free(self, client: str, tokens_done: int) -> tuple[float, float]:
+        """A short question from ``client`` is answered promptly after a cancel, not after the rest of the
+        cancelled decode; (its seconds, the rest of that decode's seconds at the measured speed)."""
+        remaining_s = self.decode_s(LONG_TOKENS - tokens_done)
+        short_s, kinds = self.short_question(client)
+        assert kinds == ["answer"]
+        assert short_s < min(ACK_S, 0.5 * remaining_s), (short_s, remaining_s)
+        return short_s, remaining_s
+
 
 @pytest.fixture(scope="module")
 def site(endless_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
@@ -314,10 +323,7 @@ def test_cancel_stops_a_streaming_question(site: Site) -> None:
         # docs: `false` for a question that is no longer in flight ("finished")
         assert_ack(cancel(site.url, "t1-long", "robot-1"), "t1-long", found=False)
     # the engine is free: a short question is answered promptly, not after the rest of the decode
-    remaining_s = site.decode_s(LONG_TOKENS - len(q.tokens))
-    short_s, kinds = site.short_question("robot-2")
-    assert kinds == ["answer"]
-    assert short_s < min(ACK_S, 0.5 * remaining_s), (short_s, remaining_s)
+    short_s, remaining_s = site.assert_engine_free("robot-2", len(q.tokens))
     print(f"\nack {ack.elapsed * 1000:.0f} ms; question ended {stopped_s * 1000:.0f} ms after the cancel "
           f"was sent, after {len(q.tokens)} tokens; next short question {short_s:.2f} s "
           f"(the rest of the decode: {remaining_s:.1f} s)")
@@ -506,10 +512,7 @@ def test_remote_engine_should_stop_cancels_the_server_decode(site: Site) -> None
     raise_s = raised - stop_at[0]
     assert raise_s < ACK_S, raise_s  # CANCEL_ACK_S (2 s) and a margin
     assert raised - t0 < FIRST_TOKENS_S + ACK_S
-    remaining_s = site.decode_s(LONG_TOKENS - streamed[0])
-    short_s, kinds = site.short_question("robot-b")
-    assert kinds == ["answer"]
-    assert short_s < min(ACK_S, 0.5 * remaining_s), (short_s, remaining_s)
+    short_s, remaining_s = site.assert_engine_free("robot-b", streamed[0])
     print(f"\nCancelled raised {raise_s * 1000:.0f} ms after should_stop turned true ({streamed[0]} tokens); "
           f"another robot's short question then took {short_s:.2f} s "
           f"(rest of the decode: {remaining_s:.1f} s)")
