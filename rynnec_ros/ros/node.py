@@ -179,7 +179,7 @@ class CognitionNode(LifecycleNode):
             self._router = Router(engine, self._make_spatial(), p["spatial_source"])
             self._buffer = FrameBuffer(self._limits())
             self._ingest = CameraIngest(self._buffer, self._p)
-            self._outputs = Outputs(self)
+            self._outputs = Outputs(self, lambda: int(self._p["overlay_jpeg_quality"]))
         except Exception as exc:
             self.get_logger().error(f"configure failed after loading the engine: {type(exc).__name__}: {exc}")
             self._release()  # drops the engine too: unconfigured means nothing held

@@ -208,7 +208,9 @@ PARAMS: tuple[ParamSpec, ...] = (
               _positive(100.0)),
     # Outputs.
     ParamSpec("publish_overlay", True, "Publish ~/overlay (masks drawn on the frame) after segmentations and "
-              "region questions.", _any),
+              "region questions, and ~/overlay/compressed (JPEG) while it has subscribers.", _any),
+    ParamSpec("overlay_jpeg_quality", 95, "JPEG quality of ~/overlay/compressed, 1-100 (image_transport's "
+              "default).", _range(1, 100)),
     ParamSpec("publish_markers", True, "Publish ~/markers (visualization_msgs/MarkerArray) after region "
               "questions: the oriented box and label of each object a geometric answer measured, for RViz.",
               _any),

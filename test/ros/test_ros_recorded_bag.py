@@ -512,6 +512,46 @@ def test_markers_draw_the_measured_face_in_odom(answered) -> None:
     assert label.text.startswith("box: ") and label.text.endswith(" m")
 
 
+def test_overlay_also_comes_compressed_as_image_transport_writes_it(answered) -> None:
+    """~/overlay/compressed as image_transport's `compressed` plugin publishes a raw rgb8 topic's JPEG
+    (compressed_image_transport/src/compressed_publisher.cpp: `format` = the raw encoding +
+    "; jpeg compressed bgr8", the data a JPEG file of the BGR image, the raw message's header). Decoded
+    here with PIL (not the node's OpenCV), it is the raw overlay up to JPEG's loss; the header is the
+    raw one's."""
+    import io
+
+    import numpy as np
+    from PIL import Image as PILImage
+    from sensor_msgs.msg import CompressedImage, Image
+
+    raw: list[Image] = []
+    jpeg: list[CompressedImage] = []
+    subs = [answered.node.create_subscription(Image, "/rynnec/overlay", raw.append, 10),
+            answered.node.create_subscription(CompressedImage, "/rynnec/overlay/compressed", jpeg.append, 10)]
+    try:
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline and not all(
+                answered.node.count_publishers(t) for t in ("/rynnec/overlay", "/rynnec/overlay/compressed")):
+            time.sleep(0.05)
+        time.sleep(0.5)  # the node encodes JPEG only for subscribers: let it match this one
+        _ask(answered, "What is <object0>?")
+        while (not raw or not jpeg) and time.monotonic() < deadline + 20.0:
+            time.sleep(0.05)
+    finally:
+        for sub in subs:
+            answered.node.destroy_subscription(sub)
+    assert raw and jpeg, f"overlay: {len(raw)} raw, {len(jpeg)} compressed"
+    r, c = raw[-1], jpeg[-1]
+    assert c.format == "rgb8; jpeg compressed bgr8"
+    assert (c.header.stamp, c.header.frame_id) == (r.header.stamp, r.header.frame_id)
+    decoded = np.asarray(PILImage.open(io.BytesIO(bytes(c.data))).convert("RGB"), dtype=np.int16)
+    expected = np.frombuffer(bytes(r.data), np.uint8).reshape(r.height, r.width, 3).astype(np.int16)
+    assert decoded.shape == expected.shape
+    # quality 95 (the node's default, image_transport's too): a mean error of about 1 grey level
+    assert float(np.abs(decoded - expected).mean()) < 3.0
+    assert len(c.data) < len(r.data) / 4
+
+
 def test_height_needs_the_latched_static_transforms(answered) -> None:
     """Height is measured along gravity (odom z): without /tf_static there is no camera pose to give it."""
     ans = _ask(answered, "How tall is <object0>?")
