@@ -73,6 +73,37 @@ class FramesNotBuffered(RuntimeError):
         )
 
 
+class SerialActionClient(ActionClient):  # type: ignore[misc]
+    """rclpy's ActionClient with its sends and takes under one lock, as Kilted's rclpy (9.1.2,
+    ``rclpy/action/client.py``) holds them. Jazzy's (7.1.6) sends a goal, cancel or result request and
+    only then registers its sequence number; an executor thread that takes and executes the reply in
+    between finds no such request, logs "Ignoring unexpected goal response", and the request's future
+    never completes (CI, 2026-12-04: one goal of a burst under CPU load). Any client that sends from one
+    thread while its executor spins in another -- this module's, a planner's -- meets it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Before rclpy's constructor: it adds the client to the node's waitables, and a spinning
+        # executor may call take_data at once.
+        self._serial = threading.RLock()
+        super().__init__(*args, **kwargs)
+
+    def take_data(self) -> Any:
+        with self._serial:
+            return super().take_data()
+
+    def send_goal_async(self, *args: Any, **kwargs: Any) -> Any:
+        with self._serial:
+            return super().send_goal_async(*args, **kwargs)
+
+    def _cancel_goal_async(self, *args: Any, **kwargs: Any) -> Any:
+        with self._serial:
+            return super()._cancel_goal_async(*args, **kwargs)
+
+    def _get_result_async(self, *args: Any, **kwargs: Any) -> Any:
+        with self._serial:
+            return super()._get_result_async(*args, **kwargs)
+
+
 class CognitionClient:
     """Blocking access to ``<ns>/rynnec/ask`` and ``<ns>/rynnec/segment`` (and frame publishing).
 
@@ -98,7 +129,7 @@ class CognitionClient:
         self._ask: Any = self.node.create_client(AskQuestion, f"{base}/ask", qos_profile=qos)
         self._segment: Any = self.node.create_client(Segment, f"{base}/segment", qos_profile=qos)
         self._set_params: Any = self.node.create_client(SetParameters, f"{base}/set_parameters")
-        self._ask_stream: Any = ActionClient(
+        self._ask_stream: Any = SerialActionClient(
             self.node, Ask, f"{base}/ask_stream", goal_service_qos_profile=qos,
             result_service_qos_profile=qos, cancel_service_qos_profile=qos)
         self._list_frames: Any = self.node.create_client(ListFrames, f"{base}/list_frames", qos_profile=qos)

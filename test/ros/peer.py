@@ -58,12 +58,14 @@ class Peer:
     def action_client(self, kind: Any, name: str, **kwargs: Any) -> Any:
         """An ActionClient made while the executor does not see this node: rclpy's ActionClient adds
         itself to the node's waitables before it has its ``_lock``, and a spinning executor that reaches
-        it then dies with AttributeError (seen in CI, 2026-12-03), leaving every later reply unheard."""
-        from rclpy.action import ActionClient
-
+        it then dies with AttributeError (seen in CI, 2026-12-03), leaving every later reply unheard.
+        It is the package's SerialActionClient (rclpy's, with Kilted's locking on Jazzy too), so that the
+        tests' sending thread and the executor's threads cannot lose a reply between them."""
         self.ex.remove_node(self.node)
         try:
-            return ActionClient(self.node, kind, name, **kwargs)
+            from rynnec_ros.ros.client import SerialActionClient
+
+            return SerialActionClient(self.node, kind, name, **kwargs)
         finally:
             self.ex.add_node(self.node)
 
@@ -162,3 +164,4 @@ def publish_frames_until_listed(peer: Peer, node: Any, name: str, topic: str, st
         return set(stamps_ns) <= {s.sec * 10**9 + s.nanosec for s in res.stamps}
 
     return publish_until_listed(peer, node, name, topic, publish, listed)
+
