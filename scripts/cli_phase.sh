@@ -20,7 +20,10 @@ if [ ! -x .venv-jazzy/bin/python ]; then
   echo "[cli] error: no .venv-jazzy; run: bash scripts/setup_env.sh --distro jazzy" >&2
   exit 1
 fi
-bash "$TOOLS/install.sh" .venv-jazzy build/ros-tools
+# Without the development environment: a COLCON_PREFIX_PATH from scripts/env.sh would be chained into the
+# stand-in /opt/ros setup it builds, putting this work tree's install/ under every later workspace.
+env -u PYTHONPATH -u AMENT_PREFIX_PATH -u CMAKE_PREFIX_PATH -u COLCON_PREFIX_PATH bash "$TOOLS/install.sh" \
+  .venv-jazzy build/ros-tools
 (
   # A fresh shell: nothing of the development environment (scripts/env.sh puts the work tree on
   # PYTHONPATH) may reach the workspace the tests build.

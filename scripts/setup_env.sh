@@ -87,9 +87,11 @@ grep -rlE '/opt/python/cp311-cp311' --include=*.cmake "$VENV/share" 2>/dev/null 
 # colcon build of the interfaces (msg/srv); rebuilt when any interface or build file changes.
 # CMake refuses exported include paths inside the source tree, and this venv (numpy's headers) lives in
 # the work tree, so colcon builds a copy of the interface sources under build/colcon_src/.
-# tf2_msgs is not published as a wheel: the vendored one-message copy is built only when none is importable.
-IFACE_INPUTS=(CMakeLists.txt package.xml msg/*.msg srv/*.srv vendor/tf2_msgs/package.xml
-  vendor/tf2_msgs/CMakeLists.txt vendor/tf2_msgs/msg/TFMessage.msg scripts/setup_env.sh scripts/ros/*)
+# tf2_msgs and vision_msgs are not published as wheels: each vendored copy (vendor/README.md) is built only
+# when no such package is importable.
+VENDORED=(tf2_msgs vision_msgs)
+IFACE_INPUTS=(CMakeLists.txt package.xml msg/*.msg srv/*.srv scripts/setup_env.sh scripts/ros/*)
+for v in "${VENDORED[@]}"; do IFACE_INPUTS+=(vendor/"$v"/package.xml vendor/"$v"/CMakeLists.txt vendor/"$v"/msg/*.msg); done
 for a in action/*.action; do [ -f "$a" ] && IFACE_INPUTS+=("$a"); done
 IFACE_STAMP="$INSTALL/.iface-$(stamp "${IFACE_INPUTS[@]}")"
 if [ ! -f "$IFACE_STAMP" ]; then
@@ -101,9 +103,11 @@ if [ ! -f "$IFACE_STAMP" ]; then
   cp -r CMakeLists.txt package.xml msg srv launch config "$SRC/rynnec_ros/"
   mkdir -p "$SRC/rynnec_ros/scripts" && cp -r scripts/ros "$SRC/rynnec_ros/scripts/"
   [ -d action ] && cp -r action "$SRC/rynnec_ros/"
-  if ! (unset PYTHONPATH; python -c "import tf2_msgs.msg") >/dev/null 2>&1; then
-    cp -r vendor/tf2_msgs "$SRC/tf2_msgs"
-  fi
+  for v in "${VENDORED[@]}"; do
+    if ! (unset PYTHONPATH; python -c "import $v.msg") >/dev/null 2>&1; then
+      cp -r vendor/"$v" "$SRC/$v"
+    fi
+  done
   (
     export AMENT_PREFIX_PATH="$VENV" CMAKE_PREFIX_PATH="$VENV"
     unset PYTHONPATH COLCON_PREFIX_PATH

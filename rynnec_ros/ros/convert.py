@@ -120,13 +120,18 @@ def compressed_depth_to_depth(msg: CompressedImage, depth_scale: float, max_pixe
     return depth
 
 
-def rgb_to_image(rgb: np.ndarray, stamp_ns: int, frame_id: str) -> Image:
-    """H×W×3 uint8 RGB -> sensor_msgs/Image rgb8 (overlays, replayed frames, client publishing)."""
+def _rgb_message(msg: Any, rgb: np.ndarray, stamp_ns: int, frame_id: str) -> Any:
+    """``msg`` (Image or CompressedImage) with its header filled, after checking ``rgb`` is H×W×3 uint8."""
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError(f"expected HxWx3 uint8 RGB, got {rgb.shape} {rgb.dtype}")
-    msg = Image()
     msg.header.stamp = ns_to_stamp(stamp_ns)
     msg.header.frame_id = frame_id
+    return msg
+
+
+def rgb_to_image(rgb: np.ndarray, stamp_ns: int, frame_id: str) -> Image:
+    """H×W×3 uint8 RGB -> sensor_msgs/Image rgb8 (overlays, replayed frames, client publishing)."""
+    msg = _rgb_message(Image(), rgb, stamp_ns, frame_id)
     msg.height, msg.width = int(rgb.shape[0]), int(rgb.shape[1])
     msg.encoding = "rgb8"
     msg.is_bigendian = 0
@@ -143,15 +148,11 @@ def rgb_to_compressed(rgb: np.ndarray, stamp_ns: int, frame_id: str, quality: in
     (compressed_image_transport's compressed_publisher.cpp), so ``republish compressed raw``, RViz's
     compressed transport and Foxglove decode it, and viewers off the robot need a fraction of the
     raw image's bandwidth."""
-    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
-        raise ValueError(f"expected HxWx3 uint8 RGB, got {rgb.shape} {rgb.dtype}")
+    msg = _rgb_message(CompressedImage(), rgb, stamp_ns, frame_id)
     bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
     ok, jpeg = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     if not ok:
         raise ValueError("JPEG encoding of the overlay failed")
-    msg = CompressedImage()
-    msg.header.stamp = ns_to_stamp(stamp_ns)
-    msg.header.frame_id = frame_id
     msg.format = "rgb8; jpeg compressed bgr8"
     msg.data = array.array("B", jpeg.tobytes())
     return msg

@@ -179,7 +179,7 @@ class CognitionNode(LifecycleNode):
             self._router = Router(engine, self._make_spatial(), p["spatial_source"])
             self._buffer = FrameBuffer(self._limits())
             self._ingest = CameraIngest(self._buffer, self._p)
-            self._outputs = Outputs(self, lambda: int(self._p["overlay_jpeg_quality"]))
+            self._outputs = Outputs(self, self._p)
         except Exception as exc:
             self.get_logger().error(f"configure failed after loading the engine: {type(exc).__name__}: {exc}")
             self._release()  # drops the engine too: unconfigured means nothing held
@@ -382,14 +382,13 @@ class CognitionNode(LifecycleNode):
             ans = router.segment(request, None, job.should_stop)
             ans.timings = {"queue": waited, **ans.timings}
             res = messages.fill_segment(Segment.Response(), ans, request, int(msg.object_id))
-            outputs.segmentation(ans, request, res.masks, self._p["publish_overlay"])
+            outputs.segmentation(ans, request, res.masks)
         else:
             request = messages.ask_request(msg, self._buffer, lim, self._pose_of)
             ans = router.answer(request, stream, job.should_stop)
             ans.timings = {"queue": waited, **ans.timings}
             res = messages.fill_ask(AskQuestion.Response() if stream is None else Ask.Result(), ans, request)
-            outputs.answer(ans, request, self._p["publish_overlay"], self._p["publish_markers"],
-                           self._p["world_frame"])
+            outputs.answer(ans, request)
         res.success = True
         res.message = ""
         return res

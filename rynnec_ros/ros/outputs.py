@@ -1,52 +1,66 @@
 """The node's answer topics: ~/object_masks, ~/spatial_answers, ~/overlay (raw, and JPEG on
-~/overlay/compressed as image_transport names it) and ~/markers (lifecycle publishers).
+~/overlay/compressed as image_transport names it), ~/markers and ~/detections_3d / ~/detections_2d
+(lifecycle publishers).
 
-Created on configure and enabled on activate, so nothing is published while the node is inactive.
+Created on configure and enabled on activate, so nothing is published while the node is inactive. Which
+optional topics are published is read from the node's live parameters at each answer.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from sensor_msgs.msg import CompressedImage, Image
 from std_msgs.msg import Header
+from vision_msgs.msg import Detection2DArray, Detection3DArray
 from visualization_msgs.msg import MarkerArray
 
 from rynnec_ros.core.types import Answer, Frame, Request
 from rynnec_ros.msg import ObjectMask, ObjectMasks, SpatialAnswer
 from rynnec_ros.ros import convert
+from rynnec_ros.ros.detections import answer_detections_3d, mask_detections_2d
 from rynnec_ros.ros.markers import answer_markers
 
 
 class Outputs:
-    def __init__(self, node: Any, jpeg_quality: Callable[[], int]) -> None:
+    def __init__(self, node: Any, params: Mapping[str, Any]) -> None:
         self._node = node
-        self._jpeg_quality = jpeg_quality
-        """The live ``overlay_jpeg_quality`` parameter."""
+        self._p = params
+        """The node's live parameters (publish_overlay, overlay_jpeg_quality, publish_markers,
+        publish_detections, world_frame)."""
         self.masks = node.create_lifecycle_publisher(ObjectMasks, "~/object_masks", 10)
         self.spatial = node.create_lifecycle_publisher(SpatialAnswer, "~/spatial_answers", 10)
         self.overlay = node.create_lifecycle_publisher(Image, "~/overlay", 2)
         self.overlay_compressed = node.create_lifecycle_publisher(CompressedImage, "~/overlay/compressed", 2)
         self.markers = node.create_lifecycle_publisher(MarkerArray, "~/markers", 2)
+        self.detections_3d = node.create_lifecycle_publisher(Detection3DArray, "~/detections_3d", 10)
+        self.detections_2d = node.create_lifecycle_publisher(Detection2DArray, "~/detections_2d", 10)
 
     def destroy(self) -> None:
-        for pub in (self.masks, self.spatial, self.overlay, self.overlay_compressed, self.markers):
+        for pub in (self.masks, self.spatial, self.overlay, self.overlay_compressed, self.markers,
+                    self.detections_3d, self.detections_2d):
             self._node.destroy_lifecycle_publisher(pub)
 
-    def segmentation(self, ans: Answer, request: Request, masks: list[ObjectMask], overlay: bool) -> None:
+    def segmentation(self, ans: Answer, request: Request, masks: list[ObjectMask]) -> None:
+        """~/object_masks; ~/overlay (the newest mask on its frame) and ~/detections_2d (its box) when
+        enabled."""
         if masks:
             self.masks.publish(ObjectMasks(header=masks[-1].header, expression=request.question, masks=masks))
         shown = [(i, m) for i, m in enumerate(ans.masks or []) if m is not None]
-        if overlay and shown:
+        if self._p["publish_overlay"] and shown:
             last, mask = shown[-1]
             self._overlay(request.frames[last], [mask], [request.question])
+        detections = mask_detections_2d(masks)
+        if self._p["publish_detections"] and detections is not None:
+            self.detections_2d.publish(detections)
 
-    def answer(self, ans: Answer, request: Request, overlay: bool, markers: bool, world_frame: str) -> None:
-        """~/spatial_answers always; ~/overlay (the regions' masks on their newest frame) and ~/markers
-        (the boxes the answer measured, or a DELETEALL when it measured none) when asked for."""
+    def answer(self, ans: Answer, request: Request) -> None:
+        """~/spatial_answers always; when enabled, ~/overlay (the regions' masks on their newest frame),
+        ~/markers and ~/detections_3d (the boxes the answer measured; a DELETEALL / an empty array when it
+        measured none)."""
         newest = request.frames[-1]
         self.spatial.publish(SpatialAnswer(
             header=Header(stamp=convert.ns_to_stamp(newest.stamp_ns), frame_id=newest.frame_id),
@@ -57,17 +71,21 @@ class Outputs:
         n = len(request.frames)
         per_region = [(r, r.frame_masks(n)) for r in request.regions]
         with_masks = [i for i in range(n) if any(i in m for _, m in per_region)]
-        if overlay and with_masks:
+        if self._p["publish_overlay"] and with_masks:
             fi = with_masks[-1]
             drawn = [(m[fi], r.label or f"object {r.object_id}") for r, m in per_region if fi in m]
             self._overlay(request.frames[fi], [m for m, _ in drawn], [lab for _, lab in drawn])
-        if markers:
+        world_frame = str(self._p["world_frame"])
+        if self._p["publish_markers"]:
             self.markers.publish(answer_markers(ans, request, world_frame))
+        if self._p["publish_detections"]:
+            self.detections_3d.publish(answer_detections_3d(ans, request, world_frame))
 
     def _overlay(self, frame: Frame, masks: list[np.ndarray], labels: list[str]) -> None:
         img = convert.draw_overlay(frame.rgb, masks, labels)
         self.overlay.publish(convert.rgb_to_image(img, frame.stamp_ns, frame.frame_id))
         # JPEG encoding costs ~7 ms per 720p overlay (2-core x86): done only while someone subscribes.
         if self.overlay_compressed.get_subscription_count() > 0:
-            self.overlay_compressed.publish(
-                convert.rgb_to_compressed(img, frame.stamp_ns, frame.frame_id, self._jpeg_quality()))
+            quality = int(self._p["overlay_jpeg_quality"])
+            jpeg = convert.rgb_to_compressed(img, frame.stamp_ns, frame.frame_id, quality)
+            self.overlay_compressed.publish(jpeg)

@@ -214,6 +214,9 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("publish_markers", True, "Publish ~/markers (visualization_msgs/MarkerArray) after region "
               "questions: the oriented box and label of each object a geometric answer measured, for RViz.",
               _any),
+    ParamSpec("publish_detections", True, "Publish ~/detections_3d (vision_msgs/Detection3DArray: the boxes "
+              "a geometric answer measured) and ~/detections_2d (vision_msgs/Detection2DArray: a "
+              "segmentation's box on its newest frame), for planners and world models.", _any),
     ParamSpec("diagnostics_period_s", 1.0, "Period of /diagnostics status messages.", _range(0.05, 3600.0),
               live=False),
     ParamSpec("autostart", False, "Configure and activate on start-up (robots without a lifecycle manager).",

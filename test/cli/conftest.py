@@ -223,7 +223,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     Jazzy venv (linked as WS/venv, where the README creates it, with the README's COLCON_IGNORE). Skipped:
     `rosdep install` and the two `pip install` lines, because this machine has no network and no rosdep
     and .venv-jazzy already holds torch and every Python dependency (it stands in for the robot's system
-    packages plus its venv). Then `colcon build --packages-select rynnec_ros` and `. install/setup.bash`.
+    packages plus its venv); the one ROS package rosdep would add that the stand-in lacks, vision_msgs, is
+    built from vendor/ into an underlay. Then `colcon build --packages-select rynnec_ros` and
+    `. install/setup.bash`.
     """
     if _skip_reason():
         pytest.skip(_skip_reason() or "")
@@ -241,10 +243,18 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     fresh = _fresh_shell_env()
     log_dir = ws / "logs"
     log_dir.mkdir()
-    _sh(f"set -e; . '{TOOLS_SETUP}'; cd '{ws}'; touch venv/COLCON_IGNORE; "
+    # `rosdep install` would bring the ROS packages package.xml names; of those the stand-in ROS lacks
+    # only vision_msgs (no wheel), so its vendored definition (vendor/README.md: the same fields, hence
+    # the same type hash) is built into an underlay the way the apt package would sit under the workspace.
+    _sh(f"set -e; . '{TOOLS_SETUP}'; cd '{ws}'; mkdir -p deps; "
+        "cp -r src/rynnec_ros/vendor/vision_msgs deps/; "
+        "colcon build --base-paths deps --build-base build-deps --install-base install-deps",
+        fresh, log_dir / "colcon-deps.log", timeout=900)
+    _sh(f"set -e; . '{TOOLS_SETUP}'; . '{ws}/install-deps/setup.bash'; cd '{ws}'; touch venv/COLCON_IGNORE; "
         "colcon build --packages-select rynnec_ros", fresh, log_dir / "colcon-build.log", timeout=900)
     dump = subprocess.run(
-        ["bash", "-c", f". '{TOOLS_SETUP}' && . '{ws}/install/setup.bash' && env -0"],
+        ["bash", "-c", f". '{TOOLS_SETUP}' && . '{ws}/install-deps/setup.bash' && "
+         f". '{ws}/install/setup.bash' && env -0"],
         env=fresh, capture_output=True, check=True, timeout=120,
     ).stdout.decode()
     env = dict(line.split("=", 1) for line in dump.split("\0") if "=" in line)

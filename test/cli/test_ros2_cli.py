@@ -147,6 +147,29 @@ def test_param_set_integer_reads_back_double(node: Shared) -> None:
     assert node.ros.param_get(NODE, "ingest_fps") == "Double value is: 3.0"
 
 
+def test_param_out_of_range_is_refused_with_the_reason(node: Shared) -> None:
+    """`ros2 param set /rynnec overlay_jpeg_quality 0`: docs/ros.md gives the range 1-100, so the node
+    refuses it; ros2param's set verb (ros2param/verb/set.py) then prints "Setting parameter failed: "
+    and the node's reason on stderr, and the value stays the default 95 (docs/ros.md)."""
+    proc = node.ros.run("param", "set", NODE, "overlay_jpeg_quality", "0")
+    assert proc.stderr.strip().startswith("Setting parameter failed: "), (proc.stdout, proc.stderr)
+    assert "overlay_jpeg_quality" in proc.stderr and "100" in proc.stderr, proc.stderr
+    assert node.ros.param_get(NODE, "overlay_jpeg_quality") == "Integer value is: 95"
+
+
+@pytest.mark.parametrize(("topic", "msg_type"), [
+    ("overlay/compressed", "sensor_msgs/msg/CompressedImage"),
+    ("markers", "visualization_msgs/msg/MarkerArray"),
+    ("detections_3d", "vision_msgs/msg/Detection3DArray"),
+    ("detections_2d", "vision_msgs/msg/Detection2DArray"),
+])
+def test_viewer_and_planner_topics_are_offered(node: Shared, topic: str, msg_type: str) -> None:
+    """`ros2 topic info /rynnec/<topic>` on the active node: the type docs/ros.md names and the node as
+    its one publisher (ros2topic/verb/info.py prints "Type: ..." then "Publisher count: N")."""
+    out = node.ros.run("topic", "info", f"{NODE}/{topic}").stdout
+    assert f"Type: {msg_type}" in out and "Publisher count: 1" in out, out
+
+
 # --- with the bag's colour frames buffered ------------------------------------------------------------
 
 

@@ -80,6 +80,47 @@ def test_segmentation_masks_carry_buffered_stamps_and_frame_size(client, stamps)
     assert {t.stage for t in res.timings} >= {"queue", "vision", "prefill", "decode", "sam2", "total"}
 
 
+def test_segmentation_box_is_published_as_a_vision_msgs_detection(client, stamps) -> None:
+    """~/detections_2d after a segmentation: one Detection2D per non-empty mask on the newest segmented
+    frame, its box from the decoded mask (vision_msgs BoundingBox2D: centre and full size in pixels;
+    pixel edges at integers, so columns x0..x1 give centre (x0 + x1 + 1) / 2 and width x1 - x0 + 1)."""
+    from vision_msgs.msg import Detection2DArray
+
+    from rynnec_ros.core import masks as rle_codec
+    from rynnec_ros.ros.convert import stamp_to_ns
+
+    got: list[Detection2DArray] = []
+    sub = client.node.create_subscription(Detection2DArray, "/rynnec/detections_2d", got.append, 10)
+    try:
+        deadline = time.monotonic() + 10.0
+        while client.node.count_publishers("/rynnec/detections_2d") == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # the node's writer matches this reader
+        client.segment("the bright object", object_id=5)
+        res = client.last_response
+        while not got and time.monotonic() < deadline + 10.0:
+            time.sleep(0.05)
+    finally:
+        client.node.destroy_subscription(sub)
+    assert got, "no Detection2DArray on /rynnec/detections_2d"
+    arr = got[-1]
+    newest = res.masks[-1]
+    assert stamp_to_ns(arr.header.stamp) == stamp_to_ns(newest.header.stamp)
+    assert arr.header.frame_id == "camera_color_optical_frame"
+    want = []
+    for m in res.masks:
+        mask = rle_codec.decode({"size": list(m.size), "counts": m.counts})
+        if stamp_to_ns(m.header.stamp) == stamp_to_ns(newest.header.stamp) and mask.any():
+            ys, xs = np.nonzero(mask)
+            want.append(((xs.min() + xs.max() + 1) / 2, (ys.min() + ys.max() + 1) / 2,
+                         xs.max() - xs.min() + 1, ys.max() - ys.min() + 1, m.score))
+    boxes = [(d.bbox.center.position.x, d.bbox.center.position.y, d.bbox.size_x, d.bbox.size_y,
+              d.results[0].hypothesis.score) for d in arr.detections]
+    assert len(boxes) == len(want)
+    assert np.allclose(np.array(boxes, float).reshape(-1, 5), np.array(want, float).reshape(-1, 5))
+    assert all((d.id, d.results[0].hypothesis.class_id) == ("5", "the bright object") for d in arr.detections)
+
+
 def test_region_question_uses_the_mask_frames(client, stamps) -> None:
     from rynnec_ros.core.types import Region
     from rynnec_ros.ros.convert import stamp_to_ns

@@ -475,41 +475,54 @@ def test_distance_from_recorded_depth_and_tf(answered) -> None:
     assert ans.value == pytest.approx(SCENE.face_depth_m, rel=0.1)
 
 
-def test_markers_draw_the_measured_face_in_odom(answered) -> None:
-    """~/markers after a geometric answer, as RViz would get it. The scene model puts the face's centre
-    straight ahead of the colour camera, face_depth_m along odom x: base_link at camera_in_odom (x, y),
-    camera_link at mount height z, camera_color_frame BASELINE_M along y, so (2.1, 0.215, 0.5) in odom;
-    the face is face_height_m tall along odom z. The topic is the one config/rynnec.rviz displays."""
+def test_markers_and_detections_put_the_measured_face_in_odom(answered) -> None:
+    """~/markers after a geometric answer, as RViz would get it, and ~/detections_3d as a planner would.
+    The scene model puts the face's centre straight ahead of the colour camera, face_depth_m along odom
+    x: base_link at camera_in_odom (x, y), camera_link at mount height z, camera_color_frame BASELINE_M
+    along y, so (2.1, 0.215, 0.5) in odom; the face is face_height_m tall along odom z. The marker topic
+    is the one config/rynnec.rviz displays."""
     import yaml
+    from vision_msgs.msg import Detection3DArray
     from visualization_msgs.msg import Marker, MarkerArray
 
     rviz = yaml.safe_load((Path(__file__).parents[2] / "config" / "rynnec.rviz").read_text())
     (topic,) = [d["Topic"]["Value"] for d in rviz["Visualization Manager"]["Displays"]
                 if d["Class"] == "rviz_default_plugins/MarkerArray"]
     got: list[MarkerArray] = []
-    sub = answered.node.create_subscription(MarkerArray, topic, got.append, 10)
+    detected: list[Detection3DArray] = []
+    subs = [answered.node.create_subscription(MarkerArray, topic, got.append, 10),
+            answered.node.create_subscription(Detection3DArray, "/rynnec/detections_3d", detected.append, 10)]
     try:
         deadline = time.monotonic() + 10.0
-        while answered.node.count_publishers(topic) == 0 and time.monotonic() < deadline:
+        while time.monotonic() < deadline and not all(
+                answered.node.count_publishers(t) for t in (topic, "/rynnec/detections_3d")):
             time.sleep(0.05)
         ans = _ask(answered, "How far is <object0> from you?")
         assert ans.source == "geometry", ans.reason
-        while not got and time.monotonic() < deadline + 10.0:
+        while not (got and detected) and time.monotonic() < deadline + 10.0:
             time.sleep(0.05)
     finally:
-        answered.node.destroy_subscription(sub)
-    assert got, f"no MarkerArray on {topic}"
+        for sub in subs:
+            answered.node.destroy_subscription(sub)
+    assert got and detected, f"{len(got)} MarkerArray on {topic}, {len(detected)} Detection3DArray"
+    x, y, z = SCENE.camera_in_odom
+    face = (x + SCENE.face_depth_m, y + BASELINE_M, z)
     markers = got[-1].markers
     assert markers[0].action == Marker.DELETEALL
     cube = next(m for m in markers if m.type == Marker.CUBE)
-    x, y, z = SCENE.camera_in_odom
     p = cube.pose.position
     assert cube.header.frame_id == "odom"
     assert cube.header.stamp.sec * NS + cube.header.stamp.nanosec == SCENE.stamps()[-1]
-    assert (p.x, p.y, p.z) == pytest.approx((x + SCENE.face_depth_m, y + BASELINE_M, z), abs=0.05)
+    assert (p.x, p.y, p.z) == pytest.approx(face, abs=0.05)
     assert cube.scale.z == pytest.approx(SCENE.face_height_m, rel=0.15)
     label = next(m for m in markers if m.type == Marker.TEXT_VIEW_FACING)
     assert label.text.startswith("box: ") and label.text.endswith(" m")
+    (det,) = detected[-1].detections
+    c = det.bbox.center.position
+    assert (det.header.frame_id, det.id, det.results[0].hypothesis.class_id) == ("odom", "0", "box")
+    assert det.header.stamp.sec * NS + det.header.stamp.nanosec == SCENE.stamps()[-1]
+    assert (c.x, c.y, c.z) == pytest.approx(face, abs=0.05)
+    assert det.bbox.size.z == pytest.approx(SCENE.face_height_m, rel=0.15)
 
 
 def test_overlay_also_comes_compressed_as_image_transport_writes_it(answered) -> None:
