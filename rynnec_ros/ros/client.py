@@ -2,21 +2,28 @@
 
 It owns its rclpy context, node and executor thread, so callers use ordinary blocking methods with
 numpy arrays and the shared ``Region``/``Answer`` types, and never touch ROS messages themselves.
+``ask_async`` and ``segment_async`` return a handle instead (``is_done()``, ``result()``, ``cancel()``,
+as nav2_simple_commander's tasks), for callers that must not block: a behaviour tree's tick
+(``rynnec_ros/ros/behaviours.py``), a planner loop doing other work meanwhile.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from concurrent.futures import InvalidStateError
+from typing import Any, TypeVar
 
 import numpy as np
 import rclpy
+from action_msgs.msg import GoalStatus
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.action import ActionClient
+from rclpy.clock import Clock, ClockType
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image
@@ -40,6 +47,14 @@ RESEND_GAP_NS = 1_000_000_000
 QUERY_RESEND_S = 2.0
 # How many stamps a FramesNotBuffered message lists before it summarises.
 _LIST_STAMPS = 8
+# A goal sent by ``ask_async`` carries the handle's timeout_s plus this as its own timeout_s: the handle's
+# cancel, sent when the handle's time is up, is what stops the node, and the node's own deadline only backs
+# it up for a cancel that never arrives (a client that died). Without the margin the two stops race and the
+# goal ends CANCELED or ABORTED by chance.
+CANCEL_GRACE_S = 2.0
+# How often the client's timer looks for handles whose own timeout has passed (the deadline's resolution
+# when nobody calls is_done()/wait()).
+_WATCHDOG_PERIOD_S = 0.2
 
 
 def _ns(stamp: Any) -> int:
@@ -104,8 +119,218 @@ class SerialActionClient(ActionClient):  # type: ignore[misc]
             return super()._get_result_async(*args, **kwargs)
 
 
+def _quote(text: str, limit: int = 60) -> str:
+    """``text`` quoted for a message, shortened past ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+class RequestHandle:
+    """One request in flight, polled without blocking: ``is_done()``, ``result()``, ``cancel()``
+    (nav2_simple_commander's ``isTaskComplete``/``getResult``/``cancelTask``), made by ``ask_async`` and
+    ``segment_async``.
+
+    It is done when the node's reply has arrived, when the node refused the request, or when the handle's
+    own ``timeout_s`` (counted from sending) has passed: then ``result()`` raises TimeoutError, and what
+    the request type allows is done to stop the node (see the subclasses). The deadline is checked on
+    every ``is_done()``/``wait()`` call and by the client's timer every ``_WATCHDOG_PERIOD_S`` (on its
+    executor thread), so it takes effect also for a caller that stopped polling. Callbacks run on the
+    client's executor thread; every method is safe from any thread.
+    """
+
+    def __init__(self, what: str, timeout_s: float, convert: Callable[[Any], Answer]) -> None:
+        self.what = what
+        self.timeout_s = float(timeout_s)
+        self.deadline = time.monotonic() + self.timeout_s
+        self._convert = convert
+        self._lock = threading.RLock()
+        self._done = threading.Event()
+        self._error: tuple[type[Exception], str] | None = None
+        self._cancelled = False
+        self.response: Any | None = None
+        """The node's raw reply (service response or action result) once it came, also when it came after
+        the handle's own timeout or cancel (for a look at what the node did)."""
+
+    def is_done(self) -> bool:
+        """True once ``result()`` answers without waiting (reply, refusal, own timeout, abandoned)."""
+        if not self._done.is_set() and time.monotonic() >= self.deadline:
+            self._expire()
+        return self._done.is_set()
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Block until done or ``timeout_s`` (None: until done, at most the handle's own timeout)."""
+        end = math.inf if timeout_s is None else time.monotonic() + timeout_s
+        while not self.is_done():
+            now = time.monotonic()
+            if now >= end:
+                return False
+            self._done.wait(min(self.deadline, end) - now + 0.001)
+        return True
+
+    def result(self) -> Answer:
+        """The answer. InvalidStateError while not done; TimeoutError after the handle's own timeout;
+        RuntimeError with the node's reason when it refused or failed the request (or it was cancelled)."""
+        if not self.is_done():
+            raise InvalidStateError(f"{self.what} is still in flight; poll is_done() first")
+        if self._error is not None:
+            kind, message = self._error
+            raise kind(message)
+        return self._convert(self.response)
+
+    def cancel(self) -> None:
+        """Stop waiting for this request and tell the node where the request type allows (idempotent; a
+        no-op once done)."""
+        raise NotImplementedError
+
+    @property
+    def frame_stamps_ns(self) -> list[int]:
+        """Stamps of the frames the node used (from its reply; empty before it or when it failed)."""
+        return [] if self.response is None else [_ns(s) for s in self.response.frame_stamps]
+
+    def _fail(self, kind: type[Exception], message: str) -> bool:
+        """Done with an error unless already done; True when this call ended the handle."""
+        with self._lock:
+            if self._done.is_set():
+                return False
+            self._error = (kind, message)
+            self._done.set()
+            return True
+
+    def _succeed(self, response: Any) -> None:
+        with self._lock:
+            self.response = response
+            self._done.set()
+
+    def _expire(self) -> None:
+        self._fail(TimeoutError, f"no answer to {self.what} within its timeout of {self.timeout_s:g} s")
+
+
+class AskHandle(RequestHandle):
+    """A question on the ``~/ask_stream`` action (``CognitionClient.ask_async``).
+
+    ``cancel()`` sends the action's cancel request (once; to a goal not accepted yet, as soon as it is);
+    the handle is then done when the node's result arrives (``success=false``, "cancelled", status
+    CANCELED) or at the handle's own timeout, whichever is first. When the handle's own timeout passes it
+    sends that cancel itself. ``feedback_text`` is all text generated so far, ``pieces`` the number of
+    feedback messages; ``status`` the goal's action_msgs/GoalStatus as last reported (STATUS_UNKNOWN
+    before acceptance; the terminal one from the node's result, also when that came after the timeout).
+    """
+
+    def __init__(self, action: Any, goal: Any, timeout_s: float, convert: Callable[[Any], Answer],
+                 on_text: Callable[[str], None] | None = None,
+                 cancel_after_pieces: int | None = None) -> None:
+        super().__init__(f"the question {_quote(goal.question)}", timeout_s, convert)
+        self.feedback_text = ""
+        self.pieces = 0
+        self._on_text = on_text
+        self._cancel_after = cancel_after_pieces
+        self._goal: Any | None = None  # rclpy's ClientGoalHandle once the node accepted the goal
+        self._final_status: int | None = None
+        if not action.server_is_ready():
+            self._fail(RuntimeError, "action ask_stream is not available (wait_for_node first)")
+            return
+        sent = action.send_goal_async(goal, feedback_callback=self._on_feedback)
+        sent.add_done_callback(self._on_goal_reply)
+
+    @property
+    def goal_id(self) -> bytes | None:
+        """The goal's UUID once the node accepted it (as on the action's status topic and in its logs)."""
+        goal = self._goal
+        return None if goal is None else bytes(goal.goal_id.uuid)
+
+    @property
+    def status(self) -> int:
+        if self._final_status is not None:
+            return self._final_status
+        goal = self._goal
+        return GoalStatus.STATUS_UNKNOWN if goal is None else int(goal.status)
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._cancelled or (self._done.is_set() and self._error is None):
+                return  # already cancelled or answered (after its own timeout the cancel went already)
+            self._cancelled = True
+            goal = self._goal
+        if goal is not None:
+            goal.cancel_goal_async()
+
+    def _expire(self) -> None:
+        super()._expire()
+        self.cancel()  # the node need not finish what nobody waits for any more
+
+    def _on_goal_reply(self, future: Any) -> None:
+        goal = future.result()
+        if not goal.accepted:
+            self._fail(RuntimeError, "the node rejected the goal (not active, or its request queue is full)")
+            return
+        with self._lock:
+            self._goal = goal
+            cancel = self._cancelled  # cancelled (or timed out) before the acceptance came
+        if cancel:
+            goal.cancel_goal_async()
+        goal.get_result_async().add_done_callback(self._on_result)
+
+    def _on_result(self, future: Any) -> None:
+        reply = future.result()
+        self._final_status = int(reply.status)
+        self._succeed(reply.result)  # after the handle's own timeout: kept as `response`, still TimeoutError
+
+    def _on_feedback(self, msg: Any) -> None:
+        self.feedback_text, self.pieces = msg.feedback.text, int(msg.feedback.pieces)
+        if self._on_text is not None:
+            self._on_text(msg.feedback.delta)
+        if self._cancel_after is not None and self.pieces >= self._cancel_after:
+            self.cancel()
+
+
+class SegmentHandle(RequestHandle):
+    """A referring segmentation on the ``~/segment`` service (``CognitionClient.segment_async``).
+
+    A service call cannot be cancelled on the wire: ``cancel()`` only abandons it (done at once,
+    ``result()`` raises RuntimeError "cancelled ..."; a reply coming later is dropped), and so does the
+    handle's own timeout. What makes the node stop is the request's own ``timeout_s``, the handle's: the
+    node ends the request at that deadline at its next check, queue wait included.
+    """
+
+    def __init__(self, service: Any, request: Any, timeout_s: float,
+                 convert: Callable[[Any], Answer]) -> None:
+        super().__init__(f"the segmentation {_quote(request.expression)}", timeout_s, convert)
+        self._service = service
+        self._future: Any | None = None
+        if not service.service_is_ready():
+            self._fail(RuntimeError, f"service {service.srv_name} is not available (wait_for_node first)")
+            return
+        self._future = service.call_async(request)
+        self._future.add_done_callback(lambda f: self._succeed(f.result()))
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._cancelled or self._done.is_set():
+                return
+            self._cancelled = True
+        self._abandon()
+        self._fail(RuntimeError, f"{self.what} was cancelled by the caller (abandoned; the node stops at the "
+                                 f"request's timeout_s of {self.timeout_s:g} s)")
+
+    def _expire(self) -> None:
+        if self._fail(TimeoutError, f"no answer to {self.what} within its timeout of {self.timeout_s:g} s"):
+            self._abandon()
+
+    def _abandon(self) -> None:
+        if self._future is not None:
+            self._service.remove_pending_request(self._future)
+
+    def _succeed(self, response: Any) -> None:
+        with self._lock:
+            if not self._done.is_set():  # abandoned or timed out first: a late reply is not the outcome
+                super()._succeed(response)
+
+
+_H = TypeVar("_H", bound=RequestHandle)
+
+
 class CognitionClient:
-    """Blocking access to ``<ns>/rynnec/ask`` and ``<ns>/rynnec/segment`` (and frame publishing).
+    """Blocking access to ``<ns>/rynnec/ask`` and ``<ns>/rynnec/segment`` (and frame publishing), and
+    non-blocking handles for ``~/ask_stream`` and ``~/segment`` (``ask_async``, ``segment_async``).
 
     ``node_namespace`` is the namespace the node runs in; ``node_name`` its name. ``last_response``
     keeps the raw service response of the latest call (stamps of the frames used, per-mask headers).
@@ -136,11 +361,31 @@ class CognitionClient:
         self._color_topic = color_topic
         self._image_pub: Any | None = None
         self._image_pub_settled = False
+        # Handles not done yet; the timer enforces their own timeouts (before the executor sees the node).
+        self._live: set[RequestHandle] = set()
+        self._live_lock = threading.Lock()
+        self._watchdog = self.node.create_timer(_WATCHDOG_PERIOD_S, self._check_deadlines,
+                                                clock=Clock(clock_type=ClockType.STEADY_TIME))
         self._executor = SingleThreadedExecutor(context=self._context)
         self._executor.add_node(self.node)
         self._spin = threading.Thread(target=self._executor.spin, daemon=True)
         self._spin.start()
         self.last_response: Any | None = None
+
+    def _track(self, handle: _H) -> _H:
+        if not handle.is_done():
+            with self._live_lock:
+                self._live.add(handle)
+        return handle
+
+    def _check_deadlines(self) -> None:
+        """The watchdog timer: each live handle checks its own deadline (an AskHandle cancels there)."""
+        with self._live_lock:
+            live = list(self._live)
+        finished = [h for h in live if h.is_done()]
+        if finished:
+            with self._live_lock:
+                self._live.difference_update(finished)
 
     def close(self) -> None:
         self._executor.shutdown()
@@ -434,33 +679,49 @@ class CognitionClient:
 
         ``cancel_after_pieces`` cancels the goal after that many pieces (a planner that has heard
         enough); the node then answers ``success=false`` with "cancelled". ``wait_frames_s`` as in ``ask``.
+        TimeoutError after ``timeout_s``, by when the goal has been cancelled (this waits on ``ask_async``).
         """
         self._check_frames(wait_frames_s, frame_stamps_ns, regions)
         if not self._ask_stream.wait_for_server(timeout_sec=min(timeout_s, 30.0)):
             raise TimeoutError("action ask_stream is not available")
+        handle = self.ask_async(question, regions, options, task, frame_stamps_ns, timeout_s, window_ns,
+                                max_new_tokens, max_frames, on_text=on_text,
+                                cancel_after_pieces=cancel_after_pieces)
+        handle.wait()
+        if handle.response is not None:
+            self.last_response = handle.response
+        return handle.result()
+
+    def ask_async(
+        self,
+        question: str,
+        regions: list[Region] | None = None,
+        options: Sequence[str] | None = None,
+        task: str | None = None,
+        frame_stamps_ns: Sequence[int] | None = None,
+        timeout_s: float = 120.0,
+        window_ns: tuple[int, int] | None = None,
+        max_new_tokens: int = 0,
+        max_frames: int = 0,
+        *,
+        on_text: Callable[[str], None] | None = None,
+        cancel_after_pieces: int | None = None,
+    ) -> AskHandle:
+        """Send the question on ``~/ask_stream`` and return at once with its ``AskHandle``.
+
+        Arguments as in ``ask_stream``, without the blocking ones (``wait_frames_s``: call
+        ``require_frames`` first; the action server is not waited for: ``wait_for_node`` first, or the
+        handle is done at once with "not available"). ``on_text`` and ``cancel_after_pieces`` run on the
+        client's executor thread. When ``timeout_s`` passes the handle cancels the goal itself (on its
+        next ``is_done()``/``wait()`` or the client's timer, whichever is first); the goal carries
+        ``timeout_s + CANCEL_GRACE_S`` so that the node's own deadline only backs that cancel up. A region
+        mask key outside ``frame_stamps_ns`` raises ValueError here, before anything is sent.
+        """
         goal = self._ask_request(Ask.Goal(), question, regions, options, task, frame_stamps_ns, window_ns,
                                  max_new_tokens, max_frames)
-        goal.timeout_s = float(timeout_s)
-        handle_box: list[Any] = []
-
-        def feedback(msg: Any) -> None:
-            on_text(msg.feedback.delta)
-            if cancel_after_pieces is not None and msg.feedback.pieces >= cancel_after_pieces and handle_box:
-                handle_box[0].cancel_goal_async()
-
-        deadline = time.monotonic() + timeout_s
-        sent = self._ask_stream.send_goal_async(goal, feedback_callback=feedback)
-        handle = self._wait(sent, deadline, "goal acceptance")
-        handle_box.append(handle)
-        if not handle.accepted:
-            raise RuntimeError("the node rejected the goal")
-        try:
-            result = self._wait(handle.get_result_async(), deadline, "the result").result
-        except TimeoutError:
-            handle.cancel_goal_async()  # our deadline passed: the node need not finish it
-            raise
-        self.last_response = result
-        return self._to_answer(result, regions)
+        goal.timeout_s = float(timeout_s) + CANCEL_GRACE_S
+        return self._track(AskHandle(self._ask_stream, goal, timeout_s,
+                                     lambda res: self._to_answer(res, regions), on_text, cancel_after_pieces))
 
     @staticmethod
     def _wait(future: Any, deadline: float, what: str) -> Any:
@@ -483,12 +744,39 @@ class CognitionClient:
         """Referring segmentation; ``Answer.masks`` has one mask (or None) per frame used, in order.
         ``wait_frames_s`` as in ``ask`` (for ``frame_stamps_ns``)."""
         self._check_frames(wait_frames_s, frame_stamps_ns)
+        if not self._segment.wait_for_service(timeout_sec=min(timeout_s, 30.0)):
+            raise TimeoutError(f"service {self._segment.srv_name} is not available")
+        handle = self.segment_async(expression, frame_stamps_ns, timeout_s, window_ns, object_id, max_frames)
+        handle.wait()
+        if handle.response is not None:
+            self.last_response = handle.response
+        return handle.result()
+
+    def segment_async(
+        self,
+        expression: str,
+        frame_stamps_ns: Sequence[int] | None = None,
+        timeout_s: float = 120.0,
+        window_ns: tuple[int, int] | None = None,
+        object_id: int = 0,
+        max_frames: int = 0,
+    ) -> SegmentHandle:
+        """Send the segmentation on ``~/segment`` and return at once with its ``SegmentHandle``.
+
+        Arguments as in ``segment`` without ``wait_frames_s``. A service call cannot be cancelled:
+        ``cancel()`` and the handle's own timeout only abandon it; the request's ``timeout_s`` (this one)
+        is what makes the node stop working on it.
+        """
         req = Segment.Request(expression=expression, object_id=int(object_id), max_frames=int(max_frames),
                               timeout_s=float(timeout_s))
         req.frame_stamps = [convert.ns_to_stamp(s) for s in frame_stamps_ns or []]
         if window_ns is not None:
             req.window_start, req.window_end = (convert.ns_to_stamp(s) for s in window_ns)
-        res = self._call(self._segment, req, timeout_s)
+        return self._track(SegmentHandle(self._segment, req, timeout_s,
+                                         lambda res: self._to_segment_answer(res, int(object_id))))
+
+    @staticmethod
+    def _to_segment_answer(res: Any, object_id: int) -> Answer:
         if not res.success:
             raise RuntimeError(res.message)
         used = [_ns(s) for s in res.frame_stamps]
@@ -503,7 +791,7 @@ class CognitionClient:
             text=res.answer,
             masks=masks,
             mask_scores=scores,
-            object_ids=[int(object_id)],
+            object_ids=[object_id],
             frame_indices=list(range(len(used))),
             timings={t.stage: t.seconds for t in res.timings},
         )
