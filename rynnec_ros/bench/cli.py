@@ -1,4 +1,5 @@
-"""``rynnec-ros bench {engine,reuse,live,decode,backends,configure,ingest,service,all}`` and ``export``.
+"""``rynnec-ros bench {engine,reuse,live,decode,backends,configure,ingest,service,cancel,all}`` and
+``export``.
 
 Every subcommand writes one JSON report (``--out``) with the environment, the configuration and one
 section per measurement, and prints a one-line summary per section.
@@ -11,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SECTIONS = ("engine", "reuse", "live", "decode", "backends", "configure", "ingest", "service")
+SECTIONS = ("engine", "reuse", "live", "decode", "backends", "configure", "ingest", "service", "cancel")
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -60,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "configure": "peak RSS of loading each backend in a fresh process (torch vs ONNX Runtime)",
         "ingest": "node ingest CPU per 1080p frame vs a bare rclpy subscriber (needs ROS)",
         "service": "service overhead: end-to-end latency minus engine time (needs ROS)",
+        "cancel": "cancel latency p50/p95: action goal cancelled -> CANCELED result (needs ROS)",
         "all": "every section in one report",
     }
     for name, text in helps.items():
@@ -144,4 +146,8 @@ def summary(name: str, section: dict[str, Any]) -> str:
             for k, v in section[stored]["backends"].items()
         ]
         return "configure peak above imports " + ", ".join(parts)
+    if name == "cancel":
+        parts = [f"{k} p50 {v['p50_ms']:.1f} / p95 {v['p95_ms']:.1f} ms" for k, v in section["phases"].items()
+                 if v.get("available")]
+        return "cancel -> CANCELED " + ", ".join(parts)
     return "done"

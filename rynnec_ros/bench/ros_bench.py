@@ -7,18 +7,24 @@ just before, divided by the frames it received, gives CPU per frame. The node ke
 
 service: 30 frames are buffered, then the same question is asked repeatedly through ``CognitionClient``;
 overhead = end-to-end latency − the engine's own ``total`` time reported in the response.
+
+cancel: goals on ``~/ask_stream`` and ``~/segment_stream`` cancelled while the model decodes (and right
+after acceptance); the time from the client's cancel to the CANCELED result (``cancel``'s docstring).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import math
 import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -223,12 +229,13 @@ def ingest(checkpoint: Path, workdir: Path, frames_n: int = 30, rate_hz: float =
         rclpy.shutdown(context=ctx)
 
 
-def service(
-    checkpoint: Path, workdir: Path, frames: list[np.ndarray], question: str, new_tokens: int, repeat: int
-) -> dict[str, Any]:
+@contextlib.contextmanager
+def _served(name: str, checkpoint: Path, workdir: Path, frames: list[np.ndarray],
+            params: dict[str, Any] | None = None) -> Iterator[tuple[Any, list[int]]]:
+    """The node (subprocess) holding ``frames``, and a ``CognitionClient`` of it: (client, stamps)."""
     from rynnec_ros.ros.client import CognitionClient
 
-    name, topic = "rynnec_bench_service", "/rynnec_bench/service/image_raw"
+    topic = f"/{name}/image_raw"
     node = _Node(
         name,
         {
@@ -239,30 +246,37 @@ def service(
             "max_frames_per_query": len(frames),
             "sample_fps": 1.0,
             "autostart": True,
+            **(params or {}),
         },
-        workdir / "service_node.log",
+        workdir / f"{name}_node.log",
     )
     try:
-        with CognitionClient(node_name=name, color_topic=topic, client_name="rynnec_bench_client") as client:
+        with CognitionClient(node_name=name, color_topic=topic, client_name=f"{name}_client") as client:
             _wait(lambda: client.wait_for_node(0.5), 180, "the node's services", node)
-            stamps = [1_000_000_000 * (i + 1) for i in range(len(frames))]
-            client.publish_frames(frames, stamps, rate_hz=20.0)
-            time.sleep(1.0)
-            client.ask(question, frame_stamps_ns=stamps, max_new_tokens=new_tokens)  # warm-up
-            e2e, engine, overhead = [], [], []
-            for _ in range(repeat):
-                t0 = time.perf_counter()
-                ans = client.ask(question, frame_stamps_ns=stamps, max_new_tokens=new_tokens)
-                wall = time.perf_counter() - t0
-                if "total" not in ans.timings:
-                    return not_available(f"the node's response has no engine 'total' timing: {ans.timings}")
-                e2e.append(wall)
-                engine.append(ans.timings["total"])
-                overhead.append(wall - ans.timings["total"])
-            assert client.last_response is not None
-            used = len(client.last_response.frame_stamps)
+            stamps = client.send_frames(frames, [1_000_000_000 * (i + 1) for i in range(len(frames))],
+                                        rate_hz=20.0)
+            yield client, stamps
     finally:
         node.stop()
+
+
+def service(
+    checkpoint: Path, workdir: Path, frames: list[np.ndarray], question: str, new_tokens: int, repeat: int
+) -> dict[str, Any]:
+    with _served("rynnec_bench_service", checkpoint, workdir, frames) as (client, stamps):
+        client.ask(question, frame_stamps_ns=stamps, max_new_tokens=new_tokens)  # warm-up
+        e2e, engine, overhead = [], [], []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            ans = client.ask(question, frame_stamps_ns=stamps, max_new_tokens=new_tokens)
+            wall = time.perf_counter() - t0
+            if "total" not in ans.timings:
+                return not_available(f"the node's response has no engine 'total' timing: {ans.timings}")
+            e2e.append(wall)
+            engine.append(ans.timings["total"])
+            overhead.append(wall - ans.timings["total"])
+        assert client.last_response is not None
+        used = len(client.last_response.frame_stamps)
     return {
         "available": True,
         "frames_in_window": len(frames),
@@ -275,6 +289,90 @@ def service(
         "target_overhead_p50_ms": 10.0,
         "method": "CognitionClient.ask round trip (perf_counter) minus the engine 'total' in the response; "
         "node in a subprocess on this machine",
+    }
+
+
+# Tokens a cancelled request may generate: far more than it runs before its cancel.
+_CANCEL_TOKENS = 4096
+
+
+def _cancel_once(send: Callable[[], Any], ready: Callable[[Any], bool]) -> dict[str, Any] | None:
+    """One goal cancelled once ``ready(handle)``: seconds from the cancel to its result, the feedback
+    pieces that came after it, and the final status; None when the goal ended before the cancel."""
+    from action_msgs.msg import GoalStatus
+
+    handle = send()
+    deadline = time.monotonic() + 120.0
+    while not ready(handle) and not handle.is_done():
+        if time.monotonic() > deadline:
+            raise TimeoutError("a goal of the cancel section never got going")
+        time.sleep(0.001)
+    if handle.is_done():
+        return None  # finished (or failed) before it could be cancelled
+    pieces = handle.pieces
+    t0 = time.perf_counter()
+    handle.cancel()
+    if not handle.wait(60.0):
+        raise TimeoutError("a cancelled goal got no result within 60 s")
+    seconds = time.perf_counter() - t0
+    if handle.status != GoalStatus.STATUS_CANCELED:
+        return None  # it ended on its own between the check and the cancel
+    return {"seconds": seconds, "pieces_after": handle.pieces - pieces}
+
+
+def cancel(checkpoint: Path, workdir: Path, frames: list[np.ndarray], question: str,
+           samples: int) -> dict[str, Any]:
+    """Cancel latency: a goal cancelled → its CANCELED result at the client, per phase of the request.
+
+    The node sends a cancelled goal's result only when its worker has returned from the engine (the
+    job's completion runs after the engine's ``should_stop`` check ended the inference), so the result's
+    arrival bounds "worker idle" from above; the next request's ``queue`` timing confirms the worker was
+    free.
+    """
+    with _served("rynnec_bench_cancel", checkpoint, workdir, frames,
+                 {"max_new_tokens": _CANCEL_TOKENS, "precompute_window": False}) as (client, stamps):
+        client.ask(question, frame_stamps_ns=stamps, max_new_tokens=2)  # warm-up
+
+        def ask() -> Any:
+            return client.ask_async(question, frame_stamps_ns=stamps, max_new_tokens=_CANCEL_TOKENS,
+                                    timeout_s=120.0)
+
+        def segment() -> Any:
+            return client.segment_async("the red object", frame_stamps_ns=stamps, timeout_s=120.0)
+
+        phases: dict[str, tuple[Callable[[], Any], Callable[[Any], bool]]] = {
+            "ask_during_decode": (ask, lambda h: h.pieces >= 2),
+            "ask_at_acceptance": (ask, lambda h: h.goal_id is not None),
+            "segment_during_decode": (segment, lambda h: h.pieces >= 2),
+        }
+        out: dict[str, Any] = {}
+        for phase, (send, ready) in phases.items():
+            runs = [r for r in (_cancel_once(send, ready) for _ in range(samples)) if r is not None]
+            if not runs:
+                out[phase] = not_available(f"every {phase} goal ended before its cancel")
+                continue
+            latency = [r["seconds"] for r in runs]
+            after = [float(r["pieces_after"]) for r in runs]
+            out[phase] = {
+                "available": True,
+                "cancelled": len(runs),
+                "ended_before_cancel": samples - len(runs),
+                "latency": Stats.of(latency),
+                "p50_ms": 1e3 * percentile(latency, 50),
+                "p95_ms": 1e3 * percentile(latency, 95),
+                "pieces_after_cancel": Stats.of(after, unit="pieces"),
+            }
+        queue = client.ask(question, frame_stamps_ns=stamps, max_new_tokens=1).timings.get("queue", math.nan)
+    return {
+        "available": True,
+        "frames_in_window": len(frames),
+        "frame_size_wh": [int(frames[0].shape[1]), int(frames[0].shape[0])],
+        "samples_per_phase": samples,
+        "phases": out,
+        "next_request_queue_ms": 1e3 * queue,
+        "method": "CognitionClient.ask_async / segment_async goals on the node's actions, cancelled from the "
+        "client (decode: after the 2nd feedback piece; acceptance: as soon as the goal is accepted); latency "
+        "= perf_counter from cancel_goal_async to the CANCELED result; node in a subprocess on this machine",
     }
 
 
@@ -291,6 +389,9 @@ def ros_section(
         try:
             if name == "ingest":
                 return ingest(checkpoint, Path(tmp))
+            if name == "cancel":
+                frames = synthetic_window(args.frames, width, height)
+                return cancel(checkpoint, Path(tmp), frames, args.question, max(args.repeat, 10))
             frames = synthetic_window(30, width, height)
             return service(checkpoint, Path(tmp), frames, args.question, args.new_tokens, max(args.repeat, 5))
         except (TimeoutError, RuntimeError) as exc:

@@ -37,7 +37,7 @@ def _spec(args: argparse.Namespace, checkpoint: Path, backend: str, workdir: Pat
 def run_section(
     name: str, args: argparse.Namespace, workdir: Path, width: int, height: int
 ) -> dict[str, Any]:
-    if name in ("ingest", "service"):
+    if name in ("ingest", "service", "cancel"):
         from rynnec_ros.bench.ros_bench import ros_section
 
         return ros_section(name, args, workdir, width, height)

@@ -6,6 +6,7 @@ all speak the same types.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
@@ -113,11 +114,13 @@ class Answer:
     ``sam2``, ...). ``reason`` explains why a quantity could not be determined.
     ``option_probabilities`` (one per option, summing to 1) is set when the model chose among options by
     their likelihood. ``token_logprobs`` (one per ``token_ids``) are the model's natural-log probabilities
-    of the tokens it generated, from its raw next-token distribution: their mean and minimum say how sure
-    a free answer is (empty for geometric and option answers). ``boxes`` holds the box of every object a
-    geometric answer measured (in the order the question names them, subject first), for drawing what
-    the answer is about. ``reading`` is the structured task the geometry answered, every slot and the
-    objects spelled out (``parse.Parsed.reading``), so a caller sees which reading was used.
+    of the tokens it generated, from its raw next-token distribution: their mean and minimum
+    (``mean_token_logprob``/``min_token_logprob``: derived here from the list, or set from a response
+    that carries only them, as the ROS client's) say how sure a free answer is (empty / None for
+    geometric and option answers); ``confidence`` folds them into one number. ``boxes`` holds the box of
+    every object a geometric answer measured (in the order the question names them, subject first), for
+    drawing what the answer is about. ``reading`` is the structured task the geometry answered, every slot
+    and the objects spelled out (``parse.Parsed.reading``), so a caller sees which reading was used.
     """
 
     text: str
@@ -137,6 +140,25 @@ class Answer:
     timings: dict[str, float] = field(default_factory=dict)
     reason: str = ""
     boxes: list[ObjectBox] = field(default_factory=list)
+    mean_token_logprob: float | None = None
+    min_token_logprob: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.token_logprobs and self.mean_token_logprob is None:
+            self.mean_token_logprob = sum(self.token_logprobs) / len(self.token_logprobs)
+        if self.token_logprobs and self.min_token_logprob is None:
+            self.min_token_logprob = min(self.token_logprobs)
+
+    @property
+    def confidence(self) -> float | None:
+        """One number in [0, 1] for a planner's threshold, or None when the answer carries none: the chosen
+        option's probability when the model chose among options, else the geometric-mean probability of
+        the generated tokens (``exp(mean_token_logprob)``). Geometric answers carry none yet."""
+        if self.option_probabilities and self.option_index is not None:
+            return float(self.option_probabilities[self.option_index])
+        if self.mean_token_logprob is not None and math.isfinite(self.mean_token_logprob):
+            return math.exp(self.mean_token_logprob)
+        return None
 
 
 class Cancelled(Exception):

@@ -1,5 +1,5 @@
 """py_trees behaviours that ask the cognition node: ``Ask`` (the ``~/ask_stream`` action) and ``Segment``
-(the ``~/segment`` service), on the non-blocking handles of ``CognitionClient``.
+(the ``~/segment_stream`` action), on the non-blocking handles of ``CognitionClient``.
 
 A behaviour tree ticks every behaviour briefly and often, so nothing here waits for the node: the request
 goes out in ``initialise()``, each ``update()`` only polls its handle (RUNNING while in flight, SUCCESS with
@@ -19,7 +19,7 @@ import py_trees
 from py_trees.common import Access, Status
 
 from rynnec_ros.core.types import Answer, Region
-from rynnec_ros.ros.client import AskHandle, CognitionClient, RequestHandle
+from rynnec_ros.ros.client import CognitionClient, RequestHandle
 
 Inputs = Callable[[], Mapping[str, Any]]
 """Called in ``initialise()``: keyword arguments of the request only known when the behaviour starts (frame
@@ -100,7 +100,8 @@ class _NodeRequest(py_trees.behaviour.Behaviour):
             self.handle.cancel()
 
     def _progress(self) -> str:
-        return "waiting for the node"
+        text = self.handle.feedback_text if self.handle is not None else ""
+        return f"generating: {text[-60:]!r}" if text else "waiting for the node"
 
 
 class Ask(_NodeRequest):
@@ -140,19 +141,14 @@ class Ask(_NodeRequest):
     def _send(self, extra: Mapping[str, Any]) -> RequestHandle:
         return self.client.ask_async(**{**self._kwargs, **extra})
 
-    def _progress(self) -> str:
-        text = self.handle.feedback_text if isinstance(self.handle, AskHandle) else ""
-        return f"generating: {text[-60:]!r}" if text else "waiting for the node"
-
 
 class Segment(_NodeRequest):
-    """Referring segmentation over ``~/segment``: RUNNING while in flight, SUCCESS with the answer
+    """Referring segmentation over ``~/segment_stream``: RUNNING while in flight, SUCCESS with the answer
     (``answer.masks``: one mask or None per frame used), FAILURE with the reason.
 
     Arguments are ``CognitionClient.segment_async``'s. With ``require_mask`` (default) an answer without a
     single mask is FAILURE ("no mask"): a tree that segments to act on the object has nothing to act on.
-    A service call cannot be cancelled: halting only abandons it, and the request's ``timeout_s`` is what
-    stops the node.
+    Halting it while it runs cancels the goal, as for ``Ask``.
     """
 
     def __init__(

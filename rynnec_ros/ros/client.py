@@ -2,9 +2,9 @@
 
 It owns its rclpy context, node and executor thread, so callers use ordinary blocking methods with
 numpy arrays and the shared ``Region``/``Answer`` types, and never touch ROS messages themselves.
-``ask_async`` and ``segment_async`` return a handle instead (``is_done()``, ``result()``, ``cancel()``,
-as nav2_simple_commander's tasks), for callers that must not block: a behaviour tree's tick
-(``rynnec_ros/ros/behaviours.py``), a planner loop doing other work meanwhile.
+``ask_async`` and ``segment_async`` send an action goal and return a handle instead (``is_done()``,
+``result()``, ``cancel()``, as nav2_simple_commander's tasks), for callers that must not block: a
+behaviour tree's tick (``rynnec_ros/ros/behaviours.py``), a planner loop doing other work meanwhile.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image
 
 from rynnec_ros.action import Ask
+from rynnec_ros.action import Segment as SegmentAction
 from rynnec_ros.core import masks as rle_codec
 from rynnec_ros.core.types import Answer, Region
 from rynnec_ros.msg import Region as RegionMsg
@@ -125,19 +126,27 @@ def _quote(text: str, limit: int = 60) -> str:
 
 
 class RequestHandle:
-    """One request in flight, polled without blocking: ``is_done()``, ``result()``, ``cancel()``
-    (nav2_simple_commander's ``isTaskComplete``/``getResult``/``cancelTask``), made by ``ask_async`` and
-    ``segment_async``.
+    """One goal in flight on one of the node's actions, polled without blocking: ``is_done()``,
+    ``result()``, ``cancel()`` (nav2_simple_commander's ``isTaskComplete``/``getResult``/``cancelTask``);
+    made by ``ask_async`` (``AskHandle``) and ``segment_async`` (``SegmentHandle``).
 
-    It is done when the node's reply has arrived, when the node refused the request, or when the handle's
-    own ``timeout_s`` (counted from sending) has passed: then ``result()`` raises TimeoutError, and what
-    the request type allows is done to stop the node (see the subclasses). The deadline is checked on
-    every ``is_done()``/``wait()`` call and by the client's timer every ``_WATCHDOG_PERIOD_S`` (on its
-    executor thread), so it takes effect also for a caller that stopped polling. Callbacks run on the
-    client's executor thread; every method is safe from any thread.
+    It is done when the node's result has arrived, when the node rejected the goal, or when the handle's
+    own ``timeout_s`` (counted from sending) has passed: then ``result()`` raises TimeoutError and the
+    handle sends the action's cancel itself, so the node stops working on what nobody waits for. The
+    deadline is checked on every ``is_done()``/``wait()`` call and by the client's timer every
+    ``_WATCHDOG_PERIOD_S`` (on its executor thread), so it takes effect also for a caller that stopped
+    polling. ``cancel()`` sends the cancel request (once; to a goal not accepted yet, as soon as it is);
+    the handle is then done when the node's result arrives (``success=false``, "cancelled", status
+    CANCELED) or at its own timeout, whichever is first. ``feedback_text`` is all text generated so far,
+    ``pieces`` the number of feedback messages; ``status`` the goal's action_msgs/GoalStatus as last
+    reported (STATUS_UNKNOWN before acceptance; the terminal one from the node's result, also when that
+    came after the timeout). Callbacks run on the client's executor thread; every method is safe from
+    any thread.
     """
 
-    def __init__(self, what: str, timeout_s: float, convert: Callable[[Any], Answer]) -> None:
+    def __init__(self, what: str, action: Any, goal: Any, timeout_s: float, convert: Callable[[Any], Answer],
+                 on_text: Callable[[str], None] | None = None,
+                 cancel_after_pieces: int | None = None) -> None:
         self.what = what
         self.timeout_s = float(timeout_s)
         self.deadline = time.monotonic() + self.timeout_s
@@ -147,11 +156,22 @@ class RequestHandle:
         self._error: tuple[type[Exception], str] | None = None
         self._cancelled = False
         self.response: Any | None = None
-        """The node's raw reply (service response or action result) once it came, also when it came after
-        the handle's own timeout or cancel (for a look at what the node did)."""
+        """The node's raw action result once it came, also when it came after the handle's own timeout or
+        cancel (for a look at what the node did)."""
+        self.feedback_text = ""
+        self.pieces = 0
+        self._on_text = on_text
+        self._cancel_after = cancel_after_pieces
+        self._goal: Any | None = None  # rclpy's ClientGoalHandle once the node accepted the goal
+        self._final_status: int | None = None
+        if not action.server_is_ready():
+            self._fail(RuntimeError, f"action {action._action_name} is not available (wait_for_node first)")
+            return
+        sent = action.send_goal_async(goal, feedback_callback=self._on_feedback)
+        sent.add_done_callback(self._on_goal_reply)
 
     def is_done(self) -> bool:
-        """True once ``result()`` answers without waiting (reply, refusal, own timeout, abandoned)."""
+        """True once ``result()`` answers without waiting (result, rejection, own timeout)."""
         if not self._done.is_set() and time.monotonic() >= self.deadline:
             self._expire()
         return self._done.is_set()
@@ -168,7 +188,7 @@ class RequestHandle:
 
     def result(self) -> Answer:
         """The answer. InvalidStateError while not done; TimeoutError after the handle's own timeout;
-        RuntimeError with the node's reason when it refused or failed the request (or it was cancelled)."""
+        RuntimeError with the node's reason when it rejected or failed the goal (or it was cancelled)."""
         if not self.is_done():
             raise InvalidStateError(f"{self.what} is still in flight; poll is_done() first")
         if self._error is not None:
@@ -177,59 +197,19 @@ class RequestHandle:
         return self._convert(self.response)
 
     def cancel(self) -> None:
-        """Stop waiting for this request and tell the node where the request type allows (idempotent; a
-        no-op once done)."""
-        raise NotImplementedError
+        """Cancel the goal (idempotent; a no-op once answered)."""
+        with self._lock:
+            if self._cancelled or (self._done.is_set() and self._error is None):
+                return  # already cancelled or answered (after its own timeout the cancel went already)
+            self._cancelled = True
+            goal = self._goal
+        if goal is not None:
+            goal.cancel_goal_async()
 
     @property
     def frame_stamps_ns(self) -> list[int]:
-        """Stamps of the frames the node used (from its reply; empty before it or when it failed)."""
+        """Stamps of the frames the node used (from its result; empty before it or when it failed)."""
         return [] if self.response is None else [_ns(s) for s in self.response.frame_stamps]
-
-    def _fail(self, kind: type[Exception], message: str) -> bool:
-        """Done with an error unless already done; True when this call ended the handle."""
-        with self._lock:
-            if self._done.is_set():
-                return False
-            self._error = (kind, message)
-            self._done.set()
-            return True
-
-    def _succeed(self, response: Any) -> None:
-        with self._lock:
-            self.response = response
-            self._done.set()
-
-    def _expire(self) -> None:
-        self._fail(TimeoutError, f"no answer to {self.what} within its timeout of {self.timeout_s:g} s")
-
-
-class AskHandle(RequestHandle):
-    """A question on the ``~/ask_stream`` action (``CognitionClient.ask_async``).
-
-    ``cancel()`` sends the action's cancel request (once; to a goal not accepted yet, as soon as it is);
-    the handle is then done when the node's result arrives (``success=false``, "cancelled", status
-    CANCELED) or at the handle's own timeout, whichever is first. When the handle's own timeout passes it
-    sends that cancel itself. ``feedback_text`` is all text generated so far, ``pieces`` the number of
-    feedback messages; ``status`` the goal's action_msgs/GoalStatus as last reported (STATUS_UNKNOWN
-    before acceptance; the terminal one from the node's result, also when that came after the timeout).
-    """
-
-    def __init__(self, action: Any, goal: Any, timeout_s: float, convert: Callable[[Any], Answer],
-                 on_text: Callable[[str], None] | None = None,
-                 cancel_after_pieces: int | None = None) -> None:
-        super().__init__(f"the question {_quote(goal.question)}", timeout_s, convert)
-        self.feedback_text = ""
-        self.pieces = 0
-        self._on_text = on_text
-        self._cancel_after = cancel_after_pieces
-        self._goal: Any | None = None  # rclpy's ClientGoalHandle once the node accepted the goal
-        self._final_status: int | None = None
-        if not action.server_is_ready():
-            self._fail(RuntimeError, "action ask_stream is not available (wait_for_node first)")
-            return
-        sent = action.send_goal_async(goal, feedback_callback=self._on_feedback)
-        sent.add_done_callback(self._on_goal_reply)
 
     @property
     def goal_id(self) -> bytes | None:
@@ -244,17 +224,14 @@ class AskHandle(RequestHandle):
         goal = self._goal
         return GoalStatus.STATUS_UNKNOWN if goal is None else int(goal.status)
 
-    def cancel(self) -> None:
+    def _fail(self, kind: type[Exception], message: str) -> None:
         with self._lock:
-            if self._cancelled or (self._done.is_set() and self._error is None):
-                return  # already cancelled or answered (after its own timeout the cancel went already)
-            self._cancelled = True
-            goal = self._goal
-        if goal is not None:
-            goal.cancel_goal_async()
+            if not self._done.is_set():
+                self._error = (kind, message)
+                self._done.set()
 
     def _expire(self) -> None:
-        super()._expire()
+        self._fail(TimeoutError, f"no answer to {self.what} within its timeout of {self.timeout_s:g} s")
         self.cancel()  # the node need not finish what nobody waits for any more
 
     def _on_goal_reply(self, future: Any) -> None:
@@ -272,7 +249,9 @@ class AskHandle(RequestHandle):
     def _on_result(self, future: Any) -> None:
         reply = future.result()
         self._final_status = int(reply.status)
-        self._succeed(reply.result)  # after the handle's own timeout: kept as `response`, still TimeoutError
+        with self._lock:  # after the handle's own timeout: kept as `response`, result() still TimeoutError
+            self.response = reply.result
+            self._done.set()
 
     def _on_feedback(self, msg: Any) -> None:
         self.feedback_text, self.pieces = msg.feedback.text, int(msg.feedback.pieces)
@@ -282,47 +261,23 @@ class AskHandle(RequestHandle):
             self.cancel()
 
 
+class AskHandle(RequestHandle):
+    """A question on the ``~/ask_stream`` action (``CognitionClient.ask_async``)."""
+
+    def __init__(self, action: Any, goal: Any, timeout_s: float, convert: Callable[[Any], Answer],
+                 on_text: Callable[[str], None] | None = None,
+                 cancel_after_pieces: int | None = None) -> None:
+        super().__init__(f"the question {_quote(goal.question)}", action, goal, timeout_s, convert, on_text,
+                         cancel_after_pieces)
+
+
 class SegmentHandle(RequestHandle):
-    """A referring segmentation on the ``~/segment`` service (``CognitionClient.segment_async``).
+    """A referring segmentation on the ``~/segment_stream`` action (``CognitionClient.segment_async``)."""
 
-    A service call cannot be cancelled on the wire: ``cancel()`` only abandons it (done at once,
-    ``result()`` raises RuntimeError "cancelled ..."; a reply coming later is dropped), and so does the
-    handle's own timeout. What makes the node stop is the request's own ``timeout_s``, the handle's: the
-    node ends the request at that deadline at its next check, queue wait included.
-    """
-
-    def __init__(self, service: Any, request: Any, timeout_s: float,
-                 convert: Callable[[Any], Answer]) -> None:
-        super().__init__(f"the segmentation {_quote(request.expression)}", timeout_s, convert)
-        self._service = service
-        self._future: Any | None = None
-        if not service.service_is_ready():
-            self._fail(RuntimeError, f"service {service.srv_name} is not available (wait_for_node first)")
-            return
-        self._future = service.call_async(request)
-        self._future.add_done_callback(lambda f: self._succeed(f.result()))
-
-    def cancel(self) -> None:
-        with self._lock:
-            if self._cancelled or self._done.is_set():
-                return
-            self._cancelled = True
-        self._abandon()
-        self._fail(RuntimeError, f"{self.what} was cancelled by the caller (abandoned; the node stops at the "
-                                 f"request's timeout_s of {self.timeout_s:g} s)")
-
-    def _expire(self) -> None:
-        if self._fail(TimeoutError, f"no answer to {self.what} within its timeout of {self.timeout_s:g} s"):
-            self._abandon()
-
-    def _abandon(self) -> None:
-        if self._future is not None:
-            self._service.remove_pending_request(self._future)
-
-    def _succeed(self, response: Any) -> None:
-        with self._lock:
-            if not self._done.is_set():  # abandoned or timed out first: a late reply is not the outcome
-                super()._succeed(response)
+    def __init__(self, action: Any, goal: Any, timeout_s: float, convert: Callable[[Any], Answer],
+                 on_text: Callable[[str], None] | None = None) -> None:
+        super().__init__(f"the segmentation {_quote(goal.expression)}", action, goal, timeout_s, convert,
+                         on_text)
 
 
 _H = TypeVar("_H", bound=RequestHandle)
@@ -330,7 +285,8 @@ _H = TypeVar("_H", bound=RequestHandle)
 
 class CognitionClient:
     """Blocking access to ``<ns>/rynnec/ask`` and ``<ns>/rynnec/segment`` (and frame publishing), and
-    non-blocking handles for ``~/ask_stream`` and ``~/segment`` (``ask_async``, ``segment_async``).
+    non-blocking handles on the actions ``~/ask_stream`` and ``~/segment_stream`` (``ask_async``,
+    ``segment_async``).
 
     ``node_namespace`` is the namespace the node runs in; ``node_name`` its name. ``last_response``
     keeps the raw service response of the latest call (stamps of the frames used, per-mask headers).
@@ -356,6 +312,9 @@ class CognitionClient:
         self._set_params: Any = self.node.create_client(SetParameters, f"{base}/set_parameters")
         self._ask_stream: Any = SerialActionClient(
             self.node, Ask, f"{base}/ask_stream", goal_service_qos_profile=qos,
+            result_service_qos_profile=qos, cancel_service_qos_profile=qos)
+        self._segment_stream: Any = SerialActionClient(
+            self.node, SegmentAction, f"{base}/segment_stream", goal_service_qos_profile=qos,
             result_service_qos_profile=qos, cancel_service_qos_profile=qos)
         self._list_frames: Any = self.node.create_client(ListFrames, f"{base}/list_frames", qos_profile=qos)
         self._color_topic = color_topic
@@ -408,6 +367,9 @@ class CognitionClient:
         deadline = time.monotonic() + timeout_s
         for cli in (self._ask, self._segment, self._list_frames):
             if not cli.wait_for_service(timeout_sec=max(deadline - time.monotonic(), 0.0)):
+                return False
+        for action in (self._ask_stream, self._segment_stream):  # for ask_async / segment_async
+            if not action.wait_for_server(timeout_sec=max(deadline - time.monotonic(), 0.0)):
                 return False
         while active:
             left = deadline - time.monotonic()
@@ -626,6 +588,8 @@ class CognitionClient:
             unit=res.unit or None,
             option_index=None if res.option_index < 0 else int(res.option_index),
             option_probabilities=list(res.option_probabilities),
+            mean_token_logprob=None if math.isnan(res.mean_token_logprob) else float(res.mean_token_logprob),
+            min_token_logprob=None if math.isnan(res.min_token_logprob) else float(res.min_token_logprob),
             source=res.source,
             task=res.task or None,
             reading=res.reading,
@@ -741,16 +705,13 @@ class CognitionClient:
         max_frames: int = 0,
         wait_frames_s: float = 0.0,
     ) -> Answer:
-        """Referring segmentation; ``Answer.masks`` has one mask (or None) per frame used, in order.
-        ``wait_frames_s`` as in ``ask`` (for ``frame_stamps_ns``)."""
+        """Referring segmentation on ``~/segment``; ``Answer.masks`` has one mask (or None) per frame used,
+        in order. ``wait_frames_s`` as in ``ask`` (for ``frame_stamps_ns``)."""
         self._check_frames(wait_frames_s, frame_stamps_ns)
-        if not self._segment.wait_for_service(timeout_sec=min(timeout_s, 30.0)):
-            raise TimeoutError(f"service {self._segment.srv_name} is not available")
-        handle = self.segment_async(expression, frame_stamps_ns, timeout_s, window_ns, object_id, max_frames)
-        handle.wait()
-        if handle.response is not None:
-            self.last_response = handle.response
-        return handle.result()
+        req = self._segment_request(Segment.Request(), expression, frame_stamps_ns, window_ns, object_id,
+                                    max_frames)
+        req.timeout_s = float(timeout_s)  # the node gives up when we do, and stops working on it
+        return self._to_segment_answer(self._call(self._segment, req, timeout_s), int(object_id))
 
     def segment_async(
         self,
@@ -760,20 +721,29 @@ class CognitionClient:
         window_ns: tuple[int, int] | None = None,
         object_id: int = 0,
         max_frames: int = 0,
+        *,
+        on_text: Callable[[str], None] | None = None,
     ) -> SegmentHandle:
-        """Send the segmentation on ``~/segment`` and return at once with its ``SegmentHandle``.
+        """Send the segmentation on ``~/segment_stream`` and return at once with its ``SegmentHandle``.
 
-        Arguments as in ``segment`` without ``wait_frames_s``. A service call cannot be cancelled:
-        ``cancel()`` and the handle's own timeout only abandon it; the request's ``timeout_s`` (this one)
-        is what makes the node stop working on it.
+        Arguments as in ``segment`` without ``wait_frames_s``; ``on_text`` gets the model's text pieces.
+        Cancel and the handle's own timeout cancel the goal, as for ``ask_async`` (the goal carries
+        ``timeout_s + CANCEL_GRACE_S``).
         """
-        req = Segment.Request(expression=expression, object_id=int(object_id), max_frames=int(max_frames),
-                              timeout_s=float(timeout_s))
+        goal = self._segment_request(SegmentAction.Goal(), expression, frame_stamps_ns, window_ns, object_id,
+                                     max_frames)
+        goal.timeout_s = float(timeout_s) + CANCEL_GRACE_S
+        return self._track(SegmentHandle(self._segment_stream, goal, timeout_s,
+                                         lambda res: self._to_segment_answer(res, int(object_id)), on_text))
+
+    @staticmethod
+    def _segment_request(req: Any, expression: str, frame_stamps_ns: Sequence[int] | None,
+                         window_ns: tuple[int, int] | None, object_id: int, max_frames: int) -> Any:
+        req.expression, req.object_id, req.max_frames = expression, int(object_id), int(max_frames)
         req.frame_stamps = [convert.ns_to_stamp(s) for s in frame_stamps_ns or []]
         if window_ns is not None:
             req.window_start, req.window_end = (convert.ns_to_stamp(s) for s in window_ns)
-        return self._track(SegmentHandle(self._segment, req, timeout_s,
-                                         lambda res: self._to_segment_answer(res, int(object_id))))
+        return req
 
     @staticmethod
     def _to_segment_answer(res: Any, object_id: int) -> Answer:

@@ -1,4 +1,5 @@
-"""The ~/ask_stream action: goals queued like service requests, streamed, cancellable, never lost.
+"""The ~/ask_stream and ~/segment_stream actions: goals queued like service requests, streamed,
+cancellable, never lost.
 
 A goal is accepted only while the node is active and the job queue has room (otherwise the client sees
 ``accepted=False`` at once); an accepted goal that cannot become a Request (a region naming an unbuffered
@@ -16,7 +17,6 @@ from typing import Any
 
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 
-from rynnec_ros.action import Ask
 from rynnec_ros.core.jobs import Job, JobQueue
 
 
@@ -27,11 +27,13 @@ def failed(response: Any, message: str) -> Any:
 
 
 class GoalQueue:
-    """Owns the action server; ``refusal(goal_request)`` says why a goal cannot run ("" when it can) and
-    ``make_job(goal_request, finish, stream, cancel_requested)`` builds jobs."""
+    """Owns the action server of ``action_type`` (whose feedback is ``text``/``delta``/``pieces`` and whose
+    result has ``success``/``message``) at ``name``; ``refusal(goal_request)`` says why a goal cannot run
+    ("" when it can) and ``make_job(goal_request, finish, stream, cancel_requested)`` builds jobs."""
 
-    def __init__(self, node: Any, jobs: JobQueue, can_accept: Callable[[], bool],
+    def __init__(self, node: Any, action_type: Any, name: str, jobs: JobQueue, can_accept: Callable[[], bool],
                  refusal: Callable[[Any], str], make_job: Callable[..., Job], qos: Any, group: Any) -> None:
+        self._type = action_type
         self._jobs = jobs
         self._can_accept = can_accept
         self._refusal = refusal
@@ -39,7 +41,7 @@ class GoalQueue:
         self._waiting: dict[bytes, Job] = {}  # accepted goals whose result is not set yet
         self._results: dict[bytes, Any] = {}
         self.server = ActionServer(
-            node, Ask, "~/ask_stream", self._finish, goal_callback=self._on_goal,
+            node, action_type, name, self._finish, goal_callback=self._on_goal,
             handle_accepted_callback=self._on_accepted, cancel_callback=self._on_cancel,
             callback_group=group, goal_service_qos_profile=qos, result_service_qos_profile=qos,
             cancel_service_qos_profile=qos,
@@ -57,10 +59,10 @@ class GoalQueue:
 
         def stream(piece: str) -> None:
             text.append(piece)
-            handle.publish_feedback(Ask.Feedback(text="".join(text), delta=piece, pieces=len(text)))
+            handle.publish_feedback(self._type.Feedback(text="".join(text), delta=piece, pieces=len(text)))
 
         def finish(job: Job, value: Any, error: str) -> None:
-            self._results[goal] = value if not error else failed(Ask.Result(), error)
+            self._results[goal] = value if not error else failed(self._type.Result(), error)
             handle.execute()  # runs _finish on the executor, which sets the terminal state
 
         job = self._make_job(handle.request, finish, stream, lambda: handle.is_cancel_requested)
@@ -79,7 +81,7 @@ class GoalQueue:
     def _finish(self, handle: Any) -> Any:
         goal = bytes(handle.goal_id.uuid)
         self._waiting.pop(goal, None)
-        result = self._results.pop(goal, None) or failed(Ask.Result(), "no result was recorded")
+        result = self._results.pop(goal, None) or failed(self._type.Result(), "no result was recorded")
         if handle.is_cancel_requested:
             handle.canceled()
         elif result.success:

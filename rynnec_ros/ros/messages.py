@@ -180,9 +180,8 @@ def fill_ask(res: Any, ans: Answer, request: Request) -> Any:
     res.unit = ans.unit or ""
     res.option_index = -1 if ans.option_index is None else int(ans.option_index)
     res.option_probabilities = [float(p) for p in ans.option_probabilities]
-    lp = ans.token_logprobs
-    res.mean_token_logprob = float(sum(lp) / len(lp)) if lp else math.nan
-    res.min_token_logprob = float(min(lp)) if lp else math.nan
+    res.mean_token_logprob = math.nan if ans.mean_token_logprob is None else float(ans.mean_token_logprob)
+    res.min_token_logprob = math.nan if ans.min_token_logprob is None else float(ans.min_token_logprob)
     res.source = ans.source
     res.task = ans.task or ""
     res.reading = ans.reading

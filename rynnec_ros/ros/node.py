@@ -26,6 +26,7 @@ from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 
 from rynnec_ros.action import Ask
+from rynnec_ros.action import Segment as SegmentAction
 from rynnec_ros.core import wire
 from rynnec_ros.core.buffer import BufferLimits, FrameBuffer
 from rynnec_ros.core.jobs import Job, JobQueue
@@ -44,11 +45,13 @@ from rynnec_ros.router import Router
 from rynnec_ros.srv import AskQuestion, ListFrames, Segment
 
 WORKER_JOIN_S = 10.0  # how long a transition waits for a running inference to reach its next check
+_SEGMENT_KINDS = ("segment", "segment_stream")  # the ~/segment service and action: Segment requests
 
 
 
 class CognitionNode(LifecycleNode):
-    """RynnEC behind ROS 2 services: region questions (~/ask) and referring segmentation (~/segment)."""
+    """RynnEC behind ROS 2 services: region questions (~/ask) and referring segmentation (~/segment), each
+    also as an action with streamed text and cancel (~/ask_stream, ~/segment_stream)."""
 
     def __init__(self, node_name: str = "rynnec", **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
@@ -92,10 +95,14 @@ class CognitionNode(LifecycleNode):
         self._ask_srv = DeferredService(service(AskQuestion, "ask", self._on_ask), self._log_error)
         self._segment_srv = DeferredService(service(Segment, "segment", self._on_segment), self._log_error)
         service(ListFrames, "list_frames", self._on_list_frames)
-        self._goals = GoalQueue(
-            self, self._jobs, self._can_take_goal, lambda goal: self._refusal("ask_stream", goal),
-            lambda goal, finish, stream, cancelled: self._job("ask_stream", goal, finish, stream, cancelled),
-            SERVICE_QOS, group)
+        def goals(action_type: Any, kind: str) -> GoalQueue:
+            return GoalQueue(
+                self, action_type, f"~/{kind}", self._jobs, self._can_take_goal,
+                lambda goal: self._refusal(kind, goal),
+                lambda goal, finish, stream, cancelled: self._job(kind, goal, finish, stream, cancelled),
+                SERVICE_QOS, group)
+
+        self._goals = [goals(Ask, "ask_stream"), goals(SegmentAction, "segment_stream")]
         self._diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         # On the steady clock: under use_sim_time a ROS-clock timer stops with /clock (a replay that
         # ended), and with it /diagnostics and the time-out of queued requests.
@@ -331,7 +338,7 @@ class CognitionNode(LifecycleNode):
         if self._state != "active":
             return ""
         try:
-            build = messages.segment_request if kind == "segment" else messages.ask_request
+            build = messages.segment_request if kind in _SEGMENT_KINDS else messages.ask_request
             build(msg, self._buffer, messages.limits_from(self._p), lambda frame: None)
         except ValueError as exc:
             return str(exc)
@@ -377,11 +384,12 @@ class CognitionNode(LifecycleNode):
             raise ValueError("the node is not configured")
         waited = time.monotonic() - job.enqueued
         lim = messages.limits_from(self._p)
-        if kind == "segment":
+        if kind in _SEGMENT_KINDS:
             request = messages.segment_request(msg, self._buffer, lim, self._pose_of)
-            ans = router.segment(request, None, job.should_stop)
+            ans = router.segment(request, stream, job.should_stop)
             ans.timings = {"queue": waited, **ans.timings}
-            res = messages.fill_segment(Segment.Response(), ans, request, int(msg.object_id))
+            res = messages.fill_segment(Segment.Response() if stream is None else SegmentAction.Result(), ans,
+                                        request, int(msg.object_id))
             outputs.segmentation(ans, request, res.masks)
         else:
             request = messages.ask_request(msg, self._buffer, lim, self._pose_of)
@@ -412,4 +420,5 @@ class CognitionNode(LifecycleNode):
 
     def pending(self) -> bool:
         """Whether answers or goal results are still on their way out (the executor must spin)."""
-        return self._goals.pending() or self._ask_srv.waiting() or self._segment_srv.waiting()
+        return (any(g.pending() for g in self._goals) or self._ask_srv.waiting()
+                or self._segment_srv.waiting())

@@ -49,3 +49,24 @@ def test_soak_states_its_bound_and_samples_the_node(tmp_path: Path) -> None:
     assert 0 <= s["engine_cache_mb_peak"] <= 2.0
     assert len(s["timeline"]) >= 3 and all(len(row) == len(s["timeline_columns"]) for row in s["timeline"])
     assert s["rss_warmup_mb"] == pytest.approx(s["rss_baseline_mb"] - s["rss_active_mb"], abs=0.11)
+
+
+def test_cancel_latency_per_phase_and_the_worker_is_free_after(tmp_path: Path) -> None:
+    """bench cancel on a checkpoint that decodes until max_new_tokens (so no goal ends by itself): every
+    goal ends CANCELED (action_msgs' "canceled after an external request"), with a latency for each
+    phase, few pieces after the cancel (the engine checks between tokens), and the next request waits for
+    no running inference (its `queue` stage)."""
+    from rynnec_ros.bench.ros_bench import cancel
+    from rynnec_ros.bench.workload import synthetic_window
+    from rynnec_ros.fixtures.checkpoints import make_segmenting_checkpoint
+
+    ckpt = make_segmenting_checkpoint(tmp_path / "endless", stop_after_seg=False)
+    s = cancel(ckpt, tmp_path, synthetic_window(2, 64, 48), "<video>\nDescribe it.", samples=4)
+    assert s["available"] is True
+    assert set(s["phases"]) == {"ask_during_decode", "ask_at_acceptance", "segment_during_decode"}
+    for phase, v in s["phases"].items():
+        assert v["available"] is True and v["cancelled"] == 4 and v["ended_before_cancel"] == 0, (phase, v)
+        assert v["p95_ms"] >= v["p50_ms"] > 0
+        # the 4096 tokens it was allowed would be thousands of pieces
+        assert v["pieces_after_cancel"].max < 200, (phase, v)
+    assert s["next_request_queue_ms"] < 1000.0

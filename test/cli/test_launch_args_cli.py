@@ -59,11 +59,13 @@ def robot(workspace: Workspace, checkpoint: Path, tmp_path_factory: pytest.TempP
 
 
 def test_namespace_puts_interfaces_under_it(robot: Robot) -> None:
-    """`namespace:=robot1`: /robot1/rynnec with ~/ask, ~/segment, ~/list_frames and ~/ask_stream."""
+    """`namespace:=robot1`: /robot1/rynnec with ~/ask, ~/segment, ~/list_frames, ~/ask_stream and
+    ~/segment_stream."""
     services = robot.ros.run("service", "list").stdout.split()
     for name in ("ask", "segment", "list_frames"):
         assert f"{NODE}/{name}" in services, services
-    assert f"{NODE}/ask_stream" in robot.ros.run("action", "list").stdout.split()
+    actions = robot.ros.run("action", "list").stdout.split()
+    assert {f"{NODE}/ask_stream", f"{NODE}/segment_stream"} <= set(actions), actions
     reply = robot.ros.service_call(f"{NODE}/list_frames", "rynnec_ros/srv/ListFrames")
     assert reply["active"] is True
 

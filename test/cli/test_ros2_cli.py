@@ -240,6 +240,26 @@ def test_segment(fed: Shared) -> None:
         assert decoded.shape == (h, w)
 
 
+def test_segment_stream_action(fed: Shared) -> None:
+    """`ros2 action send_goal --feedback /rynnec/segment_stream rynnec_ros/action/Segment ...` on the
+    frames `~/segment` is asked about: action/Segment.action's result fields "mean exactly what they mean
+    in srv/Segment", so the masks (stamps, object_id, RLE counts) equal the service's on those frames
+    (greedy decoding), the status is SUCCEEDED, and feedback pieces count up from 1 as in Ask.action."""
+    chosen = _buffered(fed)[-3:]
+    request = f"{{expression: 'the sofa', object_id: 7, frame_stamps: {stamps_yaml(chosen)}}}"
+    served = fed.ros.service_call(f"{NODE}/segment", "rynnec_ros/srv/Segment", request)
+    assert served["success"] is True, served
+    out = fed.ros.run("action", "send_goal", "--feedback", f"{NODE}/segment_stream",
+                      "rynnec_ros/action/Segment", request, timeout=180).stdout
+    feedback, result, status = parse_action_output(out)
+    assert status == "SUCCEEDED", out
+    assert result["success"] is True, result
+    assert [stamp_ns(t) for t in result["frame_stamps"]] == chosen
+    assert [(stamp_ns(m["header"]["stamp"]), m["object_id"], m["counts"]) for m in result["masks"]] == \
+        [(stamp_ns(m["header"]["stamp"]), m["object_id"], m["counts"]) for m in served["masks"]]
+    assert [f["pieces"] for f in feedback] == list(range(1, len(feedback) + 1))
+
+
 def test_action_streams_feedback(fed: Shared) -> None:
     """`ros2 action send_goal --feedback /rynnec/ask_stream rynnec_ros/action/Ask ...`.
 

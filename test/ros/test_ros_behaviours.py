@@ -5,9 +5,10 @@ Expected outcomes come from py_trees' documented semantics (``update()`` decides
 FAILURE; ``stop(Status.INVALID)`` -- the tree halted, or a Selector switching to a higher-priority branch --
 leaves a running behaviour INVALID), from action/Ask.action (the result is ``success: false`` with the
 reason "also when cancelled"; a feedback message per generated piece), from action_msgs/GoalStatus as the
-node's action server publishes it on ``~/ask_stream/_action/status`` (STATUS_CANCELED: "canceled after an
-external request from an action client"; STATUS_ABORTED: "terminated by the action server without an
-external request") and from srv/Segment.srv (one mask per frame used that has a mask). The node's own view
+node's action servers publish it on ``~/ask_stream/_action/status`` and ``~/segment_stream/_action/status``
+(STATUS_CANCELED: "canceled after an external request from an action client"; STATUS_ABORTED: "terminated
+by the action server without an external request") and from action/Segment.action (one mask per frame used
+that has a mask). The node's own view
 of whether it is still busy is the ``queue`` stage of the next answer's timings: the time that request
 waited for the node's one worker.
 """
@@ -39,7 +40,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ask_tree.py"
 class StatusWatch:
     """Every goal status the node's action server publishes (its status topic, transient-local)."""
 
-    def __init__(self, peer: Peer) -> None:
+    def __init__(self, peer: Peer, action: str = "ask_stream") -> None:
         from action_msgs.msg import GoalStatusArray
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
@@ -47,7 +48,7 @@ class StatusWatch:
         self._lock = threading.Lock()
         qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self._sub = peer.node.create_subscription(GoalStatusArray, f"/{NAME}/ask_stream/_action/status",
+        self._sub = peer.node.create_subscription(GoalStatusArray, f"/{NAME}/{action}/_action/status",
                                                   self._on_status, qos)
 
     def _on_status(self, msg: Any) -> None:
@@ -94,6 +95,11 @@ def node(node_factory, endless_checkpoint, peer):
 @pytest.fixture(scope="module")
 def watch(peer, node):
     return StatusWatch(peer)
+
+
+@pytest.fixture(scope="module")
+def segment_watch(peer, node):
+    return StatusWatch(peer, "segment_stream")
 
 
 @pytest.fixture(scope="module")
@@ -315,3 +321,32 @@ def test_segment_then_ask_about_the_segmented_object(client, node) -> None:
     assert isinstance(mask, np.ndarray) and mask.dtype == bool and mask.shape == (H, W) and mask.any()
     assert ask.answer is not None and ask.answer.text.strip() and ask.answer.object_ids == [3]
     assert ask.handle.frame_stamps_ns == [STAMP_NS]
+
+
+def test_halting_a_segment_cancels_its_goal_and_frees_the_node(client, node, segment_watch) -> None:
+    """A Segment halted while the model decodes: its ~/segment_stream goal ends CANCELED and the node's
+    worker is free at once. A segmentation has no per-request token limit, so the node's max_new_tokens
+    is raised to LONG for this test (a live parameter) to make it run for seconds."""
+    import py_trees
+    from action_msgs.msg import GoalStatus
+    from py_trees.common import Status
+
+    from rynnec_ros.ros.behaviours import Segment
+
+    assert client.set_parameters({"max_new_tokens": LONG}) == [""]
+    try:
+        seg = Segment("find it", client, "the thing", frame_stamps_ns=[STAMP_NS], timeout_s=120.0)
+        tree = py_trees.trees.BehaviourTree(py_trees.composites.Sequence("plan", memory=True, children=[seg]))
+        assert _tick(tree, lambda: seg.handle is not None and seg.handle.pieces >= 1, 60.0), \
+            (seg.status, seg.feedback_message, node.output()[-2000:])
+        assert seg.status == Status.RUNNING and seg.feedback_message.startswith("generating")
+        tree.root.stop(Status.INVALID)
+        assert seg.status == Status.INVALID
+        assert segment_watch.terminal(seg.handle.goal_id) == GoalStatus.STATUS_CANCELED, node.output()[-2000:]
+        assert seg.handle.wait(30.0)
+        reply = seg.handle.response
+        assert reply is not None and not reply.success and "cancel" in reply.message, reply
+        assert seg.handle.pieces < LONG // 2, f"the node decoded {seg.handle.pieces} of {LONG} pieces"
+    finally:
+        assert client.set_parameters({"max_new_tokens": 4}) == [""]
+    _assert_node_free(client, node)

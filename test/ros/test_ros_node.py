@@ -80,6 +80,33 @@ def test_segmentation_masks_carry_buffered_stamps_and_frame_size(client, stamps)
     assert {t.stage for t in res.timings} >= {"queue", "vision", "prefill", "decode", "sam2", "total"}
 
 
+def test_segment_stream_action_answers_as_the_service_does(client, stamps) -> None:
+    """action/Segment.action's result "means exactly what srv/Segment means": the same request on
+    ~/segment and ~/segment_stream (greedy decoding, the same frames) gives the same masks, stamps and
+    text, and the goal's feedback pieces add up to the model's text, status SUCCEEDED."""
+    from action_msgs.msg import GoalStatus
+
+    from rynnec_ros.ros.convert import stamp_to_ns
+
+    pieces: list[str] = []
+    frames = stamps[:3]
+    by_service = client.segment("the bright object", frame_stamps_ns=frames, object_id=4)
+    served = client.last_response
+    handle = client.segment_async("the bright object", frame_stamps_ns=frames, object_id=4,
+                                  on_text=pieces.append, timeout_s=60.0)
+    assert handle.wait(90.0)
+    by_action = handle.result()
+    res = handle.response
+    assert handle.status == GoalStatus.STATUS_SUCCEEDED and res.success, res
+    assert [stamp_to_ns(s) for s in res.frame_stamps] == frames == handle.frame_stamps_ns
+    assert [(stamp_to_ns(m.header.stamp), m.object_id, m.counts) for m in res.masks] == \
+        [(stamp_to_ns(m.header.stamp), m.object_id, m.counts) for m in served.masks]
+    assert by_action.text == by_service.text and res.answer == served.answer
+    assert pieces and handle.pieces == len(pieces) and handle.feedback_text == "".join(pieces)
+    assert all((a is None) == (b is None) and (a is None or (a == b).all())
+               for a, b in zip(by_action.masks or [], by_service.masks or [], strict=True))
+
+
 def test_segmentation_box_is_published_as_a_vision_msgs_detection(client, stamps) -> None:
     """~/detections_2d after a segmentation: one Detection2D per non-empty mask on the newest segmented
     frame, its box from the decoded mask (vision_msgs BoundingBox2D: centre and full size in pixels;
