@@ -165,6 +165,7 @@ def test_region_question_uses_the_mask_frames(client, stamps) -> None:
     assert res.option_index == int(np.argmax(res.option_probabilities)) and res.answer == ["a", "b"][
         res.option_index]
     assert np.isnan(res.mean_token_logprob) and np.isnan(res.min_token_logprob)  # chosen, not generated
+    assert ans.confidence == max(res.option_probabilities)  # Answer.confidence: the chosen option's
     # Window mode: masks on one frame, sampled window around it; the mask frame is always included.
     ans = client.ask("Where is <object0>?", [region], frame_stamps_ns=[stamps[3]], max_frames=3)
     assert stamps[3] in client.last_frame_stamps_ns
@@ -172,6 +173,8 @@ def test_region_question_uses_the_mask_frames(client, stamps) -> None:
     # in test/model/test_model_parity.py), the minimum at most the mean, both <= 0.
     res = client.last_response
     assert res.min_token_logprob <= res.mean_token_logprob <= 0.0
+    assert (ans.mean_token_logprob, ans.min_token_logprob) == (res.mean_token_logprob, res.min_token_logprob)
+    assert ans.confidence == pytest.approx(np.exp(res.mean_token_logprob))  # geometric-mean token probability
 
 
 @pytest.mark.parametrize(
