@@ -16,6 +16,7 @@ waited for the node's one worker.
 from __future__ import annotations
 
 import importlib.util
+import sys
 import threading
 import time
 from pathlib import Path
@@ -34,7 +35,7 @@ H, W = 24, 32
 STAMP_NS = 7 * 10**9
 LONG = 8192  # tokens (the node's limit): the endless checkpoint generates ~1000/s here, several seconds
 TERMINAL = (4, 5, 6)  # action_msgs/GoalStatus: SUCCEEDED, CANCELED, ABORTED
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ask_tree.py"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 class StatusWatch:
@@ -145,10 +146,11 @@ def _assert_node_free(client: Any, node: Any) -> None:
     assert ans.timings["queue"] < 2.0, (ans.timings, node.output()[-2000:])
 
 
-def _example() -> Any:
-    spec = importlib.util.spec_from_file_location("ask_tree_example", EXAMPLE)
+def _example(name: str = "ask_tree") -> Any:
+    spec = importlib.util.spec_from_file_location(f"{name}_example", EXAMPLES / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -350,3 +352,27 @@ def test_halting_a_segment_cancels_its_goal_and_frees_the_node(client, node, seg
     finally:
         assert client.set_parameters({"max_new_tokens": 4}) == [""]
     _assert_node_free(client, node)
+
+
+def test_planner_example_acts_when_sure_and_asks_a_human_when_not(client, node) -> None:
+    """examples/ask_or_escalate.py against the node: at threshold 0 the first answer is acted on; at a
+    threshold no random-weight model reaches (its token probabilities are far below 1) the planner asks
+    again (retries + 1 answers from the node) and then hands the question to a human with the best one.
+    Confidence as docs/ros.md defines it: exp(mean_token_logprob) of the response for a free answer, the
+    chosen option's probability for a choice."""
+    import math
+
+    example = _example("ask_or_escalate")
+    sure = example.decide(client, "What is on the table?", threshold=0.0, max_new_tokens=4)
+    assert sure.act and len(sure.attempts) == 1 and sure.answer is sure.attempts[0], sure
+    assert sure.answer.confidence == pytest.approx(math.exp(client.last_response.mean_token_logprob))
+
+    unsure = example.decide(client, "What is on the table?", threshold=0.999999, retries=1, max_new_tokens=4)
+    assert not unsure.act and len(unsure.attempts) == 2, unsure
+    assert all(a.confidence is not None and a.confidence < 0.999999 for a in unsure.attempts)
+    assert unsure.answer.confidence == max(a.confidence for a in unsure.attempts)
+    assert "stayed below" in unsure.why
+
+    choice = example.decide(client, "Is it red?", options=["yes", "no"], threshold=0.0)
+    probs = list(client.last_response.option_probabilities)
+    assert choice.act and choice.answer.confidence == max(probs) and choice.answer.text in ("yes", "no")
