@@ -21,6 +21,7 @@ still robot) rendered into the streams realsense-ros (4.54+) publishes and writt
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -475,7 +476,52 @@ def test_distance_from_recorded_depth_and_tf(answered) -> None:
     assert ans.value == pytest.approx(SCENE.face_depth_m, rel=0.1)
 
 
-def test_markers_and_detections_put_the_measured_face_in_odom(answered) -> None:
+def _render_markers(markers: list, camera_xyz: tuple[float, float, float], path: Path) -> None:
+    """Draw a MarkerArray as RViz would show it from above (odom x-y) and from the side (x-z): each CUBE
+    as its pose-centred, yaw-rotated rectangle, each TEXT_VIEW_FACING at its position, the camera as a
+    dot. The PNG is what issue 23's closing note shows; set RYNNEC_TEST_ARTIFACTS to keep a copy."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+    from matplotlib.transforms import Affine2D
+    from visualization_msgs.msg import Marker
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4))
+    views = ((axes[0], (0, 1), "top view (odom x, y)"), (axes[1], (0, 2), "side view (odom x, z)"))
+    for ax, (i, j), title in views:
+        ax.plot(camera_xyz[i], camera_xyz[j], "k^", label="camera")
+        for m in markers:
+            pos = (m.pose.position.x, m.pose.position.y, m.pose.position.z)
+            if m.type == Marker.CUBE:
+                size = (m.scale.x, m.scale.y, m.scale.z)
+                q = m.pose.orientation
+                yaw = float(np.arctan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y**2 + q.z**2)))
+                if j == 2:  # seen from the side: the yawed box's extent along odom x, upright
+                    size = (abs(np.cos(yaw)) * size[0] + abs(np.sin(yaw)) * size[1], size[1], size[2])
+                rect = Rectangle((pos[i] - size[i] / 2, pos[j] - size[j] / 2), size[i], size[j],
+                                 color=(m.color.r, m.color.g, m.color.b), alpha=max(m.color.a, 0.3))
+                turn = Affine2D().rotate_around(pos[i], pos[j], yaw if j == 1 else 0.0)
+                rect.set_transform(turn + ax.transData)
+                ax.add_patch(rect)
+            elif m.type == Marker.TEXT_VIEW_FACING:
+                ax.annotate(m.text, (pos[i], pos[j]), fontsize=8, ha="right")
+        ax.set_title(title)
+        ax.set_aspect("equal")
+        ax.autoscale_view()
+        ax.grid(True, linewidth=0.3)
+    axes[0].legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    keep = os.environ.get("RYNNEC_TEST_ARTIFACTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(keep) / path.name)
+
+
+def test_markers_and_detections_put_the_measured_face_in_odom(answered, tmp_path: Path) -> None:
     """~/markers after a geometric answer, as RViz would get it, and ~/detections_3d as a planner would.
     The scene model puts the face's centre straight ahead of the colour camera, face_depth_m along odom
     x: base_link at camera_in_odom (x, y), camera_link at mount height z, camera_color_frame BASELINE_M
@@ -517,6 +563,11 @@ def test_markers_and_detections_put_the_measured_face_in_odom(answered) -> None:
     assert cube.scale.z == pytest.approx(SCENE.face_height_m, rel=0.15)
     label = next(m for m in markers if m.type == Marker.TEXT_VIEW_FACING)
     assert label.text.startswith("box: ") and label.text.endswith(" m")
+    png = tmp_path / "markers.png"
+    _render_markers(list(markers), (x, y, z), png)
+    from matplotlib.image import imread
+
+    assert imread(png).shape[:2] == (400, 900)  # drawn: 9x4 inches at 100 dpi
     (det,) = detected[-1].detections
     c = det.bbox.center.position
     assert (det.header.frame_id, det.id, det.results[0].hypothesis.class_id) == ("odom", "0", "box")
