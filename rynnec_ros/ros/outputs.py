@@ -53,9 +53,10 @@ class Outputs:
         if self._p["publish_overlay"] and shown:
             last, mask = shown[-1]
             self._overlay(request.frames[last], [mask], [request.question])
-        detections = mask_detections_2d(masks)
-        if self._p["publish_detections"] and detections is not None:
-            self.detections_2d.publish(detections)
+        if self._p["publish_detections"]:
+            detections = mask_detections_2d(masks)
+            if detections is not None:
+                self.detections_2d.publish(detections)
 
     def answer(self, ans: Answer, request: Request) -> None:
         """~/spatial_answers always; when enabled, ~/overlay (the regions' masks on their newest frame),
