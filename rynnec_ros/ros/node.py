@@ -159,6 +159,10 @@ class CognitionNode(LifecycleNode):
         if reason:
             self.get_logger().error(f"configure failed: {reason}")
             return TransitionCallbackReturn.FAILURE
+        reason = self._memory_refusal()
+        if reason:
+            self.get_logger().error(f"configure failed: {reason}")
+            return TransitionCallbackReturn.FAILURE
         try:
             from rynnec_ros.model.backends import load_engine
 
@@ -193,6 +197,27 @@ class CognitionNode(LifecycleNode):
             return TransitionCallbackReturn.FAILURE
         self._state = "inactive"
         return TransitionCallbackReturn.SUCCESS
+
+    def _memory_refusal(self) -> str:
+        """Why the configured engine, buffer and caches would not fit in memory ("" when they do, or when
+        the estimate cannot be made: then loading reports what is wrong with the checkpoint)."""
+        p = self._p
+        if p["memory_limit_mb"] < 0 or p["backend"] == "remote":
+            return ""
+        from rynnec_ros.model import budget
+
+        try:
+            need = budget.estimate(p["checkpoint"], p["dtype"], p["max_visual_tokens"], p["max_new_tokens"],
+                                   p["buffer_max_mb"], p["cache_mb"])
+            limit = float(p["memory_limit_mb"]) or budget.available_mb()
+        except (OSError, ValueError, KeyError) as exc:
+            self.get_logger().warning(f"no memory estimate: {exc}")
+            return ""
+        what = "memory_limit_mb" if p["memory_limit_mb"] else "available on this machine (MemAvailable)"
+        reason = budget.refusal(need, limit, what)
+        if not reason:
+            self.get_logger().info(f"memory budget: {need.describe()} of {limit:.0f} MB")
+        return reason
 
     def _server_token(self) -> str:
         """The site server's token from server_token_file or server_token_env, never a parameter."""

@@ -120,6 +120,10 @@ PARAMS: tuple[ParamSpec, ...] = (
               "SAM2 features) hold together, least recently used evicted first; 0 = no reuse across "
               "questions. With buffer_max_mb it bounds the node's memory beyond the model.",
               _range(0, 1 << 20), live=False),
+    ParamSpec("memory_limit_mb", 0, "Configure refuses, with the numbers, when the weights at dtype, the K/V "
+              "cache at max_visual_tokens, buffer_max_mb, cache_mb and an activation allowance exceed this "
+              "many megabytes; 0 = the machine's MemAvailable at configure, -1 = no check.",
+              _range(-1, 1 << 30), live=False),
     ParamSpec("backend", "torch", "What runs the engine's compute: torch (eager), onnxruntime (exported ONNX "
               "graphs, needs onnx_dir), tensorrt (TensorRT engines, needs engine_dir and a cuda device) or "
               "remote (a site server, `rynnec-ros serve`, at server_url).",

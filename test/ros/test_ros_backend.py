@@ -210,3 +210,29 @@ def test_onnxruntime_without_onnx_dir_fails_configure_then_torch_configures(node
         assert client.wait_for_frames([stamp], 15.0)
         assert isinstance(client.ask("What colour?", frame_stamps_ns=[stamp], max_new_tokens=2).text, str)
     assert node.alive()
+
+
+def test_configure_refuses_a_model_that_does_not_fit_the_memory_limit(node_factory) -> None:
+    """memory_limit_mb below what the tiny checkpoint needs (its weights, the K/V at max_visual_tokens, the
+    buffer and cache limits, the stated allowance): configure fails before loading, naming each part, the
+    node stays alive and unconfigured; raised above it (a fake device size), configure succeeds."""
+    from lifecycle_msgs.msg import Transition
+
+    from rynnec_ros.model import budget
+    from rynnec_ros.ros.client import CognitionClient
+
+    need = budget.estimate(CHECKPOINT, "float32", 256, 8, 64, 32)
+    name = "rynnec_mem"
+    node = node_factory({"checkpoint": str(CHECKPOINT), "ingest_fps": 0.0, "qos_reliability": "reliable",
+                         "max_visual_tokens": 256, "max_new_tokens": 8, "buffer_max_mb": 64, "cache_mb": 32,
+                         "memory_limit_mb": int(need.total_mb) - 1}, name=name)
+    with CognitionClient(node_name=name, client_name="test_backend_mem_client") as client:
+        assert _lifecycle(client, name, None) == "unconfigured", node.output()
+        out = node.output()
+        assert f"configure failed: the node would need {need.describe()}, more than the " \
+               f"{int(need.total_mb) - 1} MB memory_limit_mb" in out, out[-2000:]
+        assert "loaded " not in out  # refused before the engine was built
+        assert node.alive()
+        assert client.set_parameters({"memory_limit_mb": int(need.total_mb) + 1}) == [""]
+        assert _lifecycle(client, name, Transition.TRANSITION_CONFIGURE) == "inactive", node.output()[-2000:]
+        assert f"memory budget: {need.describe()}" in node.output()

@@ -1,0 +1,74 @@
+"""Memory budget (rynnec_ros/model/budget.py) against numbers worked by hand from the published configs and
+against the safetensors library's own reading of the checkpoint."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rynnec_ros.model import budget
+
+CHECKPOINT = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "checkpoint"
+
+# Qwen2.5-1.5B-Instruct / Qwen2.5-7B-Instruct config.json (../shared/docs/rynnec-upstream.md, §1).
+QWEN_1_5B = {"num_hidden_layers": 28, "num_attention_heads": 12, "num_key_value_heads": 2,
+             "hidden_size": 1536}
+QWEN_7B = {"num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4, "hidden_size": 3584}
+
+
+def test_kv_per_token_is_two_tensors_of_kv_heads_by_head_dim_per_layer() -> None:
+    # 2B: head_dim 1536/12 = 128; 2 (K, V) x 28 layers x 2 KV heads x 128 x 2 bytes (fp16) = 28,672 bytes
+    assert budget.kv_bytes_per_token(QWEN_1_5B, 2.0) == 28672
+    # 7B: head_dim 3584/28 = 128; 2 x 28 x 4 x 128 x 2 = 57,344 bytes
+    assert budget.kv_bytes_per_token(QWEN_7B, 2.0) == 57344
+    # without num_key_value_heads every head has its own K/V (multi-head attention)
+    mha = {"num_hidden_layers": 1, "num_attention_heads": 4, "hidden_size": 64}
+    assert budget.kv_bytes_per_token(mha, 4.0) == 2 * 4 * 16 * 4
+
+
+def test_header_counts_equal_the_safetensors_library() -> None:
+    from safetensors import safe_open
+
+    path = CHECKPOINT / "model.safetensors"
+    ours = budget.header_params(path)
+    with safe_open(str(path), framework="numpy") as handle:
+        theirs = {}
+        for key in handle.keys():  # noqa: SIM118 (safe_open is not a mapping)
+            shape = handle.get_slice(key).get_shape()
+            n = 1
+            for d in shape:
+                n *= d
+            theirs[key] = n
+    assert {k: n for k, (_dtype, n) in ours.items()} == theirs
+
+
+def test_every_checkpoint_key_lands_in_a_named_component() -> None:
+    parts = budget.component_params([CHECKPOINT / "model.safetensors"])
+    assert set(parts) == {"llm", "vision", "heads", "sam2"}, parts
+    raw = json.loads((CHECKPOINT / "config.json").read_text())
+    # the tied embedding alone is vocab x hidden elements of the LLM part
+    assert parts["llm"] > raw["vocab_size"] * raw["hidden_size"]
+
+
+def test_estimate_adds_the_parts_and_refusal_names_them() -> None:
+    raw = json.loads((CHECKPOINT / "config.json").read_text())
+    b = budget.estimate(CHECKPOINT, "float16", 1000, 24, 100.0, 50.0)
+    params = sum(n for _d, n in budget.header_params(CHECKPOINT / "model.safetensors").values())
+    assert b.weights_mb == pytest.approx(params * 2 / budget.MB)
+    assert b.window_tokens == 1000 + 24 + budget.TEXT_TOKENS
+    assert b.kv_mb == pytest.approx(b.window_tokens * budget.kv_bytes_per_token(raw, 2.0) / budget.MB)
+    assert b.total_mb == pytest.approx(b.weights_mb + b.kv_mb + 150.0 + budget.ACTIVATION_MARGIN_MB)
+    assert budget.refusal(b, b.total_mb + 1, "x") == ""
+    why = budget.refusal(b, 100.0, "memory_limit_mb")
+    assert "more than the 100 MB memory_limit_mb" in why and "frame buffer 100" in why and "caches 50" in why
+
+
+def test_available_memory_reads_meminfo(tmp_path: Path) -> None:
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       16110000 kB\nMemFree:  100 kB\nMemAvailable:    8192000 kB\n")
+    assert budget.available_mb(meminfo) == pytest.approx(8192000 / 1024)
+    meminfo.write_text("MemTotal: 1 kB\n")
+    with pytest.raises(ValueError, match="MemAvailable"):
+        budget.available_mb(meminfo)
