@@ -71,7 +71,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # --------------------------------------------------------------------------------------------------------
-# ROS domains (copied from test/ros/conftest.py: the same range and lock folder, so the two never collide)
+# ROS domains (copied from test/conftest.py: the same range and lock folder, so the two never collide)
 
 DOMAINS = range(101, 216)
 _LOCK_DIR = Path(tempfile.gettempdir()) / "rynnec_ros-test-domains"

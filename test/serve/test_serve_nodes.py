@@ -26,7 +26,7 @@ import pytest
 from rynnec_ros.core.types import Answer, Frame, Region, Request
 
 from ..model.conftest import CHECKPOINT, Case
-from ..ros.conftest import NodeProcess, ros_domain  # noqa: F401 (ros_domain: the module's own DDS domain)
+from ..ros.conftest import NodeProcess
 from .conftest import ServerProcess
 
 pytest.importorskip("tritonclient.grpc")
