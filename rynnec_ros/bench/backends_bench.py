@@ -57,7 +57,7 @@ def compare_backends(
     for name in names:
         wall, cpu = Stats.of(walls[name]), Stats.of(cpus[name])
         out["backends"][name] = {
-            "graph_providers": getattr(engines[name], "graph_providers", {}),
+            "graph_providers": engines[name].info.graph_providers,
             "wall": wall,
             "cpu": cpu,
             "stage_median_s": {k: Stats.of(v).median for k, v in stages[name].items()},

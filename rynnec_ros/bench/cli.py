@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rynnec_ros.model.spec import LOCAL_BACKENDS, add_engine_args
+
 SECTIONS = ("engine", "reuse", "live", "decode", "backends", "configure", "ingest", "service", "cancel")
 
 
@@ -21,18 +23,12 @@ def _add_common(p: argparse.ArgumentParser) -> None:
         default="small",
         help="checkpoint directory, or 'tiny' / 'small' for a fresh random one (default: small)",
     )
-    p.add_argument("--backend", default="torch", choices=["torch", "onnxruntime", "tensorrt"])
-    p.add_argument("--onnx-dir", help="ONNX export for --backend onnxruntime (default: export to a temp dir)")
-    p.add_argument("--engine-dir", help="TensorRT engines for --backend tensorrt")
-    p.add_argument("--provider", help="ONNX Runtime provider: cpu | cuda | tensorrt (default by device)")
-    p.add_argument("--device", default="cpu")
-    p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
-    p.add_argument("--threads", type=int, default=2, help="torch and ONNX Runtime intra-op threads")
+    add_engine_args(p, LOCAL_BACKENDS)  # --onnx-dir omitted: a fresh export in the work directory
+    p.set_defaults(threads=2)
     p.add_argument("--frames", type=int, default=8, help="frames in the window")
     p.add_argument("--size", default="640x480", help="frame size WxH")
     p.add_argument("--new-tokens", type=int, default=16)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--max-visual-tokens", type=int, default=16384)
     p.add_argument("--question", default="<video>\nWhat is the red object doing?")
     p.add_argument(
         "--bandwidth-gbs",

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from rynnec_ros.bench.measure import rss_mb
-from rynnec_ros.bench.workload import EngineSpec
+from rynnec_ros.model.spec import EngineSpec
 
 _MB = 1024.0 * 1024.0
 
@@ -44,7 +44,8 @@ def _child(spec: EngineSpec) -> dict[str, Any]:
     if spec.backend == "onnxruntime":
         import onnxruntime  # noqa: F401
 
-    torch.set_num_threads(spec.threads)
+    if spec.threads:
+        torch.set_num_threads(spec.threads)
     baseline = rss_mb(os.getpid())
     with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
         fh.write("5")  # reset VmHWM to the current RSS
@@ -63,7 +64,7 @@ def _child(spec: EngineSpec) -> dict[str, Any]:
         "first_answer_peak_mb": rss_mb(os.getpid(), "VmHWM") - baseline,
         "load_s": load_s,
         "torch_parameters_held_mb": held,
-        "graph_providers": getattr(engine, "graph_providers", {}),
+        "graph_providers": engine.info.graph_providers,
     }
 
 

@@ -79,8 +79,8 @@ def engine_stages(
     steps = new_tokens - 1
     section: dict[str, Any] = {
         "available": True,
-        "backend": getattr(engine, "backend", "torch"),
-        "graph_providers": getattr(engine, "graph_providers", {}),
+        "backend": engine.info.backend,
+        "graph_providers": engine.info.graph_providers,
         "device": str(engine.device),
         "dtype": str(engine.dtype).replace("torch.", ""),
         "frames": len(frames),

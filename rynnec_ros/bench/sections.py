@@ -9,28 +9,22 @@ from typing import Any
 
 from rynnec_ros.bench.report import not_available
 from rynnec_ros.bench.workload import (
-    EngineSpec,
     build_engine,
     ensure_onnx,
     resolve_checkpoint,
     synthetic_window,
 )
+from rynnec_ros.model.spec import EngineSpec
 
 
 def _spec(args: argparse.Namespace, checkpoint: Path, backend: str, workdir: Path) -> EngineSpec:
-    onnx_dir = args.onnx_dir
-    if backend == "onnxruntime":
-        onnx_dir = str(ensure_onnx(checkpoint, args.onnx_dir, workdir))
-    return EngineSpec(
-        checkpoint=str(checkpoint),
-        backend=backend,
-        device=args.device,
-        dtype=args.dtype,
-        onnx_dir=onnx_dir,
-        engine_dir=args.engine_dir,
-        provider=args.provider,
-        threads=args.threads,
-        max_visual_tokens=args.max_visual_tokens,
+    """The engine ``args`` describe on ``backend`` (a section may compare two), with a fresh export for
+    onnxruntime unless ``--onnx-dir`` names one."""
+    onnx = backend == "onnxruntime"
+    return EngineSpec.from_args(
+        args, checkpoint=str(checkpoint), backend=backend,
+        onnx_dir=str(ensure_onnx(checkpoint, args.onnx_dir, workdir)) if onnx else "",
+        ort_provider=(args.ort_provider or "") if onnx else "",
     )
 
 

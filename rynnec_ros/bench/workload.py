@@ -4,33 +4,18 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rynnec_ros.core.types import Frame, Request
+from rynnec_ros.model.spec import EngineSpec
 
 if TYPE_CHECKING:
     from rynnec_ros.model.engine import RynnEC
 
 RANDOM_SIZES = ("tiny", "small")
-
-
-@dataclass
-class EngineSpec:
-    """How to build one engine: checkpoint, backend and where its graphs are."""
-
-    checkpoint: str
-    backend: str = "torch"
-    device: str = "cpu"
-    dtype: str = "float32"
-    onnx_dir: str | None = None
-    engine_dir: str | None = None
-    provider: str | None = None
-    threads: int = 2
-    max_visual_tokens: int = 16384
 
 
 def resolve_checkpoint(name: str, workdir: Path) -> Path:
@@ -61,24 +46,11 @@ def ensure_onnx(checkpoint: Path, onnx_dir: str | None, workdir: Path) -> Path:
 
 
 def build_engine(spec: EngineSpec, reuse: bool) -> RynnEC:
-    import torch
-
+    """A local engine for a section; ``reuse`` False measures the cold path (no caches across calls)."""
     from rynnec_ros.model.backends import load_engine
     from rynnec_ros.model.engine import RynnEC
 
-    torch.set_num_threads(spec.threads)
-    engine = load_engine(
-        spec.checkpoint,
-        backend=spec.backend,
-        device=spec.device,
-        dtype=spec.dtype,
-        onnx_dir=spec.onnx_dir,
-        engine_dir=spec.engine_dir,
-        provider=spec.provider,
-        threads=spec.threads,
-        max_visual_tokens=spec.max_visual_tokens,
-        reuse=reuse,
-    )
+    engine = load_engine(spec.replace(reuse=reuse))
     if not isinstance(engine, RynnEC):
         raise ValueError(f"benchmarks run a local engine, not backend {spec.backend!r}")
     return engine

@@ -169,12 +169,26 @@ TokenFn = Callable[[str], None]
 StopFn = Callable[[], bool]
 
 
+@dataclass(frozen=True)
+class EngineInfo:
+    """What answers, once built: its backend and what every exported graph runs on.
+
+    ONNX Runtime may fall back to another provider without failing, so ``graph_providers`` is read from
+    the sessions, not from the configuration (empty for eager torch).
+    """
+
+    backend: str
+    graph_providers: dict[str, str] = field(default_factory=dict)
+
+
 class Predictor(Protocol):
     """What answers a ``Request``: the engine on any backend, or a client of the running node.
 
     ``on_token`` receives the answer text piece by piece; ``should_stop`` is polled during the work and
-    makes the call raise ``Cancelled`` when it returns true.
+    makes the call raise ``Cancelled`` when it returns true. ``info`` says what it runs on.
     """
+
+    info: EngineInfo
 
     def answer(
         self, request: Request, *, on_token: TokenFn | None = None, should_stop: StopFn | None = None

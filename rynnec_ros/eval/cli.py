@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rynnec_ros.model.spec import EngineSpec, add_engine_args
+
 from .node import NodePredictor
 
 # Areas that contribute ``eval`` subcommands through ``register_eval(eval_subparsers)``.
@@ -99,8 +101,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--judge-model", default=os.environ.get("RYNNEC_JUDGE_MODEL", "gpt-4o"))
     p.add_argument("--judge-retries", type=int, default=3)
-    p.add_argument("--device", default="cpu")
-    p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    add_engine_args(p)
     p.add_argument("--max-new-tokens", type=int, default=None)
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--name", default=None, help="model name shown in the report tables")
@@ -115,8 +116,9 @@ class _Lazy:
     """Builds the model (or node client) on first use, so re-reporting a finished run loads nothing."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        if not args.via_node and args.checkpoint is None:
-            raise ValueError("--checkpoint is required unless --via-node is given")
+        if not args.via_node and args.checkpoint is None and args.backend != "remote":
+            raise ValueError("--checkpoint is required unless --via-node or --backend remote is given")
+        self._spec = None if args.via_node else EngineSpec.from_args(args)  # refused here, not per item
         self._args = args
         self._model: Any = None
 
@@ -131,21 +133,20 @@ class _Lazy:
     def __getattr__(self, name: str) -> Any:
         if self._model is None:
             try:
-                self._model = _load_model(self._args)
+                self._model = _load_model(self._args, self._spec)
             except ValueError as exc:
                 raise ModelLoadError(str(exc)) from exc
         return getattr(self._model, name)
 
 
-def _load_model(args: argparse.Namespace) -> Any:
-    if args.via_node:
+def _load_model(args: argparse.Namespace, spec: EngineSpec | None) -> Any:
+    if spec is None:
         return NodePredictor(args.node_namespace)
-    import torch
+    if not spec.threads:
+        spec = spec.replace(threads=int(os.environ.get("OMP_NUM_THREADS", "2")))
+    from rynnec_ros.model.backends import load_engine
 
-    torch.set_num_threads(min(torch.get_num_threads(), int(os.environ.get("OMP_NUM_THREADS", "2"))))
-    from rynnec_ros.model import RynnEC
-
-    return RynnEC.from_pretrained(args.checkpoint, device=args.device, dtype=args.dtype)
+    return load_engine(spec)
 
 
 def _judge(args: argparse.Namespace) -> Any:
@@ -158,7 +159,7 @@ def _judge(args: argparse.Namespace) -> Any:
 def _meta(args: argparse.Namespace, judge_name: str | None, extra: dict[str, object]) -> dict[str, object]:
     meta: dict[str, object] = {
         "data": str(args.data),
-        "model": "cognition node (via ROS services)" if args.via_node else str(args.checkpoint),
+        "model": "cognition node (via ROS services)" if args.via_node else _model_name(args),
         "limit per subset": args.limit if args.limit is not None else "none",
     }
     if judge_name:
@@ -167,10 +168,19 @@ def _meta(args: argparse.Namespace, judge_name: str | None, extra: dict[str, obj
     return meta
 
 
+def _model_name(args: argparse.Namespace) -> str:
+    """The engine a report scored: the checkpoint, with the backend unless eager torch."""
+    if args.backend == "remote":
+        return f"site server {args.server_url} (backend remote)"
+    return str(args.checkpoint) + ("" if args.backend == "torch" else f" (backend {args.backend})")
+
+
 def _name(args: argparse.Namespace) -> str:
     if args.name:
         return args.name
-    return "node" if args.via_node else Path(str(args.checkpoint)).name
+    if args.via_node:
+        return "node"
+    return "remote" if args.backend == "remote" else Path(str(args.checkpoint)).name
 
 
 def _tokens(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rynnec_ros.core.types import Answer, Request, StopFn, TokenFn
+from rynnec_ros.core.types import Answer, EngineInfo, Request, StopFn, TokenFn
 
 _STAMP_STEP_NS = 1_000_000_000
 _FRAME_RETRIES = 3
@@ -47,6 +47,7 @@ class NodePredictor:
                     f"no cognition node answered within {wait_s:.0f} s (namespace {namespace!r})"
                 )
         self.client = client
+        self.info = EngineInfo("node")  # the node knows its own backend; its diagnostics say which
         self.timeout_s = timeout_s
         self.retry_pause_s = 0.5
         self._next_ns = time.time_ns()

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from .spec import EngineSpec, add_engine_args
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -19,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_make_tiny)
 
     q = subparsers.add_parser("infer", help="ask RynnEC a question about a video or images")
-    q.add_argument("--checkpoint", type=Path, required=True)
+    q.add_argument("--checkpoint", default="", help="checkpoint directory (not with --backend remote)")
     src = q.add_mutually_exclusive_group(required=True)
     src.add_argument("--video", type=Path)
     src.add_argument("--frames", type=Path, nargs="+")
@@ -36,10 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--max-frames", type=int, default=30, help="video: at most this many frames (1 fps)")
     q.add_argument("--fps", type=float, default=1.0)
     q.add_argument("--out-dir", type=Path, default=Path("rynnec_masks"))
-    q.add_argument("--device", default="cpu")
-    q.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     q.add_argument("--max-new-tokens", type=int, default=128)
-    q.add_argument("--max-visual-tokens", type=int, default=16384)
+    add_engine_args(q)
     q.set_defaults(func=_infer)
 
 
@@ -64,10 +64,11 @@ def _infer(args: argparse.Namespace) -> int:
 
     from rynnec_ros.core.types import Frame, Region, Request
 
-    from .engine import RynnEC
+    from .backends import load_engine
     from .video import read_image, read_mask, read_video
 
     try:
+        spec = EngineSpec.from_args(args)  # refuse a combination that cannot load before reading video
         if args.video is not None:
             frames, _ = read_video(args.video, fps=args.fps, max_frames=args.max_frames)
         else:
@@ -82,9 +83,7 @@ def _infer(args: argparse.Namespace) -> int:
             regions=[Region(k, {idx: read_mask(p)}) for k, (idx, p) in enumerate(specs)],
             max_new_tokens=args.max_new_tokens,
         )
-        engine = RynnEC.from_pretrained(
-            args.checkpoint, device=args.device, dtype=args.dtype, max_visual_tokens=args.max_visual_tokens
-        )
+        engine = load_engine(spec)
         if args.segment:
             if specs:
                 raise ValueError("--mask cannot be combined with --segment")
@@ -115,6 +114,8 @@ def _infer(args: argparse.Namespace) -> int:
             "mask_scores": ans.mask_scores,
             "reason": ans.reason,
             "num_frames": len(frames),
+            "backend": engine.info.backend,
+            "graph_providers": engine.info.graph_providers,
             "timings": ans.timings,
         }
         print(json.dumps(doc, indent=2))

@@ -54,10 +54,8 @@ from .processing import (
     region_question,
     target_size,
 )
+from .spec import DEFAULT_CACHE_MB, EngineInfo
 from .tokenizer import RynnECTokenizer
-
-DEFAULT_CACHE_MB = 1024.0
-"""Bytes (MiB) the vision, prompt-prefix and SAM2 caches may hold together (the node's ``cache_mb``)."""
 
 PREFILL_CHUNK = 2048
 """Longest prefill chunk: bounds activation memory on 16K-token windows and the cancellation delay."""
@@ -346,9 +344,8 @@ class RynnEC:
         # frames per vision-tower call: fewer passes over the weights; activations and float32 patches
         # (14 MB per 720p frame) are held for this many frames at once
         self.vision_batch = vision_batch
-        # set by backends.load_engine: the backend name and what every exported graph really runs on
-        self.backend = "torch"
-        self.graph_providers: dict[str, str] = {}
+        # what runs the compute: eager torch until backends.load_engine swaps in exported graphs
+        self.info = EngineInfo("torch")
         # CUDA graphs for the decode step (CUDA only; the same step runs eagerly otherwise)
         self.cuda_graphs = cuda_graphs and device.type == "cuda"
         if max_visual_tokens < config.processor.min_tokens:
@@ -393,6 +390,8 @@ class RynnEC:
         cuda_graphs: bool = True,
         graph_backed: bool = False,
         cache_mb: float = DEFAULT_CACHE_MB,
+        vision_cache_frames: int = 64,
+        prefix_cache_windows: int = 2,
     ) -> RynnEC:
         """Load a checkpoint directory in the official format (safetensors only, never the network).
 
@@ -412,7 +411,8 @@ class RynnEC:
         model = load_model(root, device=dev, dtype=torch_dtype, rconfig=config, graph_backed=graph_backed)
         return cls(
             model, tokenizer, config, dev, torch_dtype, max_visual_tokens, reuse, cuda_graphs=cuda_graphs,
-            cache_mb=cache_mb,
+            cache_mb=cache_mb, vision_cache_frames=vision_cache_frames,
+            prefix_cache_windows=prefix_cache_windows,
         )
 
     @_locked

@@ -9,6 +9,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
 from rynnec_ros.core.buffer import FrameBuffer
 from rynnec_ros.core.jobs import JobQueue
+from rynnec_ros.core.types import Predictor
 from rynnec_ros.ros.guard import CallbackGuard
 from rynnec_ros.ros.ingest import CameraIngest
 
@@ -16,7 +17,7 @@ NO_FRAMES_WARN_S = 5.0
 
 
 def diagnostics(node: Any, state: str, buffer: FrameBuffer, ingest: CameraIngest, jobs: JobQueue,
-                guard: CallbackGuard, engine: Any | None) -> DiagnosticArray:
+                guard: CallbackGuard, engine: Predictor | None) -> DiagnosticArray:
     s, q, p, errors = ingest.stats, jobs.stats, node._p, guard.errors
     level, message = DiagnosticStatus.OK, "ok"
     if state != "active":
@@ -51,7 +52,7 @@ def diagnostics(node: Any, state: str, buffer: FrameBuffer, ingest: CameraIngest
         "callback_errors": sum(errors.values()),
         "last_callback_error": next(reversed(errors), ""),
         "checkpoint": p["checkpoint"],
-        "backend": getattr(engine, "backend", "none"),  # what was loaded, not what is set
+        "backend": engine.info.backend if engine is not None else "none",  # what was loaded, not what is set
         # held by the engine's feature and prefix caches, at most cache_mb (a remote engine holds none here)
         "engine_cache_mb": round(getattr(engine, "cache_nbytes", 0) / (1 << 20), 2),
     }

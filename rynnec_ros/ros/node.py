@@ -31,6 +31,7 @@ from rynnec_ros.core import wire
 from rynnec_ros.core.buffer import BufferLimits, FrameBuffer
 from rynnec_ros.core.jobs import Job, JobQueue
 from rynnec_ros.core.types import Frame
+from rynnec_ros.model.spec import EngineSpec
 from rynnec_ros.ros import convert, messages
 from rynnec_ros.ros.deferred import DeferredService
 from rynnec_ros.ros.diagnostics import diagnostics
@@ -38,7 +39,7 @@ from rynnec_ros.ros.goals import GoalQueue, failed
 from rynnec_ros.ros.guard import CallbackGuard
 from rynnec_ros.ros.ingest import CameraIngest
 from rynnec_ros.ros.outputs import Outputs
-from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, validate, validate_all
+from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, engine_spec, validate, validate_all
 from rynnec_ros.ros.qos import SERVICE_QOS
 from rynnec_ros.ros.tf import PoseSource
 from rynnec_ros.router import Router
@@ -155,11 +156,16 @@ class CognitionNode(LifecycleNode):
 
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         p = self._p
-        reason = "parameter 'checkpoint' is empty" if not p["checkpoint"] else validate_all(p)
+        reason = validate_all(p)
         if reason:
             self.get_logger().error(f"configure failed: {reason}")
             return TransitionCallbackReturn.FAILURE
-        reason = self._memory_refusal()
+        try:
+            spec = engine_spec(p, self._server_token())
+        except ValueError as exc:
+            self.get_logger().error(f"configure failed: {exc}")
+            return TransitionCallbackReturn.FAILURE
+        reason = self._memory_refusal(spec)
         if reason:
             self.get_logger().error(f"configure failed: {reason}")
             return TransitionCallbackReturn.FAILURE
@@ -167,21 +173,13 @@ class CognitionNode(LifecycleNode):
             from rynnec_ros.model.backends import load_engine
 
             t0 = time.monotonic()
-            engine = load_engine(
-                p["checkpoint"], backend=p["backend"], device=p["device"], dtype=p["dtype"],
-                onnx_dir=p["onnx_dir"] or None, engine_dir=p["engine_dir"] or None,
-                provider=p["ort_provider"] or None, max_visual_tokens=p["max_visual_tokens"],
-                server_url=p["server_url"], server_token=self._server_token(),
-                connect_timeout_s=p["server_connect_timeout_s"],
-                request_timeout_s=p["server_request_timeout_s"], cache_mb=p["cache_mb"],
-            )
+            engine = load_engine(spec)
         except Exception as exc:
             self.get_logger().error(f"configure failed: cannot load checkpoint '{p['checkpoint']}' on "
                                     f"backend {p['backend']}: {exc}")
             return TransitionCallbackReturn.FAILURE
-        providers: dict[str, str] = getattr(engine, "graph_providers", None) or {}
         by_provider: dict[str, list[str]] = {}
-        for graph, provider in sorted(providers.items()):  # ONNX Runtime may fall back silently
+        for graph, provider in sorted(engine.info.graph_providers.items()):  # ONNX Runtime may fall back
             by_provider.setdefault(provider, []).append(graph)
         note = "".join(f"; {prov}: {', '.join(graphs)}" for prov, graphs in by_provider.items())
         self.get_logger().info(f"loaded {p['checkpoint']} on backend {p['backend']} ({p['device']}, "
@@ -198,17 +196,17 @@ class CognitionNode(LifecycleNode):
         self._state = "inactive"
         return TransitionCallbackReturn.SUCCESS
 
-    def _memory_refusal(self) -> str:
+    def _memory_refusal(self, spec: EngineSpec) -> str:
         """Why the configured engine, buffer and caches would not fit in memory ("" when they do, or when
         the estimate cannot be made: then loading reports what is wrong with the checkpoint)."""
         p = self._p
-        if p["memory_limit_mb"] < 0 or p["backend"] == "remote":
+        if p["memory_limit_mb"] < 0 or spec.backend == "remote":
             return ""
         from rynnec_ros.model import budget
 
         try:
-            need = budget.estimate(p["checkpoint"], p["dtype"], p["max_visual_tokens"], p["max_new_tokens"],
-                                   p["buffer_max_mb"], p["cache_mb"])
+            need = budget.estimate(spec.checkpoint, spec.dtype, spec.max_visual_tokens, p["max_new_tokens"],
+                                   p["buffer_max_mb"], spec.cache_mb)
             limit = float(p["memory_limit_mb"]) or budget.available_mb()
         except (OSError, ValueError, KeyError) as exc:
             self.get_logger().warning(f"no memory estimate: {exc}")

@@ -7,20 +7,14 @@ import logging
 import sys
 
 from rynnec_ros.core import wire
+from rynnec_ros.model.spec import LOCAL_BACKENDS, EngineSpec, add_engine_args
 from rynnec_ros.serve.server import DEFAULT_MAX_CLIENT_QUESTIONS, DEFAULT_MAX_REQUEST_S
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("serve", help="site inference server: the engine on Triton for many robots")
     p.add_argument("--checkpoint", required=True, help="checkpoint directory")
-    p.add_argument("--backend", default="torch", choices=["torch", "onnxruntime", "tensorrt"])
-    p.add_argument("--onnx-dir", help="ONNX export for --backend onnxruntime")
-    p.add_argument("--engine-dir", help="TensorRT engines for --backend tensorrt")
-    p.add_argument("--provider", help="ONNX Runtime provider: cpu | cuda | tensorrt")
-    p.add_argument("--device", default="cpu")
-    p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
-    p.add_argument("--threads", type=int, help="torch / ONNX Runtime intra-op threads")
-    p.add_argument("--max-visual-tokens", type=int, default=16384)
+    add_engine_args(p, LOCAL_BACKENDS)
     p.add_argument("--host", default="127.0.0.1", help="bind address; off loopback a token is required")
     p.add_argument("--port", type=int, default=wire.DEFAULT_PORT, help="gRPC port (robots connect here)")
     p.add_argument("--http-port", type=int, default=wire.DEFAULT_PORT - 1, help="Triton's HTTP port")
@@ -31,8 +25,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "--token-file or the environment variable")
     p.add_argument("--robots", type=int, default=8, help="robots to size the engine's reuse caches for")
     p.add_argument("--store-frames", type=int, default=512, help="uploaded frames kept (LRU)")
-    p.add_argument("--cache-mb", type=float, default=4096.0,
-                   help="bytes (MiB) the engine's reuse caches may hold, all robots together")
     p.add_argument("--batch-window-ms", type=float, default=10.0,
                    help="how long concurrent questions are gathered to encode their frames together (0: off)")
     p.add_argument("--max-image-pixels", type=int, default=wire.MAX_IMAGE_PIXELS,
@@ -42,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="engine seconds one question may take before its decode is stopped with an error")
     p.add_argument("--max-client-questions", type=int, default=DEFAULT_MAX_CLIENT_QUESTIONS,
                    help="questions one client (robot) may have in flight; more are refused at once")
-    p.set_defaults(func=_serve)
+    p.set_defaults(func=_serve, cache_mb=4096.0)  # the reuse caches serve all robots together
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -52,26 +44,13 @@ def _serve(args: argparse.Namespace) -> int:
         if warning:
             logging.getLogger("rynnec_ros.serve").warning(warning)
         wire.check_bind(args.host, token)
-        import torch
-
+        spec = EngineSpec.from_args(args)
+        spec = spec.replace(cache_frames=spec.cache_frames * args.robots,  # one robot's window each
+                            cache_windows=spec.cache_windows * args.robots)
         from rynnec_ros.model.backends import load_engine
-        from rynnec_ros.serve.server import serve, size_caches
+        from rynnec_ros.serve.server import serve
 
-        if args.threads:
-            torch.set_num_threads(args.threads)
-        engine = load_engine(
-            args.checkpoint,
-            backend=args.backend,
-            device=args.device,
-            dtype=args.dtype,
-            onnx_dir=args.onnx_dir,
-            engine_dir=args.engine_dir,
-            provider=args.provider,
-            threads=args.threads,
-            max_visual_tokens=args.max_visual_tokens,
-            cache_mb=args.cache_mb,
-        )
-        size_caches(engine, frames=64 * args.robots, windows=2 * args.robots)
+        engine = load_engine(spec)
         return serve(
             engine,
             host=args.host,

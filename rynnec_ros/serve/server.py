@@ -482,13 +482,6 @@ def warm_up(engine: Any) -> None:
     run_request(engine, "answer", Request(question="<video>\nwarm-up", frames=[warm], max_new_tokens=2))
 
 
-def size_caches(engine: Any, frames: int, windows: int) -> None:
-    """Room in the engine's reuse caches for several robots' windows (``load_engine`` sizes them for one)."""
-    engine._vision_cache.capacity = frames
-    engine._sam2_cache.capacity = frames
-    engine._prefix_cache.capacity = windows
-
-
 def serve(
     engine: Any,
     host: str = "127.0.0.1",

@@ -23,9 +23,9 @@ def engines(onnx_dir: Path):
 
 def test_every_graph_runs_on_the_provider_asked_for(engines) -> None:
     _, ort_engine = engines
-    assert ort_engine.backend == "onnxruntime"
-    assert len(ort_engine.graph_providers) == 9
-    assert set(ort_engine.graph_providers.values()) == {"CPUExecutionProvider"}
+    assert ort_engine.info.backend == "onnxruntime"
+    assert len(ort_engine.info.graph_providers) == 9
+    assert set(ort_engine.info.graph_providers.values()) == {"CPUExecutionProvider"}
     assert len(ort_engine.model.model.layers) == 0  # torch decoder weights were released
 
 
@@ -81,7 +81,7 @@ def test_option_scores_match_torch(engines) -> None:
 
 
 def test_bad_backend_arguments_are_clear_errors(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="unknown backend"):
+    with pytest.raises(ValueError, match="backend must be one of torch, onnxruntime, tensorrt, remote"):
         load_engine(CHECKPOINT, backend="tflite")
     with pytest.raises(ValueError, match="needs onnx_dir"):
         load_engine(CHECKPOINT, backend="onnxruntime")
@@ -182,7 +182,7 @@ def test_configure_memory_bench_reports_what_each_backend_holds(onnx_dir: Path) 
     from safetensors import safe_open
 
     from rynnec_ros.bench.configure_bench import configure_memory
-    from rynnec_ros.bench.workload import EngineSpec
+    from rynnec_ros.model.spec import EngineSpec
 
     host = ("model.embed_tokens.", "grounding_encoder.sam2_model.sam_prompt_encoder.not_a_point_embed",
             "grounding_encoder.sam2_model.sam_prompt_encoder.no_mask_embed",

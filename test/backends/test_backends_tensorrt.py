@@ -113,4 +113,4 @@ def test_tensorrt_backend_answers_like_torch(engines_dir: Path) -> None:
     r = load_engine(CHECKPOINT, backend="tensorrt", device="cuda", engine_dir=engines_dir)
     a, b = (e.answer(request(frames, meta["question"], max_new_tokens=12)) for e in (t, r))
     assert b.token_ids == a.token_ids
-    assert set(r.graph_providers.values()) == {"TensorRT"}
+    assert set(r.info.graph_providers.values()) == {"TensorRT"}

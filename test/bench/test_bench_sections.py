@@ -13,7 +13,8 @@ from rynnec_ros.bench.backends_bench import compare_backends
 from rynnec_ros.bench.engine_bench import engine_stages
 from rynnec_ros.bench.reuse_bench import work_reuse
 from rynnec_ros.bench.roofline import decode_bound, kv_bytes_per_token_read, llm_weight_bytes
-from rynnec_ros.bench.workload import EngineSpec, build_engine, synthetic_window, window_request
+from rynnec_ros.bench.workload import build_engine, synthetic_window, window_request
+from rynnec_ros.model.spec import EngineSpec
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "checkpoint"
 CHECKPOINT = (

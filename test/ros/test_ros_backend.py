@@ -188,11 +188,11 @@ def test_onnxruntime_without_onnx_dir_fails_configure_then_torch_configures(node
                          "qos_reliability": "reliable"}, name=name)  # autostart: configure at once
     with CognitionClient(node_name=name, client_name="test_backend_cfg_client") as client:
         assert _lifecycle(client, name, None) == "unconfigured", node.output()
-        assert "configure failed: backend onnxruntime needs parameter 'onnx_dir'" in node.output()
+        assert "configure failed: backend onnxruntime needs onnx_dir" in node.output()
         assert node.alive()
         assert client.set_parameters({"backend": "tensorrt"}) == [""]
         assert _lifecycle(client, name, Transition.TRANSITION_CONFIGURE) == "unconfigured"
-        assert "backend tensorrt needs parameter 'engine_dir'" in node.output()
+        assert "backend tensorrt needs engine_dir" in node.output()
         # A provider this onnxruntime build cannot give fails configure instead of falling back to the CPU.
         cuda = {"backend": "onnxruntime", "onnx_dir": str(onnx_dir), "ort_provider": "cuda"}
         assert client.set_parameters(cuda) == ["", "", ""]

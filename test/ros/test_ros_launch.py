@@ -185,12 +185,16 @@ def test_cache_mb_is_a_non_negative_whole_number_of_megabytes() -> None:
 
 def test_backend_combinations_are_checked_on_configure_with_reasons() -> None:
     defaults = {p.name: p.default for p in PARAMS}
+    assert "checkpoint is empty: backend torch loads a checkpoint directory" in validate_all(defaults)
+    assert validate_all({**defaults, "backend": "remote", "server_url": "site:8001"}) == ""
+    defaults["checkpoint"] = "/models/RynnEC-2B"
     assert validate_all(defaults) == ""
     assert "must be one of torch, onnxruntime, tensorrt" in validate("backend", "openvino")
     assert "must be one of" in validate("ort_provider", "rocm")
     cases = [
-        ({"backend": "onnxruntime"}, "needs parameter 'onnx_dir'"),
-        ({"backend": "tensorrt", "device": "cuda"}, "needs parameter 'engine_dir'"),
+        ({"backend": "onnxruntime"}, "needs onnx_dir"),
+        ({"backend": "tensorrt", "device": "cuda"}, "needs engine_dir"),
+        ({"backend": "remote"}, "needs server_url"),
         ({"backend": "tensorrt", "engine_dir": "/e"}, "needs device cuda"),
         ({"ort_provider": "cuda"}, "applies to backend onnxruntime only"),
     ]

@@ -82,7 +82,8 @@ def record(result: Answer | list[float]) -> dict[str, Any]:
 
 def robot_main(url: str, token: str, seed: int, out: str) -> int:
     """One robot process: the workload through ``backend=remote``, results to ``out``."""
-    engine = load_engine("", backend="remote", server_url=url, server_token=token, request_timeout_s=120)
+    engine = load_engine("", backend="remote", server_url=url, server_token=token,
+                         server_request_timeout_s=120)
     results = []
     for op, req in workload(seed):
         pieces: list[str] = []
@@ -159,10 +160,11 @@ def _long_request(seed: int) -> Request:
 def test_server_absent_killed_and_back(endless_checkpoint: Path, server_factory: Any) -> None:
     server = server_factory(endless_checkpoint)
     with pytest.raises(RemoteError, match="not reachable"):
-        load_engine("", backend="remote", server_url=server.url, connect_timeout_s=2)
+        load_engine("", backend="remote", server_url=server.url, server_connect_timeout_s=2)
     server.start()
     robots = [
-        load_engine("", backend="remote", server_url=server.url, request_timeout_s=60) for _ in range(2)
+        load_engine("", backend="remote", server_url=server.url, server_request_timeout_s=60)
+        for _ in range(2)
     ]
     errors: list[BaseException | None] = [None, None]
     streamed = [0, 0]

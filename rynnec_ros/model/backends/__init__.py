@@ -17,70 +17,81 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rynnec_ros.model.spec import BACKENDS, EngineInfo, EngineSpec
+
 if TYPE_CHECKING:
     from rynnec_ros.model.backends.remote import RemoteEngine
     from rynnec_ros.model.engine import RynnEC
 
-BACKENDS = ("torch", "onnxruntime", "tensorrt", "remote")
 
+def load_engine(spec: EngineSpec | str | Path, **options: Any) -> RynnEC | RemoteEngine:
+    """The engine ``spec`` describes; ``load_engine(path, backend=..., ...)`` builds the spec from keywords.
 
-def load_engine(
-    path: str | Path,
-    backend: str = "torch",
-    device: str = "cpu",
-    dtype: str = "float32",
-    onnx_dir: str | Path | None = None,
-    engine_dir: str | Path | None = None,
-    provider: str | None = None,
-    threads: int | None = None,
-    max_visual_tokens: int = 16384,
-    reuse: bool = True,
-    server_url: str = "",
-    server_token: str = "",
-    connect_timeout_s: float = 5.0,
-    request_timeout_s: float = 120.0,
-    cache_mb: float | None = None,
-) -> RynnEC | RemoteEngine:
-    """A ``RynnEC`` whose heavy compute runs on ``backend``.
-
-    onnxruntime: graphs from ``onnx_dir`` (``rynnec-ros export onnx``) on ``provider`` (default: cpu
+    onnxruntime: graphs from ``onnx_dir`` (``rynnec-ros export onnx``) on ``ort_provider`` (default: cpu
     for device cpu, cuda otherwise; 'tensorrt' selects ONNX Runtime's TensorRT provider). tensorrt:
-    engines listed in ``engine_dir/engines.json`` (``rynnec-ros export tensorrt``).
-    remote: the site server at ``server_url`` answers (``path`` and the compute options are the
-    server's business). ``engine.graph_providers`` records what every graph really runs on.
+    engines listed in ``engine_dir/engines.json`` (``rynnec-ros export tensorrt``). remote: the site
+    server at ``server_url`` answers. ``engine.info`` says what was built and what every graph runs on.
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
-    if backend == "remote":
-        from rynnec_ros.model.backends.remote import RemoteEngine
+    if not isinstance(spec, EngineSpec):
+        spec = EngineSpec(checkpoint=str(spec), **options)
+    elif options:
+        spec = spec.replace(**options)
+    if spec.threads:
+        import torch
 
-        return RemoteEngine(server_url, server_token, connect_timeout_s, request_timeout_s)
-    from rynnec_ros.model.engine import DEFAULT_CACHE_MB, RynnEC
+        torch.set_num_threads(spec.threads)
+    return LOADERS[spec.backend](spec)
 
-    if backend == "onnxruntime" and onnx_dir is None:
-        raise ValueError("backend onnxruntime needs onnx_dir (make one with `rynnec-ros export onnx`)")
-    if backend == "tensorrt" and engine_dir is None:
-        raise ValueError("backend tensorrt needs engine_dir (make one with `rynnec-ros export tensorrt`)")
+
+def _remote(spec: EngineSpec) -> RemoteEngine:
+    from rynnec_ros.model.backends.remote import RemoteEngine
+
+    return RemoteEngine(spec.server_url, spec.server_token, spec.server_connect_timeout_s,
+                        spec.server_request_timeout_s)
+
+
+def _host(spec: EngineSpec) -> RynnEC:
+    """The shared host; for a graph backend without the torch compute modules (see module docstring)."""
+    from rynnec_ros.model.engine import RynnEC
+
     engine = RynnEC.from_pretrained(
-        path, device=device, dtype=dtype, max_visual_tokens=max_visual_tokens, reuse=reuse,
-        cache_mb=DEFAULT_CACHE_MB if cache_mb is None else cache_mb, graph_backed=backend != "torch",
+        spec.checkpoint, device=spec.device, dtype=spec.dtype, max_visual_tokens=spec.max_visual_tokens,
+        reuse=spec.reuse, cache_mb=spec.cache_mb, graph_backed=spec.backend != "torch",
+        vision_cache_frames=spec.cache_frames, prefix_cache_windows=spec.cache_windows,
     )
-    engine.backend = backend
-    if backend == "torch":
-        engine.graph_providers = {}
-        return engine
-    if backend == "onnxruntime":
-        assert onnx_dir is not None  # checked above
-        graphs = _ort_graphs(Path(onnx_dir), provider or ("cpu" if device == "cpu" else "cuda"), threads)
-    else:
-        assert engine_dir is not None  # checked above
-        graphs = _trt_graphs(Path(engine_dir), device)
+    engine.info = EngineInfo(spec.backend)
+    return engine
+
+
+def _torch(spec: EngineSpec) -> RynnEC:
+    return _host(spec)
+
+
+def _onnxruntime(spec: EngineSpec) -> RynnEC:
+    engine = _host(spec)
+    provider = spec.ort_provider or ("cpu" if spec.device == "cpu" else "cuda")
+    _attach(engine, _ort_graphs(Path(spec.onnx_dir), provider, spec.threads or None))
+    return engine
+
+
+def _tensorrt(spec: EngineSpec) -> RynnEC:
+    engine = _host(spec)
+    _attach(engine, _trt_graphs(Path(spec.engine_dir), spec.device))
+    return engine
+
+
+# One loader per backend name (the names are model/spec.py's BACKENDS).
+LOADERS: dict[str, Callable[[EngineSpec], RynnEC | RemoteEngine]] = {
+    "torch": _torch, "onnxruntime": _onnxruntime, "tensorrt": _tensorrt, "remote": _remote,
+}
+
+
+def _attach(engine: RynnEC, graphs: dict[str, Any]) -> None:
     swap_components(engine, graphs)
-    engine.graph_providers = {
+    engine.info = EngineInfo(engine.info.backend, {
         name: getattr(g if g is not None else graphs["llm_decode"], "active_provider", "?")
         for name, g in graphs.items()
-    }
-    return engine
+    })
 
 
 def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None) -> dict[str, Any]:
@@ -174,4 +185,4 @@ def swap_components(engine: RynnEC, graphs: dict[str, Callable[..., Any] | None]
     engine.clear_cache()
 
 
-__all__ = ["BACKENDS", "load_engine", "swap_components"]
+__all__ = ["BACKENDS", "LOADERS", "load_engine", "swap_components"]

@@ -28,6 +28,7 @@ import numpy as np
 
 from rynnec_ros.core import wire
 from rynnec_ros.core.types import Answer, Cancelled, Frame, Request
+from rynnec_ros.model.spec import EngineInfo
 
 
 class RemoteError(RuntimeError):
@@ -67,7 +68,7 @@ class RemoteEngine:
         self.headers = {wire.GRPC_TOKEN_HEADER: token} if token else None
         self.connect_timeout_s = float(connect_timeout_s)
         self.request_timeout_s = float(request_timeout_s)
-        self.graph_providers = {"server": f"grpc://{self.url}"}
+        self.info = EngineInfo("remote", {"server": f"grpc://{self.url}"})
         self.client_name = client_name or default_client_name()
         """The name the server counts this client's questions in flight under (``--max-client-questions``)."""
         self._session = uuid.uuid4().hex[:12]
