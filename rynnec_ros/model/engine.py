@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,8 +36,9 @@ import numpy as np
 import torch
 
 from rynnec_ros.core.parsing import parse_option, parse_quantity
-from rynnec_ros.core.types import Answer, Cancelled, Frame, Region, Request, StopFn, TokenFn
+from rynnec_ros.core.types import Answer, Cancelled, Frame, Request, StopFn, TokenFn
 
+from .caches import LRU, CacheBudget
 from .config import RynnECConfig
 from .decoding import CudaGraphDecoder, Decoder, KVCache, StaticQwen2, check_stop, greedy_pick
 from .heads import mask_to_grid, scrambled_grid
@@ -54,6 +53,7 @@ from .processing import (
     region_question,
     target_size,
 )
+from .requests import flatten_regions, frame_keys
 from .spec import DEFAULT_CACHE_MB, EngineInfo
 from .tokenizer import RynnECTokenizer
 
@@ -104,121 +104,6 @@ class _TextStream:
             self.pending.clear()
             if text:
                 self.on_text(text)
-
-
-def held_bytes(value: Any) -> int:
-    """Bytes of the tensor storages ``value`` keeps alive (dataclasses, dicts, sequences walked).
-
-    Storages, not ``nbytes``: a view holds its whole base buffer, and the tensors of one entry that
-    share a storage count it once.
-    """
-    storages: dict[tuple[str, int], int] = {}
-    todo = [value]
-    while todo:
-        v = todo.pop()
-        if isinstance(v, torch.Tensor):
-            st = v.untyped_storage()
-            storages[(str(st.device), st.data_ptr())] = st.nbytes()
-        elif isinstance(v, np.ndarray):
-            base = v if v.base is None else v.base
-            storages[("numpy", id(base))] = int(getattr(base, "nbytes", v.nbytes))
-        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
-            todo.extend(getattr(v, f.name) for f in dataclasses.fields(v))
-        elif isinstance(v, dict):
-            todo.extend(v.values())
-        elif isinstance(v, (list, tuple)):
-            todo.extend(v)
-    return sum(storages.values())
-
-
-class CacheBudget:
-    """A byte budget shared by several ``LRU`` caches.
-
-    The engine's caches hold tensors whose size depends on the checkpoint and the frame count (a
-    RynnEC-2B window's prefix K/V alone is hundreds of MB), so counting entries bounds nothing; the
-    node's memory bound is stated in bytes. Over budget, the least recently used entry of all member
-    caches goes first, so a cache that is not being used gives way to one that is.
-    """
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = int(max_bytes)
-        self.used = 0
-        self._caches: list[LRU] = []
-        self._clock = 0
-
-    def tick(self) -> int:
-        self._clock += 1
-        return self._clock
-
-    def join(self, cache: LRU) -> None:
-        self._caches.append(cache)
-
-    def make_room(self) -> None:
-        """Evict least recently used entries (across the member caches) until within the budget."""
-        while self.used > self.max_bytes:
-            oldest = min((c for c in self._caches if c), key=lambda c: c.oldest_tick(), default=None)
-            if oldest is None:
-                return
-            oldest.popitem(last=False)
-
-
-class LRU(OrderedDict):
-    """A mapping bounded in entries (``capacity``) and, through ``budget``, in bytes of tensor storage.
-
-    Entries are stored as given; ``held_bytes`` of each is charged to the budget on ``put`` and
-    returned on removal. An entry larger than the whole budget is not stored.
-    """
-
-    def __init__(self, capacity: int, budget: CacheBudget) -> None:
-        super().__init__()
-        self.capacity = capacity
-        self.budget = budget
-        budget.join(self)
-        self._meta: dict[Hashable, tuple[int, int]] = {}  # key -> (last use tick, bytes)
-        self.nbytes = 0
-
-    def oldest_tick(self) -> int:
-        return self._meta[next(iter(self))][0]
-
-    def get_touch(self, key: Hashable) -> Any:
-        if key not in self:
-            return None
-        self.move_to_end(key)
-        self._meta[key] = (self.budget.tick(), self._meta[key][1])
-        return self[key]
-
-    def put(self, key: Hashable, value: Any) -> None:
-        size = held_bytes(value)
-        if self.capacity <= 0 or size > self.budget.max_bytes:
-            return
-        if key in self:
-            del self[key]
-        super().__setitem__(key, value)
-        self._meta[key] = (self.budget.tick(), size)
-        self.nbytes += size
-        self.budget.used += size
-        while len(self) > self.capacity:
-            self.popitem(last=False)
-        self.budget.make_room()
-
-    def __setitem__(self, key: Hashable, value: Any) -> None:
-        raise TypeError("use LRU.put, which charges the entry's bytes to the budget")
-
-    def __delitem__(self, key: Hashable) -> None:
-        super().__delitem__(key)
-        _, size = self._meta.pop(key)
-        self.nbytes -= size
-        self.budget.used -= size
-
-    def popitem(self, last: bool = True) -> tuple[Hashable, Any]:
-        key = next(reversed(self)) if last else next(iter(self))
-        value = self[key]
-        del self[key]
-        return key, value
-
-    def clear(self) -> None:
-        for key in list(self):
-            del self[key]
 
 
 @dataclass
@@ -303,16 +188,6 @@ class WindowStatus:
     prefix_tokens_computed: int
     complete: bool
     seconds: float
-
-
-@dataclass
-class _Regions:
-    """A request's region masks flattened in ``<REGION>`` order, and what each object contributes."""
-
-    masks: list[np.ndarray]
-    frames: list[int]
-    counts: list[int]
-    object_ids: list[int]
 
 
 class RynnEC:
@@ -583,8 +458,8 @@ class RynnEC:
             if not isinstance(f, Frame):
                 raise ValueError(f"frame {i} must be a rynnec_ros.core.types.Frame, got {type(f).__name__}")
             check_frame(f.rgb, i)
-        keys = self._frame_keys(frames)
-        regions = self._check_regions(frames, request.regions)
+        keys = frame_keys(frames)
+        regions = flatten_regions(frames, request.regions)
 
         merge = self.config.merge_size
         n = len(frames)
@@ -745,7 +620,7 @@ class RynnEC:
         todo: dict[tuple[Hashable, int, int], tuple[np.ndarray, int]] = {}  # cache key -> (rgb, n)
         for window in windows:
             n = len(window)
-            for i, (f, key) in enumerate(zip(window, self._frame_keys(window), strict=True)):
+            for i, (f, key) in enumerate(zip(window, frame_keys(window), strict=True)):
                 check_frame(f.rgb, i)
                 h, w = target_size(f.rgb.shape[0], f.rgb.shape[1], n, self.processor, merge)
                 ck = (key, h // p, w // p)
@@ -970,7 +845,7 @@ class RynnEC:
         self, frames: Sequence[Frame], seg: torch.Tensor, should_stop: StopFn | None = None
     ) -> tuple[list[np.ndarray | None], list[float]]:
         """Per-frame SAM2 masks (bool, at each frame's own size) and IoU predictions for one [SEG] prompt."""
-        keys = self._frame_keys(frames)
+        keys = frame_keys(frames)
         masks: list[np.ndarray | None] = []
         scores: list[float] = []
         for frame, key in zip(frames, keys, strict=True):
@@ -1020,101 +895,6 @@ class RynnEC:
         """Stage seconds; ``first_token`` counts from the call's start (preprocessing and vision included)."""
         before_gen = sum(prep.timings.values())
         return {**prep.timings, **gen.timings, "first_token": before_gen + gen.timings["first_token"]}
-
-    @staticmethod
-    def _frame_keys(frames: Sequence[Frame]) -> list[Hashable]:
-        """Cache keys: ``Frame.key`` where set (unique within a call), else a hash of the pixels."""
-        keys: list[Hashable] = []
-        seen: dict[Hashable, int] = {}
-        for i, f in enumerate(frames):
-            if f.key is None:
-                h = hashlib.blake2b(np.ascontiguousarray(f.rgb).data, digest_size=16)
-                h.update(repr(f.rgb.shape).encode())
-                keys.append(("hash", h.hexdigest()))
-                continue
-            if not isinstance(f.key, Hashable):
-                raise ValueError(f"frame {i}: key must be hashable, got {type(f.key).__name__}")
-            if f.key in seen:
-                # the cache would hand frame i the features of frame seen[key]
-                raise ValueError(
-                    f"frame keys must be unique within a request: frames {seen[f.key]} and {i} "
-                    f"share the key {f.key!r}"
-                )
-            seen[f.key] = i
-            keys.append(("key", f.key))
-        return keys
-
-    @staticmethod
-    def _region_masks(region: Region, r: int, n_frames: int) -> list[tuple[int, np.ndarray]]:
-        """(frame index, mask) pairs of one region from any of the ``RegionMasks`` forms.
-
-        In the per-frame forms (a sequence or an N×H×W array, N = number of frames) ``None`` or an
-        all-false mask means "no mask on that frame"; in the dict form every entry must select pixels.
-        """
-        try:
-            pairs = list(region.frame_masks(n_frames).items())
-        except ValueError as exc:
-            raise ValueError(f"region {r} ({exc})") from exc
-        if not pairs and not isinstance(region.masks, dict):
-            raise ValueError(f"region {r} (object {region.object_id}) has no mask on any frame")
-        return pairs
-
-    def _check_regions(self, frames: Sequence[Frame], regions: Sequence[Region]) -> _Regions:
-        """Masks/frames in ``<REGION>`` order and the mask count per object.
-
-        The engine writes the ``<REGION>`` tokens object by object, in the order of the regions (the
-        K-th region is ``<objectK>``), each region's masks in the order given; a question that already
-        holds the tokens consumes the masks in that same order.
-
-        A mask with no pixel at frame size is an error (its region token would pool nothing). A
-        non-empty mask that covers no patch once reduced to the coarse grid (a tiny object, see
-        ``heads.mask_to_grid``) is accepted and pools a zero vector, as upstream inference does:
-        rejecting it would break parity with the reference model.
-        """
-        out = _Regions([], [], [], [])
-        for r, region in enumerate(regions):
-            if not isinstance(region, Region):
-                raise ValueError(f"region {r} must be a rynnec_ros.core.types.Region, "
-                                 f"got {type(region).__name__}")
-            pairs = self._region_masks(region, r, len(frames))
-            if not pairs:
-                raise ValueError(f"region {r} (object {region.object_id}) has no masks")
-            for fi, m in pairs:
-                what = f"region {r} (object {region.object_id}), frame {fi!r}"
-                # bool is an int subclass: True would silently mean frame 1
-                if isinstance(fi, (bool, np.bool_)) or not isinstance(fi, (int, np.integer)):
-                    raise ValueError(f"{what}: frame index must be an integer")
-                if not 0 <= int(fi) < len(frames):
-                    raise ValueError(f"{what}: frame index out of range for {len(frames)} frames")
-                m = np.asarray(m)
-                if m.ndim != 2:
-                    raise ValueError(f"{what}: mask must be a 2-D H×W array, got shape {m.shape}")
-                fh, fw = frames[int(fi)].rgb.shape[:2]
-                if m.shape != (fh, fw):
-                    raise ValueError(f"{what}: mask is {m.shape[1]}×{m.shape[0]} but the frame is {fw}×{fh}")
-                out.masks.append(self._bool_mask(m, what))
-                out.frames.append(int(fi))
-            out.counts.append(len(pairs))
-            out.object_ids.append(int(region.object_id))
-        return out
-
-    @staticmethod
-    def _bool_mask(mask: np.ndarray, what: str) -> np.ndarray:
-        """Boolean mask, refusing what a plain cast would misread (soft masks, 0/255 images, empty masks)."""
-        if mask.dtype != np.bool_:
-            if mask.dtype.kind not in "iuf":
-                raise ValueError(f"{what}: mask must be boolean or numeric 0/1, got dtype {mask.dtype}")
-            binary = (mask == 0) | (mask == 1)
-            if not binary.all():
-                bad = mask[~binary].flat[0].item()
-                raise ValueError(
-                    f"{what}: mask is {mask.dtype} with values other than 0 and 1 (e.g. {bad!r}); "
-                    "pass a boolean mask (threshold soft or 0/255 masks first)"
-                )
-            mask = mask.astype(bool)
-        if not mask.any():
-            raise ValueError(f"{what}: mask is empty, it selects no pixel of its frame")
-        return mask
 
     def _sync(self) -> None:
         if self.device.type == "cuda":

@@ -16,7 +16,7 @@ import torch
 
 from rynnec_ros.core.types import Frame, Request
 from rynnec_ros.model import RynnEC
-from rynnec_ros.model.engine import LRU, CacheBudget, held_bytes
+from rynnec_ros.model.caches import LRU, CacheBudget, held_bytes
 
 FIXTURE_CKPT = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "checkpoint"
 
