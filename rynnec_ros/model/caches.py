@@ -8,12 +8,13 @@ the vision, prompt-prefix and SAM2 caches charge the storages they keep alive to
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 import torch
+
+from rynnec_ros.core.lru import LRU
 
 
 def held_bytes(value: Any) -> int:
@@ -42,7 +43,7 @@ def held_bytes(value: Any) -> int:
 
 
 class CacheBudget:
-    """A byte budget shared by several ``LRU`` caches.
+    """A byte budget shared by several ``BudgetedLRU`` caches.
 
     The engine's caches hold tensors whose size depends on the checkpoint and the frame count (a
     RynnEC-2B window's prefix K/V alone is hundreds of MB), so counting entries bounds nothing; the
@@ -53,14 +54,14 @@ class CacheBudget:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = int(max_bytes)
         self.used = 0
-        self._caches: list[LRU] = []
+        self._caches: list[BudgetedLRU] = []
         self._clock = 0
 
     def tick(self) -> int:
         self._clock += 1
         return self._clock
 
-    def join(self, cache: LRU) -> None:
+    def join(self, cache: BudgetedLRU) -> None:
         self._caches.append(cache)
 
     def make_room(self) -> None:
@@ -72,16 +73,15 @@ class CacheBudget:
             oldest.popitem(last=False)
 
 
-class LRU(OrderedDict):
-    """A mapping bounded in entries (``capacity``) and, through ``budget``, in bytes of tensor storage.
+class BudgetedLRU(LRU[Any, Any]):
+    """An ``LRU`` also bounded, through ``budget``, in bytes of tensor storage.
 
     Entries are stored as given; ``held_bytes`` of each is charged to the budget on ``put`` and
     returned on removal. An entry larger than the whole budget is not stored.
     """
 
     def __init__(self, capacity: int, budget: CacheBudget) -> None:
-        super().__init__()
-        self.capacity = capacity
+        super().__init__(capacity)
         self.budget = budget
         budget.join(self)
         self._meta: dict[Hashable, tuple[int, int]] = {}  # key -> (last use tick, bytes)
@@ -90,12 +90,11 @@ class LRU(OrderedDict):
     def oldest_tick(self) -> int:
         return self._meta[next(iter(self))][0]
 
-    def get_touch(self, key: Hashable) -> Any:
-        if key not in self:
-            return None
-        self.move_to_end(key)
+    def touch(self, key: Hashable) -> bool:
+        if not super().touch(key):
+            return False
         self._meta[key] = (self.budget.tick(), self._meta[key][1])
-        return self[key]
+        return True
 
     def put(self, key: Hashable, value: Any) -> None:
         size = held_bytes(value)
@@ -103,16 +102,14 @@ class LRU(OrderedDict):
             return
         if key in self:
             del self[key]
-        super().__setitem__(key, value)
-        self._meta[key] = (self.budget.tick(), size)
+        self._meta[key] = (self.budget.tick(), size)  # charged before the base class may evict
         self.nbytes += size
         self.budget.used += size
-        while len(self) > self.capacity:
-            self.popitem(last=False)
+        super().put(key, value)
         self.budget.make_room()
 
     def __setitem__(self, key: Hashable, value: Any) -> None:
-        raise TypeError("use LRU.put, which charges the entry's bytes to the budget")
+        raise TypeError("use BudgetedLRU.put, which charges the entry's bytes to the budget")
 
     def __delitem__(self, key: Hashable) -> None:
         super().__delitem__(key)

@@ -38,7 +38,7 @@ import torch
 from rynnec_ros.core.parsing import parse_option, parse_quantity
 from rynnec_ros.core.types import Answer, Cancelled, Frame, Request, StopFn, TokenFn
 
-from .caches import LRU, CacheBudget
+from .caches import BudgetedLRU, CacheBudget
 from .config import RynnECConfig
 from .decoding import CudaGraphDecoder, Decoder, KVCache, StaticQwen2, check_stop, greedy_pick
 from .heads import mask_to_grid, scrambled_grid
@@ -234,9 +234,9 @@ class RynnEC:
             raise ValueError(f"cache_mb must be >= 0, got {cache_mb}")
         # vision features, prompt-prefix K/V and SAM2 features share one byte budget (see CacheBudget)
         self.cache_budget = CacheBudget(int(cache_mb * (1 << 20)))
-        self._vision_cache = LRU(vision_cache_frames if reuse else 0, self.cache_budget)
-        self._prefix_cache = LRU(prefix_cache_windows if reuse else 0, self.cache_budget)
-        self._sam2_cache = LRU(vision_cache_frames if reuse else 0, self.cache_budget)
+        self._vision_cache = BudgetedLRU(vision_cache_frames if reuse else 0, self.cache_budget)
+        self._prefix_cache = BudgetedLRU(prefix_cache_windows if reuse else 0, self.cache_budget)
+        self._sam2_cache = BudgetedLRU(vision_cache_frames if reuse else 0, self.cache_budget)
         self._decoder: Decoder | None = None
         self._kv: KVCache | None = None
         self._graph: CudaGraphDecoder | None = None

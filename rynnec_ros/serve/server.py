@@ -48,7 +48,6 @@ import signal
 import sysconfig
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from rynnec_ros.core import wire
+from rynnec_ros.core.lru import LRU
 from rynnec_ros.core.types import Answer, Cancelled, Frame, Request
 from rynnec_ros.serve import guard
 
@@ -111,15 +111,12 @@ class FrameStore:
         if capacity < 1:
             raise ValueError(f"frame store capacity must be >= 1, got {capacity}")
         self.capacity = capacity
-        self._frames: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._frames: LRU[str, np.ndarray] = LRU(capacity)
         self._lock = threading.Lock()
 
     def put(self, key: str, rgb: np.ndarray) -> None:
         with self._lock:
-            self._frames[key] = rgb
-            self._frames.move_to_end(key)
-            while len(self._frames) > self.capacity:
-                self._frames.popitem(last=False)
+            self._frames.put(key, rgb)
 
     def get(self, keys: list[str]) -> tuple[list[np.ndarray], list[str]]:
         """The frames for ``keys`` (touched), and the keys the store does not hold."""
@@ -127,9 +124,7 @@ class FrameStore:
             missing = [k for k in keys if k not in self._frames]
             if missing:
                 return [], missing
-            for k in keys:
-                self._frames.move_to_end(k)
-            return [self._frames[k] for k in keys], []
+            return [self._frames[k] for k in keys if self._frames.touch(k)], []
 
 
 def _response(kind: str, body: dict[str, Any] | bytes) -> list[dict[str, np.ndarray]]:

@@ -12,12 +12,12 @@ import hashlib
 import os
 import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from rynnec_ros.core.lru import LRU
 from rynnec_ros.core.types import Answer, Frame, ObjectBox, Request
 from rynnec_ros.spatial.ground import GroundParams, Plane, choose_ground, detect_planes, rotation_aligning
 from rynnec_ros.spatial.parse import (
@@ -89,8 +89,8 @@ class SpatialEngine:
             raise ValueError(f"arm_length_m must be positive, got {self.params.arm_length_m}")
         if self.params.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.params.workers}")
-        self._plane_cache: OrderedDict[str, list[Plane]] = OrderedDict()
-        self._object_cache: OrderedDict[str, ObjectGeometry] = OrderedDict()
+        self._plane_cache: LRU[str, list[Plane]] = LRU(self.params.cache_size)
+        self._object_cache: LRU[str, ObjectGeometry] = LRU(self.params.object_cache_size)
         self._lock = threading.Lock()  # the caches; answer() may run on several executor threads
         self._pool: ThreadPoolExecutor | None = None
 
@@ -108,18 +108,13 @@ class SpatialEngine:
 
     def _cached_object(self, key: str) -> ObjectGeometry | None:
         with self._lock:
-            geom = self._object_cache.get(key)
-            if geom is not None:
-                self._object_cache.move_to_end(key)
-            return geom
+            return self._object_cache.get_touch(key)
 
     def _store_object(self, key: str, geom: ObjectGeometry | None) -> None:
         if geom is None:
             return
         with self._lock:
-            self._object_cache[key] = geom
-            while len(self._object_cache) > self.params.object_cache_size:
-                self._object_cache.popitem(last=False)
+            self._object_cache.put(key, geom)
 
     # ------------------------------------------------------------------ routing
     def understand(self, request: Request) -> tuple[Parsed | None, str]:
@@ -434,14 +429,12 @@ class SpatialEngine:
 
     def _cached_planes(self, key: str, compute) -> list[Plane]:
         with self._lock:
-            if key in self._plane_cache:
-                self._plane_cache.move_to_end(key)
-                return self._plane_cache[key]
+            cached = self._plane_cache.get_touch(key)
+            if cached is not None:
+                return cached
         planes = compute()
         with self._lock:
-            self._plane_cache[key] = planes
-            while len(self._plane_cache) > self.params.cache_size:
-                self._plane_cache.popitem(last=False)
+            self._plane_cache.put(key, planes)
         return planes
 
     def _planes_posed(self, usable: list[Frame], key: str) -> tuple[list[Plane], Plane | None]:

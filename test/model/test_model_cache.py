@@ -16,7 +16,7 @@ import torch
 
 from rynnec_ros.core.types import Frame, Request
 from rynnec_ros.model import RynnEC
-from rynnec_ros.model.caches import LRU, CacheBudget, held_bytes
+from rynnec_ros.model.caches import BudgetedLRU, CacheBudget, held_bytes
 
 FIXTURE_CKPT = Path(__file__).resolve().parents[1] / "data" / "rynnec-tiny" / "checkpoint"
 
@@ -46,7 +46,7 @@ def test_held_bytes_counts_storages_once_and_whole() -> None:
 
 
 def test_least_recently_used_goes_first_when_over_budget() -> None:
-    lru = LRU(capacity=100, budget=CacheBudget(9000))
+    lru = BudgetedLRU(capacity=100, budget=CacheBudget(9000))
     lru.put("a", f32(1000))  # 4000
     lru.put("b", f32(1000))  # 8000
     lru.put("c", f32(750))  # 11000 > 9000: a (oldest) goes -> 7000
@@ -60,7 +60,7 @@ def test_least_recently_used_goes_first_when_over_budget() -> None:
 
 def test_the_budget_is_shared_and_evicts_the_oldest_entry_of_any_cache() -> None:
     budget = CacheBudget(9000)
-    vision, prefix = LRU(100, budget), LRU(100, budget)
+    vision, prefix = BudgetedLRU(100, budget), BudgetedLRU(100, budget)
     vision.put("x", f32(1000))  # 4000
     prefix.put("y", f32(1000))  # 8000
     vision.get_touch("x")  # y is now the oldest of both
@@ -70,7 +70,7 @@ def test_the_budget_is_shared_and_evicts_the_oldest_entry_of_any_cache() -> None
 
 
 def test_too_large_entries_are_not_stored_and_removal_returns_bytes() -> None:
-    lru = LRU(capacity=2, budget=CacheBudget(5000))
+    lru = BudgetedLRU(capacity=2, budget=CacheBudget(5000))
     lru.put("a", f32(1000))
     lru.put("huge", f32(2000))  # 8000 > the whole budget: not stored, nothing evicted
     assert list(lru) == ["a"] and lru.budget.used == 4000
@@ -86,7 +86,7 @@ def test_too_large_entries_are_not_stored_and_removal_returns_bytes() -> None:
 
 
 def test_direct_assignment_is_refused() -> None:
-    lru = LRU(4, CacheBudget(100))
+    lru = BudgetedLRU(4, CacheBudget(100))
     with pytest.raises(TypeError, match=r"LRU\.put"):
         lru["a"] = f32(1)
 

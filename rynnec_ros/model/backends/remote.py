@@ -20,13 +20,13 @@ import socket
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from rynnec_ros.core import wire
+from rynnec_ros.core.lru import LRU
 from rynnec_ros.core.types import Answer, Cancelled, Frame, Request
 from rynnec_ros.model.spec import EngineInfo
 
@@ -72,7 +72,7 @@ class RemoteEngine:
         self.client_name = client_name or default_client_name()
         """The name the server counts this client's questions in flight under (``--max-client-questions``)."""
         self._session = uuid.uuid4().hex[:12]
-        self._uploaded: OrderedDict[str, None] = OrderedDict()
+        self._uploaded: LRU[str, None] = LRU(_UPLOADED_KEYS)
         self._lock = threading.Lock()
         self._client: Any = None
         self._check_ready()
@@ -155,8 +155,7 @@ class RemoteEngine:
 
         todo: dict[tuple[int, ...], list[tuple[str, np.ndarray]]] = {}
         for f, k in zip(frames, keys, strict=True):
-            if k in self._uploaded and not (force and k in force):
-                self._uploaded.move_to_end(k)
+            if not (force and k in force) and self._uploaded.touch(k):
                 continue
             rgb = np.ascontiguousarray(f.rgb)
             if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
@@ -173,9 +172,7 @@ class RemoteEngine:
                 wire.FRAMES_MODEL, [ik, ip], headers=self.headers, client_timeout=self.request_timeout_s
             )
             for k, _ in group:
-                self._uploaded[k] = None
-            while len(self._uploaded) > _UPLOADED_KEYS:
-                self._uploaded.popitem(last=False)
+                self._uploaded.put(k, None)
 
     def _call(
         self,
