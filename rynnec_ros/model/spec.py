@@ -145,32 +145,37 @@ class EngineSpec:
         return cls(**values)
 
 
+# The options' defaults, read from the class (a spec itself needs a checkpoint to validate).
+DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(EngineSpec)}
+
+
 def add_engine_args(parser: argparse.ArgumentParser, backends: tuple[str, ...] = BACKENDS) -> None:
     """The engine's flags (not ``--checkpoint``, whose meaning differs per command); read them back with
     ``EngineSpec.from_args``. Defaults are the spec's; a command changes one with ``set_defaults``."""
-    d = EngineSpec(checkpoint="-")
+    d = DEFAULTS
     g = parser.add_argument_group("engine")
-    g.add_argument("--backend", default=d.backend, choices=list(backends), help="what runs the compute")
-    g.add_argument("--device", default=d.device, help="cpu, cuda or cuda:N")
-    g.add_argument("--dtype", default=d.dtype, choices=list(DTYPES))
+    g.add_argument("--backend", default=d["backend"], choices=list(backends), help="what runs the compute")
+    g.add_argument("--device", default=d["device"], help="cpu, cuda or cuda:N")
+    g.add_argument("--dtype", default=d["dtype"], choices=list(DTYPES))
     if "onnxruntime" in backends:
         g.add_argument("--onnx-dir", help="`rynnec-ros export onnx` output (backend onnxruntime)")
         g.add_argument("--ort-provider", "--provider", dest="ort_provider", choices=ORT_PROVIDERS[1:],
                        help="ONNX Runtime provider (default: cpu for device cpu, else cuda)")
     if "tensorrt" in backends:
         g.add_argument("--engine-dir", help="`rynnec-ros export tensorrt` output (backend tensorrt)")
-    g.add_argument("--threads", type=int, default=d.threads,
+    g.add_argument("--threads", type=int, default=d["threads"],
                    help="torch / ONNX Runtime intra-op threads (0: their own choice)")
-    g.add_argument("--max-visual-tokens", type=int, default=d.max_visual_tokens,
+    g.add_argument("--max-visual-tokens", type=int, default=d["max_visual_tokens"],
                    help="visual token budget of the image processor, all frames together")
-    g.add_argument("--cache-mb", type=float, default=d.cache_mb,
+    g.add_argument("--cache-mb", type=float, default=d["cache_mb"],
                    help="MiB the engine's reuse caches hold together (0: no reuse across questions)")
     if "remote" in backends:
         g.add_argument("--server-url", default="", help="host:port of `rynnec-ros serve`")
         g.add_argument("--server-token-file", default="",
                        help=f"file holding the site token (default: the {wire.TOKEN_ENV} variable)")
-        g.add_argument("--server-connect-timeout-s", type=float, default=d.server_connect_timeout_s)
-        g.add_argument("--server-request-timeout-s", type=float, default=d.server_request_timeout_s)
+        g.add_argument("--server-connect-timeout-s", type=float, default=d["server_connect_timeout_s"])
+        g.add_argument("--server-request-timeout-s", type=float, default=d["server_request_timeout_s"])
 
 
-__all__ = ["BACKENDS", "CHECKS", "DTYPES", "LOCAL_BACKENDS", "EngineInfo", "EngineSpec", "add_engine_args"]
+__all__ = ["BACKENDS", "CHECKS", "DEFAULTS", "DTYPES", "LOCAL_BACKENDS", "EngineInfo", "EngineSpec",
+           "add_engine_args"]

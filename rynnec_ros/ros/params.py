@@ -12,7 +12,7 @@ from typing import Any
 
 from rynnec_ros.core.checks import Check, anything, in_range, no_control_chars, one_of, positive
 from rynnec_ros.core.wire import MAX_NEW_TOKENS, MAX_QUESTION_CHARS
-from rynnec_ros.model.spec import CHECKS, EngineSpec
+from rynnec_ros.model.spec import CHECKS, DEFAULTS, EngineSpec
 
 ParamValue = bool | int | float | str
 
@@ -77,18 +77,18 @@ def _frame_id(v: str) -> str:
     return f"'{v}' is not a valid frame id" if any(c.isspace() for c in v) or v.startswith("/") else ""
 
 
-_ENGINE = EngineSpec(checkpoint="-")  # the engine options' defaults (model/spec.py)
+_ENGINE = DEFAULTS  # the engine options' defaults (model/spec.py)
 
 PARAMS: tuple[ParamSpec, ...] = (
     # Engine (applied on configure): the names, defaults and checks of model/spec.py's EngineSpec.
     ParamSpec("checkpoint", "", "RynnEC checkpoint directory (official format, safetensors). Required "
               "unless backend is remote.", CHECKS["checkpoint"], live=False),
-    ParamSpec("device", _ENGINE.device, "torch device for the engine: cpu, cuda, cuda:N.", CHECKS["device"],
-              live=False),
-    ParamSpec("dtype", _ENGINE.dtype, "Engine dtype.", CHECKS["dtype"], live=False),
-    ParamSpec("max_visual_tokens", _ENGINE.max_visual_tokens, "Visual token budget of the image processor "
+    ParamSpec("device", _ENGINE["device"], "torch device for the engine: cpu, cuda, cuda:N.",
+              CHECKS["device"], live=False),
+    ParamSpec("dtype", _ENGINE["dtype"], "Engine dtype.", CHECKS["dtype"], live=False),
+    ParamSpec("max_visual_tokens", _ENGINE["max_visual_tokens"], "Visual token budget of the image processor "
               "(all frames together).", CHECKS["max_visual_tokens"], live=False),
-    ParamSpec("cache_mb", int(_ENGINE.cache_mb), "Most megabytes the engine's caches (vision features, "
+    ParamSpec("cache_mb", int(_ENGINE["cache_mb"]), "Most megabytes the engine's caches (vision features, "
               "prompt-prefix K/V, SAM2 features) hold together, least recently used evicted first; 0 = no "
               "reuse across questions. With buffer_max_mb it bounds the node's memory beyond the model.",
               CHECKS["cache_mb"], live=False),
@@ -96,7 +96,7 @@ PARAMS: tuple[ParamSpec, ...] = (
               "cache at max_visual_tokens, buffer_max_mb, cache_mb and an activation allowance exceed this "
               "many megabytes; 0 = the machine's MemAvailable at configure, -1 = no check.",
               in_range(-1, 1 << 30), live=False),
-    ParamSpec("backend", _ENGINE.backend, "What runs the engine's compute: torch (eager), onnxruntime "
+    ParamSpec("backend", _ENGINE["backend"], "What runs the engine's compute: torch (eager), onnxruntime "
               "(exported ONNX graphs, needs onnx_dir), tensorrt (TensorRT engines, needs engine_dir and a "
               "cuda device) or remote (a site server, `rynnec-ros serve`, at server_url).", CHECKS["backend"],
               live=False),
@@ -117,9 +117,9 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("server_token", "", "Refused when set: parameters are readable by every peer on the ROS domain "
               "(ros2 param get), so the token comes from server_token_file or server_token_env.",
               _no_secret, live=False),
-    ParamSpec("server_connect_timeout_s", _ENGINE.server_connect_timeout_s, "Seconds configure waits for the "
-              "site server to answer.", CHECKS["server_connect_timeout_s"], live=False),
-    ParamSpec("server_request_timeout_s", _ENGINE.server_request_timeout_s, "A site-server request not "
+    ParamSpec("server_connect_timeout_s", _ENGINE["server_connect_timeout_s"], "Seconds configure waits for "
+              "the site server to answer.", CHECKS["server_connect_timeout_s"], live=False),
+    ParamSpec("server_request_timeout_s", _ENGINE["server_request_timeout_s"], "A site-server request not "
               "answered within this many seconds fails with the reason (a dead server never hangs a "
               "request).", CHECKS["server_request_timeout_s"], live=False),
     # Inputs (applied on activate).

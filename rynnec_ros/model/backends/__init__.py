@@ -63,10 +63,6 @@ def _host(spec: EngineSpec) -> RynnEC:
     return engine
 
 
-def _torch(spec: EngineSpec) -> RynnEC:
-    return _host(spec)
-
-
 def _onnxruntime(spec: EngineSpec) -> RynnEC:
     engine = _host(spec)
     provider = spec.ort_provider or ("cpu" if spec.device == "cpu" else "cuda")
@@ -82,7 +78,7 @@ def _tensorrt(spec: EngineSpec) -> RynnEC:
 
 # One loader per backend name (the names are model/spec.py's BACKENDS).
 LOADERS: dict[str, Callable[[EngineSpec], RynnEC | RemoteEngine]] = {
-    "torch": _torch, "onnxruntime": _onnxruntime, "tensorrt": _tensorrt, "remote": _remote,
+    "torch": _host, "onnxruntime": _onnxruntime, "tensorrt": _tensorrt, "remote": _remote,
 }
 
 
