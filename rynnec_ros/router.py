@@ -34,6 +34,15 @@ class Router:
 
     def answer(self, request: Request, on_token: Callable[[str], None] | None = None,
                should_stop: Callable[[], bool] = lambda: False) -> Answer:
+        """The answer; regions given as prompts are segmented first, so the geometry and the model see
+        the same masks, and ``Answer.prompted`` returns them."""
+        request = self.engine.resolve_prompts(request)
+        ans = self._answer(request, on_token, should_stop)
+        ans.prompted = [r for r in request.regions if r.prompts]
+        return ans
+
+    def _answer(self, request: Request, on_token: Callable[[str], None] | None,
+                should_stop: Callable[[], bool]) -> Answer:
         task: str | None = None
         why_model = ""
         if self.source != "model":

@@ -29,6 +29,9 @@ class Engine:
         self.asked.append(request.question)
         return [-2.0, -1.0, -1.0 - np.log(3.0)][: len(request.options or [])]
 
+    def resolve_prompts(self, request: Request) -> Request:
+        return request  # these requests carry no prompts
+
 
 class Geometry:
     """Recognises questions with 'how far'; can answer when the frame has depth."""

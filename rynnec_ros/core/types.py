@@ -41,17 +41,40 @@ RegionMasks: TypeAlias = dict[int, np.ndarray] | Sequence[np.ndarray | None] | n
 where the object has no mask, or an N×H×W array whose all-false slices mean "no mask there")."""
 
 
+@dataclass(frozen=True)
+class Prompt:
+    """Where an object is on one frame when no mask is at hand: clicks and/or a box (SAM 2's prompts).
+
+    ``points`` are (x, y) = (column, row) pixel coordinates on frame ``frame`` (an index into
+    ``Request.frames``), the convention of SAM 2's image predictor (it shifts them to the pixel's centre);
+    each has a label in ``labels``: 1 on the object, 0 not on it. ``box`` is (x0, y0, x1, y1) around it.
+    """
+
+    frame: int
+    points: Sequence[tuple[float, float]] = ()
+    labels: Sequence[int] = ()
+    box: tuple[float, float, float, float] | None = None
+
+
 @dataclass
 class Region:
-    """An object referred to by masks on some of the request's frames.
+    """An object referred to by masks on some of the request's frames, or by prompts on some.
 
     ``masks`` maps a frame index (into ``Request.frames``) to a boolean H×W mask at that frame's size;
     the engine also takes the per-frame forms of ``RegionMasks`` (the way upstream's API passes masks).
+    ``prompts`` (at most one per frame) with no masks ask the engine to segment the object with SAM 2
+    first (``Predictor.resolve_prompts``); with masks they say where those masks came from.
     """
 
     object_id: int
     masks: RegionMasks
     label: str = ""
+    prompts: tuple[Prompt, ...] = ()
+
+    @property
+    def unresolved(self) -> bool:
+        """Given by prompts only: the masks are still to be made."""
+        return bool(self.prompts) and not (self.masks is not None and len(self.masks))
 
     def frame_masks(self, n_frames: int) -> dict[int, np.ndarray]:
         """{frame index: mask} from any ``RegionMasks`` form, in the order given.
@@ -142,6 +165,8 @@ class Answer:
     boxes: list[ObjectBox] = field(default_factory=list)
     mean_token_logprob: float | None = None
     min_token_logprob: float | None = None
+    prompted: list[Region] = field(default_factory=list)
+    """The regions given as prompts, with the masks SAM 2 made of them: what the answer was about."""
 
     def __post_init__(self) -> None:
         if self.token_logprobs and self.mean_token_logprob is None:
@@ -199,3 +224,8 @@ class Predictor(Protocol):
     ) -> Answer: ...
 
     def score_options(self, request: Request, *, should_stop: StopFn | None = None) -> list[float]: ...
+
+    def resolve_prompts(self, request: Request) -> Request:
+        """``request`` with every region given by prompts only holding the masks made of them (prompts
+        kept); ``ValueError`` naming the region when a prompt is bad or finds nothing."""
+        ...

@@ -126,6 +126,12 @@ class NodePredictor:
                 # lost on the way (a loaded machine drops best-effort images) or not ingested yet
                 stamps = self._publish(frames)
 
+    def resolve_prompts(self, request: Request) -> Request:
+        """Evaluation sends region masks (the benchmarks' own); prompts are not a benchmark input."""
+        if any(r.unresolved for r in request.regions):
+            raise ValueError("evaluation through the node sends region masks, not prompts")
+        return request
+
     def score_options(self, request: Request, *, should_stop: StopFn | None = None) -> list[float]:
         raise ValueError(
             "the node's services expose no option likelihoods: run EmbSpatial with --strategy generation "

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from rynnec_ros.core.parsing import parse_option, parse_quantity
-from rynnec_ros.core.types import Answer, Cancelled, Frame, Request, StopFn, TokenFn
+from rynnec_ros.core.types import Answer, Cancelled, Frame, Region, Request, StopFn, TokenFn
 
 from .caches import BudgetedLRU, CacheBudget
 from .config import RynnECConfig
@@ -53,7 +53,7 @@ from .processing import (
     region_question,
     target_size,
 )
-from .requests import flatten_regions, frame_keys
+from .requests import check_prompt, flatten_regions, frame_keys
 from .spec import DEFAULT_CACHE_MB, EngineInfo
 from .tokenizer import RynnECTokenizer
 
@@ -154,6 +154,7 @@ class Prepared:
     region_embeddings: torch.Tensor | None = None
     object_ids: list[int] = field(default_factory=list)
     mask_frames: list[int] = field(default_factory=list)
+    prompted: list[Region] = field(default_factory=list)  # prompts and the SAM 2 masks made of them
     timings: dict[str, float] = field(default_factory=dict)
     # generate() records every step's logits and hidden state for parity checks and analysis;
     # answer()/segment() switch it off: V float32 logits per step reach GBs on long answers
@@ -336,6 +337,7 @@ class RynnEC:
         self._fill_parsed(ans, request.options)
         ans.frame_indices = sorted(set(prep.mask_frames))
         ans.object_ids = list(prep.object_ids)
+        ans.prompted = prep.prompted
         ans.timings = self._timings(prep, gen, t0)
         ans.timings["sam2"] = 0.0
         ans.timings["total"] = time.perf_counter() - t0
@@ -458,6 +460,7 @@ class RynnEC:
             if not isinstance(f, Frame):
                 raise ValueError(f"frame {i} must be a rynnec_ros.core.types.Frame, got {type(f).__name__}")
             check_frame(f.rgb, i)
+        request = self.resolve_prompts(request)
         keys = frame_keys(frames)
         regions = flatten_regions(frames, request.regions)
 
@@ -516,6 +519,7 @@ class RynnEC:
             prep = Prepared(ids, prefix_len, chunks, ff, inputs, embeds[None])
             prep.object_ids = regions.object_ids
             prep.mask_frames = regions.frames
+            prep.prompted = [r for r in request.regions if r.prompts]
             if regions.masks:
                 reg_pos = torch.eq(id_t, int(self.config.region_token_id or -1)).nonzero().flatten()
                 if len(reg_pos) != len(regions.masks):
@@ -855,7 +859,8 @@ class RynnEC:
             scores.append(float(dec.iou[dec.best_index]))
         return masks, scores
 
-    def sam2_decode(self, frame: np.ndarray, key: Hashable, seg: torch.Tensor) -> Any:
+    def _sam2_features(self, frame: np.ndarray, key: Hashable) -> Any:
+        """SAM 2 image features of one frame, from the cache when the frame was decoded before."""
         sam2: Any = self.model.sam2
         if sam2 is None:
             raise ValueError("this checkpoint has no SAM2 mask decoder")
@@ -864,7 +869,49 @@ class RynnEC:
         if feats is None:
             feats = sam2.image_features(sam2.preprocess(frame))
             self._sam2_cache.put(key, feats)
-        return sam2.decode(feats, seg)
+        return feats
+
+    def sam2_decode(self, frame: np.ndarray, key: Hashable, seg: torch.Tensor) -> Any:
+        return self.model.sam2.decode(self._sam2_features(frame, key), seg)  # type: ignore[union-attr]
+
+    def resolve_prompts(self, request: Request) -> Request:
+        """``request`` with every prompted region's masks made by SAM 2: on each prompt's frame the most
+        confident of the decoder's three candidates (SAM 2's image predictor with ``multimask_output``).
+
+        The frames' SAM 2 features go to the cache [SEG] decoding reads, so a frame is encoded once for
+        both. Regions that already hold masks pass unchanged.
+        """
+        if not any(r.unresolved for r in request.regions):
+            return request
+        frames = request.frames
+        for i, f in enumerate(frames):
+            check_frame(f.rgb, i)
+        keys = frame_keys(frames)
+        out: list[Region] = []
+        for r, region in enumerate(request.regions):
+            if not region.unresolved:
+                out.append(region)
+                continue
+            if self.info.backend != "torch":
+                raise ValueError(f"region {r}: point and box prompts need backend torch (the exported SAM 2 "
+                                 "decoder takes the [SEG] prompt's three tokens only)")
+            masks: dict[int, np.ndarray] = {}
+            for prompt in region.prompts:
+                points, labels = check_prompt(prompt, frames, r)
+                fi = int(prompt.frame)
+                if fi in masks:
+                    raise ValueError(f"region {r}: two prompts on frame {fi}; give one per frame")
+                rgb = frames[fi].rgb
+                decoded = self.model.sam2.decode_points(  # type: ignore[union-attr]
+                    self._sam2_features(rgb, keys[fi]), torch.from_numpy(points), torch.from_numpy(labels),
+                    rgb.shape[0], rgb.shape[1],
+                )
+                mask = decoded.mask
+                if not mask.any():
+                    raise ValueError(f"region {r}: SAM 2 found no object at the prompt on frame {fi}")
+                masks[fi] = mask
+            out.append(dataclasses.replace(region, masks=masks))
+        return dataclasses.replace(request, regions=out)
 
     # ---------------------------------------------------------------------------------------- helpers
 

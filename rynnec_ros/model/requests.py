@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rynnec_ros.core.types import Frame, Region
+from rynnec_ros.core.types import Frame, Prompt, Region
 
 
 @dataclass
@@ -120,3 +120,42 @@ def _bool_mask(mask: np.ndarray, what: str) -> np.ndarray:
     if not mask.any():
         raise ValueError(f"{what}: mask is empty, it selects no pixel of its frame")
     return mask
+
+
+def check_prompt(prompt: Prompt, frames: Sequence[Frame], r: int) -> tuple[np.ndarray, np.ndarray]:
+    """(points [N, 2] float32 frame pixels, labels [N] int64) of a region's prompt, a box first as the two
+    corners labelled 2 and 3 (SAM 2's image predictor's order), or ``ValueError`` naming what is wrong."""
+    what = f"region {r} prompt"
+    fi = prompt.frame
+    if isinstance(fi, (bool, np.bool_)) or not isinstance(fi, (int, np.integer)):
+        raise ValueError(f"{what}: frame must be an integer index, got {fi!r}")
+    if not 0 <= int(fi) < len(frames):
+        raise ValueError(f"{what}: frame {fi} out of range for {len(frames)} frames")
+    h, w = frames[int(fi)].rgb.shape[:2]
+    points = np.zeros((0, 2))
+    if len(prompt.points):
+        points = np.asarray(prompt.points, dtype=np.float64).reshape(-1, 2)
+    labels = np.asarray(prompt.labels)
+    if len(labels) != len(points):
+        raise ValueError(f"{what}: {len(points)} points but {len(labels)} labels")
+    if labels.size and not np.isin(labels, (0, 1)).all():
+        raise ValueError(f"{what}: point labels must be 1 (on the object) or 0 (not on it), "
+                         f"got {labels.tolist()}")
+    if prompt.box is not None:
+        box = np.asarray(prompt.box, dtype=np.float64)
+        if box.shape != (4,):
+            raise ValueError(f"{what}: box must be (x0, y0, x1, y1), got {prompt.box!r}")
+        if not (box[0] < box[2] and box[1] < box[3]):
+            raise ValueError(f"{what}: box {box.tolist()} must have x0 < x1 and y0 < y1")
+        points = np.concatenate([box.reshape(2, 2), points])
+        labels = np.concatenate([[2, 3], labels])
+    if not len(points):
+        raise ValueError(f"{what}: give at least one point or a box")
+    if not np.isfinite(points).all():
+        raise ValueError(f"{what}: coordinates must be finite numbers")
+    outside = (points[:, 0] < 0) | (points[:, 0] > w) | (points[:, 1] < 0) | (points[:, 1] > h)
+    if outside.any():
+        raise ValueError(f"{what}: {points[outside].tolist()} lie outside the {w}×{h} frame {fi}")
+    if (labels == 1).sum() == 0 and prompt.box is None:
+        raise ValueError(f"{what}: needs a point on the object (label 1) or a box")
+    return points.astype(np.float32), labels.astype(np.int64)

@@ -31,8 +31,8 @@ from rynnec_ros.model.resize import resize_bicubic
 CHECKPOINT_PREFIX = "grounding_encoder.sam2_model."
 
 # Tensors (names without CHECKPOINT_PREFIX) that the checkpoint holds but per-frame decoding never reads:
-# memory bank / object-pointer machinery, and the prompt-encoder parts for point, box and mask prompts
-# (RynnEC prompts only with "not a point" padding and the [SEG] embedding).
+# memory bank / object-pointer machinery, and the prompt encoder's mask-prompt downscaling (the [SEG] path
+# prompts with "not a point" padding and the [SEG] embedding; point and box prompts use point_embeddings).
 IGNORED_KEYS: frozenset[str] = frozenset({"maskmem_tpos_enc", "no_mem_pos_enc", "no_obj_ptr"})
 IGNORED_KEY_PREFIXES: tuple[str, ...] = (
     "memory_attention.",
@@ -40,7 +40,6 @@ IGNORED_KEY_PREFIXES: tuple[str, ...] = (
     "obj_ptr_proj.",
     "obj_ptr_tpos_proj.",
     "mask_downsample.",
-    "sam_prompt_encoder.point_embeddings.",
     "sam_prompt_encoder.mask_downscaling.",
 )
 
@@ -441,20 +440,48 @@ class PositionEmbeddingRandom(nn.Module):
         grid = torch.ones((h, w), device=matrix.device, dtype=torch.float32)
         y = (grid.cumsum(dim=0) - 0.5) / h
         x = (grid.cumsum(dim=1) - 0.5) / w
-        coords = 2 * torch.stack([x, y], dim=-1) - 1
-        coords = 2 * np.pi * (coords.to(matrix.dtype) @ matrix)
-        return torch.cat([torch.sin(coords), torch.cos(coords)], dim=-1).permute(2, 0, 1)
+        return self._encode(torch.stack([x, y], dim=-1)).permute(2, 0, 1)
+
+    def _encode(self, unit: torch.Tensor) -> torch.Tensor:
+        """Random Fourier features of coordinates in [0, 1]² (x first): [..., 2] → [..., 2·F]."""
+        matrix = self.positional_encoding_gaussian_matrix
+        coords = 2 * np.pi * ((2 * unit - 1).to(matrix.dtype) @ matrix)
+        return torch.cat([torch.sin(coords), torch.cos(coords)], dim=-1)
+
+    def encode_points(self, xy: torch.Tensor, size: int) -> torch.Tensor:
+        """``forward_with_coords``: points [N, 2] in pixels of the S×S model input → [N, 2·F]."""
+        return self._encode(xy.float() / size)
 
 
 class PromptEncoder(nn.Module):
-    """The prompt-encoder state RynnEC's language prompt touches: padding-point and no-mask embeddings, PE."""
+    """SAM 2's prompt encoder without mask prompts: the [SEG] prompt, point and box prompts, PE."""
 
     def __init__(self, cfg: Sam2Config) -> None:
         super().__init__()
         self.embedding_size = cfg.embedding_size
+        self.input_size = cfg.image_size
         self.pe_layer = PositionEmbeddingRandom(cfg.d_model // 2)
+        # labels 0 negative point, 1 positive point, 2 box top-left, 3 box bottom-right
+        self.point_embeddings = nn.ModuleList(nn.Embedding(1, cfg.d_model) for _ in range(4))
         self.not_a_point_embed = nn.Embedding(1, cfg.d_model)
         self.no_mask_embed = nn.Embedding(1, cfg.d_model)
+
+    def no_mask(self) -> torch.Tensor:
+        size = self.embedding_size
+        return self.no_mask_embed.weight.reshape(1, -1, 1, 1).expand(1, -1, size, size)
+
+    def embed_points(self, xy: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Sparse [1, N + 1, D] and dense [1, D, 64, 64] for N points (S×S input pixels) with labels 0–3.
+
+        ``_embed_points(pad=True)``: SAM 2's image predictor sends a box as two points labelled 2 and 3
+        ahead of the clicks, shifts every point to its pixel centre (+0.5) and pads one "not a point".
+        """
+        pad = self.not_a_point_embed.weight
+        pe = self.pe_layer.encode_points(xy.reshape(-1, 2) + 0.5, self.input_size).to(pad.dtype)
+        rows = [e.weight for e in self.point_embeddings.children() if isinstance(e, nn.Embedding)]
+        table = torch.cat(rows)  # [4, D], row = label
+        sparse = torch.cat([pe + table[labels.reshape(-1).long()], pad], dim=0).unsqueeze(0)
+        return sparse, self.no_mask()
 
     def dense_pe(self) -> torch.Tensor:
         """``get_dense_pe()``: [1, D, 64, 64] positional encoding of the image embedding grid."""
@@ -468,9 +495,7 @@ class PromptEncoder(nn.Module):
         """
         pad = self.not_a_point_embed.weight
         sparse = torch.cat([pad, pad, seg_embedding.reshape(1, -1).to(pad.dtype)], dim=0).unsqueeze(0)
-        size = self.embedding_size
-        dense = self.no_mask_embed.weight.reshape(1, -1, 1, 1).expand(1, -1, size, size)
-        return sparse, dense
+        return sparse, self.no_mask()
 
 
 class Attention(nn.Module):
@@ -776,6 +801,46 @@ class Sam2Model(nn.Module):
             best_lowres=lowres[best],
             mask_1024=torch.sigmoid(upsampled[0, 0]) > 0.5,
         )
+
+    @torch.inference_mode()
+    def decode_points(self, feats: Sam2ImageFeatures, points: torch.Tensor, labels: torch.Tensor,
+                      height: int, width: int) -> PromptDecoded:
+        """One frame (``height``×``width`` px) for point/box prompts, as SAM 2's image predictor decodes it.
+
+        ``points`` [N, 2] are (x, y) frame pixels, ``labels`` [N] 1 positive, 0 negative, 2/3 a box's
+        top-left/bottom-right corners. Coordinates scale to the S×S model input (``transform_coords``),
+        the three multimask outputs are kept, and each is upsampled bilinearly to frame size and cut at
+        logit 0 (``postprocess_masks`` with its default no hole filling).
+        """
+        if feats.batch_size != 1:
+            raise ValueError(f"decode_points takes one frame's features, got a batch of {feats.batch_size}")
+        size = self.config.image_size
+        scale = torch.tensor([size / width, size / height], dtype=torch.float32)
+        sparse, dense = self.sam_prompt_encoder.embed_points(points.float() * scale, labels)
+        sparse = sparse.to(device=self._param.device, dtype=self._param.dtype)
+        masks, iou, _ = self.sam_mask_decoder(
+            feats.image_embed, self.sam_prompt_encoder.dense_pe(), sparse, dense, feats.high_res_feats
+        )
+        lowres = masks[0, 1:].float()
+        logits = F.interpolate(lowres[None], size=(int(height), int(width)), mode="bilinear",
+                               align_corners=False)[0]
+        scores = iou[0, 1:].float()
+        return PromptDecoded(lowres.cpu(), logits.cpu(), scores.cpu(), int(torch.argmax(scores)))
+
+
+@dataclass
+class PromptDecoded:
+    """One frame decoded for a point/box prompt: the three candidate masks and SAM 2's IoU estimates."""
+
+    lowres_logits: torch.Tensor  # [3, S/4, S/4] the decoder's own resolution
+    logits: torch.Tensor  # [3, H, W] float32 at frame size
+    iou: torch.Tensor  # [3] predicted IoU
+    best_index: int  # argmax of iou
+
+    @property
+    def mask(self) -> np.ndarray:
+        """The most confident candidate as a bool H×W mask (logit > 0)."""
+        return (self.logits[self.best_index] > 0).numpy()
 
 
 def resize_mask_to_frame(mask_1024: torch.Tensor | np.ndarray, height: int, width: int) -> np.ndarray:

@@ -132,6 +132,7 @@ def test_graph_backend_reads_only_the_host_tensors(engines, onnx_dir: Path, tmp_
         "grounding_encoder.sam2_model.sam_prompt_encoder.not_a_point_embed.weight",
         "grounding_encoder.sam2_model.sam_prompt_encoder.no_mask_embed.weight",
         "grounding_encoder.sam2_model.no_mem_embed",
+        *(f"grounding_encoder.sam2_model.sam_prompt_encoder.point_embeddings.{i}.weight" for i in range(4)),
     }
     meta, frames, _ = load_case("a1_video_qa_224x168")
     a = poisoned.segment(request(frames, meta["question"], max_new_tokens=12))
@@ -186,6 +187,7 @@ def test_configure_memory_bench_reports_what_each_backend_holds(onnx_dir: Path) 
 
     host = ("model.embed_tokens.", "grounding_encoder.sam2_model.sam_prompt_encoder.not_a_point_embed",
             "grounding_encoder.sam2_model.sam_prompt_encoder.no_mask_embed",
+            "grounding_encoder.sam2_model.sam_prompt_encoder.point_embeddings",
             "grounding_encoder.sam2_model.no_mem_embed")
     with safe_open(str(CHECKPOINT / "model.safetensors"), framework="pt") as f:
         sizes = {k: f.get_tensor(k).nbytes for k in f.keys()}  # noqa: SIM118

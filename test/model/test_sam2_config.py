@@ -120,8 +120,9 @@ def test_hiera_l_matches_official_architecture() -> None:
     # The first block of a stage keeps the previous stage's window (upstream lag).
     assert [trunk.blocks[i].window_size for i in (2, 8, 9, 44, 45)] == [8, 4, 16, 16, 8]
     assert [trunk.blocks[i].attn.num_heads for i in (0, 2, 8, 44)] == [2, 4, 8, 16]
-    # 224.4M for the full SAM 2.0 Hiera-L minus the memory modules this package does not build.
-    assert sum(p.numel() for p in sam.parameters()) == 216_919_157
+    # 224.4M for the full SAM 2.0 Hiera-L minus the memory modules this package does not build; the
+    # point/box prompt embeddings (4 × 256) are built since point prompts are decoded.
+    assert sum(p.numel() for p in sam.parameters()) == 216_919_157 + 4 * 256
 
 
 def test_load_rejects_wrong_config(tiny_yaml: Path) -> None:
@@ -160,12 +161,12 @@ def test_ignored_keys_are_skipped_and_weights_loaded(tiny_yaml: Path) -> None:
         "no_obj_ptr": torch.zeros(1, 16),
         "obj_ptr_proj.layers.0.weight": torch.zeros(16, 16),
         "mask_downsample.weight": torch.zeros(1, 1, 4, 4),
-        "sam_prompt_encoder.point_embeddings.0.weight": torch.zeros(1, 16),
         "sam_prompt_encoder.mask_downscaling.0.weight": torch.zeros(4, 1, 2, 2),
     }
     assert all(is_ignored_key(k) for k in extra)
     assert not is_ignored_key("no_mem_embed") and not is_ignored_key("no_obj_ptr_extra")
     assert not is_ignored_key("sam_prompt_encoder.not_a_point_embed.weight")
+    assert not is_ignored_key("sam_prompt_encoder.point_embeddings.0.weight")  # point prompts read them
     assert "no_obj_ptr" in IGNORED_KEYS and "memory_attention." in IGNORED_KEY_PREFIXES
     sam.load_inference_state_dict({**state, **extra})
     loaded = sam.state_dict()

@@ -105,6 +105,13 @@ class RemoteEngine:
         """Summed log-likelihood of each of ``request.options``, computed on the server."""
         return self._call("score", request, None, should_stop)
 
+    def resolve_prompts(self, request: Request) -> Request:
+        """The site server's wire format carries region masks only: prompts are refused by name."""
+        if any(r.unresolved for r in request.regions):
+            raise ValueError("point and box prompts need a local engine (backend torch): the site server "
+                             "takes regions as masks")
+        return request
+
     def close(self) -> None:
         with self._lock:
             self._drop_client()
