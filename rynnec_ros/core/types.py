@@ -56,6 +56,16 @@ class Prompt:
     box: tuple[float, float, float, float] | None = None
 
 
+@dataclass(frozen=True)
+class WorldPoint:
+    """A 3D point on an object in a TF frame (RViz's /clicked_point, a planner's target), for the ROS
+    layer to move into the world frame and click on the frames that see it (``spatial.prompts``)."""
+
+    xyz: tuple[float, float, float]
+    frame_id: str
+    stamp_ns: int = 0  # 0: the newest frame's stamp
+
+
 @dataclass
 class Region:
     """An object referred to by masks on some of the request's frames, or by prompts on some.
@@ -63,13 +73,15 @@ class Region:
     ``masks`` maps a frame index (into ``Request.frames``) to a boolean H×W mask at that frame's size;
     the engine also takes the per-frame forms of ``RegionMasks`` (the way upstream's API passes masks).
     ``prompts`` (at most one per frame) with no masks ask the engine to segment the object with SAM 2
-    first (``Predictor.resolve_prompts``); with masks they say where those masks came from.
+    first (``Predictor.resolve_prompts``); with masks they say where those masks came from. ``point``
+    is where the prompts came from when the caller gave a 3D point.
     """
 
     object_id: int
     masks: RegionMasks
     label: str = ""
     prompts: tuple[Prompt, ...] = ()
+    point: WorldPoint | None = None
 
     @property
     def unresolved(self) -> bool:

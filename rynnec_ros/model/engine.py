@@ -897,7 +897,7 @@ class RynnEC:
                                  "decoder takes the [SEG] prompt's three tokens only)")
             masks: dict[int, np.ndarray] = {}
             for prompt in region.prompts:
-                points, labels = check_prompt(prompt, frames, r)
+                points, labels = check_prompt(prompt, frames, f"region {r} prompt")
                 fi = int(prompt.frame)
                 if fi in masks:
                     raise ValueError(f"region {r}: two prompts on frame {fi}; give one per frame")

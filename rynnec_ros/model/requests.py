@@ -122,10 +122,10 @@ def _bool_mask(mask: np.ndarray, what: str) -> np.ndarray:
     return mask
 
 
-def check_prompt(prompt: Prompt, frames: Sequence[Frame], r: int) -> tuple[np.ndarray, np.ndarray]:
+def check_prompt(prompt: Prompt, frames: Sequence[Frame], what: str) -> tuple[np.ndarray, np.ndarray]:
     """(points [N, 2] float32 frame pixels, labels [N] int64) of a region's prompt, a box first as the two
-    corners labelled 2 and 3 (SAM 2's image predictor's order), or ``ValueError`` naming what is wrong."""
-    what = f"region {r} prompt"
+    corners labelled 2 and 3 (SAM 2's image predictor's order), or ``ValueError`` naming ``what`` and
+    what is wrong with it."""
     fi = prompt.frame
     if isinstance(fi, (bool, np.bool_)) or not isinstance(fi, (int, np.integer)):
         raise ValueError(f"{what}: frame must be an integer index, got {fi!r}")

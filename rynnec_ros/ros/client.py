@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import numpy as np
 import rclpy
 from action_msgs.msg import GoalStatus
+from geometry_msgs.msg import Point
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.action import ActionClient
@@ -33,7 +34,7 @@ from rynnec_ros.action import Segment as SegmentAction
 from rynnec_ros.core import masks as rle_codec
 from rynnec_ros.core.types import Answer, Region
 from rynnec_ros.msg import Region as RegionMsg
-from rynnec_ros.msg import RegionMask
+from rynnec_ros.msg import RegionMask, RegionPrompt
 from rynnec_ros.ros import convert
 from rynnec_ros.ros.qos import SERVICE_QOS
 from rynnec_ros.srv import AskQuestion, ListFrames, Segment
@@ -539,23 +540,41 @@ class CognitionClient:
 
     @staticmethod
     def _region_msgs(regions: Sequence[Region], frame_stamps_ns: Sequence[int] | None) -> list[RegionMsg]:
+        """Regions as messages: masks (keys index ``frame_stamps_ns``, or are stamps when it is None),
+        else the region's one pixel prompt (its ``frame`` likewise) or its 3D ``point``."""
+
+        def stamp_of(region: Region, key: int) -> Any:
+            if frame_stamps_ns is None:
+                return convert.ns_to_stamp(key)  # without a frame list, keys are frame stamps in ns
+            if not 0 <= key < len(frame_stamps_ns):
+                raise ValueError(f"region {region.object_id}: frame index {key} is not in frame_stamps_ns")
+            return convert.ns_to_stamp(frame_stamps_ns[key])
+
         out = []
         for region in regions:
-            masks = []
+            msg = RegionMsg(object_id=int(region.object_id), label=region.label)
+            out.append(msg)
+            if region.unresolved or (region.point is not None and not region.masks):
+                if len(region.prompts) > 1:
+                    raise ValueError(f"region {region.object_id}: the node takes one pixel prompt per region")
+                msg.prompt = RegionPrompt()
+                if region.point is not None:
+                    msg.prompt.point.header.frame_id = region.point.frame_id
+                    msg.prompt.point.header.stamp = convert.ns_to_stamp(region.point.stamp_ns)
+                    msg.prompt.point.point = Point(x=float(region.point.xyz[0]), y=float(region.point.xyz[1]),
+                                                   z=float(region.point.xyz[2]))
+                    continue
+                (prompt,) = region.prompts
+                msg.prompt.stamp = stamp_of(region, int(prompt.frame))
+                msg.prompt.points = [Point(x=float(x), y=float(y)) for x, y in prompt.points]
+                msg.prompt.labels = [int(v) for v in prompt.labels]
+                msg.prompt.box = [float(v) for v in prompt.box or ()]
+                continue
             n = len(frame_stamps_ns) if frame_stamps_ns is not None else len(region.masks)
             for key, mask in sorted(region.frame_masks(n).items()):
-                if frame_stamps_ns is not None:
-                    if not 0 <= key < len(frame_stamps_ns):
-                        raise ValueError(
-                            f"region {region.object_id}: frame index {key} is not in frame_stamps_ns"
-                        )
-                    stamp = frame_stamps_ns[key]
-                else:
-                    stamp = key  # without a frame list, keys are frame stamps in nanoseconds
                 rle = rle_codec.encode(np.asarray(mask, dtype=bool))
-                masks.append(RegionMask(stamp=convert.ns_to_stamp(stamp), size=rle["size"],
-                                        counts=rle["counts"]))
-            out.append(RegionMsg(object_id=int(region.object_id), label=region.label, masks=masks))
+                msg.masks.append(RegionMask(stamp=stamp_of(region, key), size=rle["size"],
+                                            counts=rle["counts"]))
         return out
 
     def _ask_request(
@@ -597,6 +616,7 @@ class CognitionClient:
             frame_indices=list(range(len(res.frame_stamps))),
             timings={t.stage: t.seconds for t in res.timings},
             reason=res.reason,
+            prompted=_prompted(res, regions or []),
         )
 
     def ask(
@@ -789,3 +809,17 @@ class CognitionClient:
     def last_frame_stamps_ns(self) -> list[int]:
         """Stamps of the frames the latest answer was computed on."""
         return [] if self.last_response is None else [_ns(s) for s in self.last_response.frame_stamps]
+
+
+def _prompted(res: Any, regions: Sequence[Region]) -> list[Region]:
+    """The answer's ``region_masks`` as the prompted regions they belong to, masks keyed by the index of
+    their frame in the response's ``frame_stamps`` (the request's frames, oldest first)."""
+    index = {convert.stamp_to_ns(s): i for i, s in enumerate(res.frame_stamps)}
+    out: list[Region] = []
+    for region in regions:
+        masks = {index[convert.stamp_to_ns(m.header.stamp)]: rle_codec.decode(
+            {"size": list(m.size), "counts": m.counts}) for m in res.region_masks
+            if m.object_id == region.object_id and convert.stamp_to_ns(m.header.stamp) in index}
+        if masks and (region.prompts or region.point is not None):
+            out.append(Region(region.object_id, masks, region.label, region.prompts, region.point))
+    return out

@@ -7,6 +7,7 @@ Every problem with what the client sent is a ValueError whose text goes back as 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,14 +19,18 @@ from std_msgs.msg import Header
 from rynnec_ros.core import masks as rle_codec
 from rynnec_ros.core.buffer import NS_PER_S, FrameBuffer
 from rynnec_ros.core.text import check_text as _check_text
-from rynnec_ros.core.types import Answer, Frame, Region, Request
+from rynnec_ros.core.types import Answer, Frame, Prompt, Region, Request, WorldPoint
 from rynnec_ros.core.wire import MAX_MASKS_PER_REGION, MAX_NEW_TOKENS, MAX_OPTIONS, MAX_REGIONS
+from rynnec_ros.model.requests import check_prompt
 from rynnec_ros.msg import ObjectMask, StageTiming
 from rynnec_ros.ros import convert
+from rynnec_ros.spatial.prompts import point_prompts
 
 MAX_STAMPS = 1000
 
 PoseLookup = Callable[[Frame], np.ndarray | None]
+FrameLookup = Callable[[str, int], np.ndarray]
+"""world_T_frame of a TF frame at a stamp (ns); LookupError with the reason when TF cannot say."""
 
 
 @dataclass(frozen=True)
@@ -107,21 +112,41 @@ def _decode_mask(rm: Any, where: str, shape: tuple[int, ...]) -> np.ndarray:
     raise ValueError(f"{where}: has neither RLE counts nor a mono8 image")
 
 
-DecodedRegion = tuple[Any, str, dict[int, np.ndarray]]
+MAX_CLICKS = 64  # clicks in one region's prompt
 
 
-def _regions(msg_regions: Any, buffer: FrameBuffer, lim: Limits) -> list[DecodedRegion]:
-    """Per region: the message, its label and its masks keyed by the buffered frame's stamp."""
+@dataclass
+class _Decoded:
+    """One request region as read from its message, before the window is chosen: masks or a prompt,
+    keyed by buffered frame stamps (the window's frame indices are not known yet)."""
+
+    object_id: int
+    label: str
+    masks: dict[int, np.ndarray]
+    click: tuple[int, Prompt] | None = None  # (frame stamp, the prompt with frame -1)
+    point: WorldPoint | None = None
+
+
+def _regions(msg_regions: Any, buffer: FrameBuffer, lim: Limits) -> list[_Decoded]:
     if len(msg_regions) > MAX_REGIONS:
         raise ValueError(f"{len(msg_regions)} regions, at most {MAX_REGIONS} are accepted")
     out = []
     for k, region in enumerate(msg_regions):
         label = check_text(region.label, f"region {k} label", lim.max_chars, optional=True)
-        if not region.masks:
-            raise ValueError(f"region {k} (object_id {region.object_id}) has no masks")
+        decoded = _Decoded(int(region.object_id), label, {})
+        out.append(decoded)
+        prompt = region.prompt
+        has_prompt = bool(len(prompt.points) or len(prompt.labels) or len(prompt.box)
+                          or prompt.point.header.frame_id)
+        if region.masks and has_prompt:
+            raise ValueError(f"region {k} (object_id {region.object_id}) has masks and a prompt; give one")
+        if not region.masks and not has_prompt:
+            raise ValueError(f"region {k} (object_id {region.object_id}) has no masks and no prompt")
+        if has_prompt:
+            _decode_prompt(prompt, decoded, buffer, lim, f"region {k} prompt")
+            continue
         if len(region.masks) > MAX_MASKS_PER_REGION:
             raise ValueError(f"region {k} has {len(region.masks)} masks, at most {MAX_MASKS_PER_REGION}")
-        masks: dict[int, np.ndarray] = {}
         for j, rm in enumerate(region.masks):
             where = f"region {k} mask {j}"
             stamp = _stamp(rm.stamp, where)
@@ -134,13 +159,46 @@ def _regions(msg_regions: Any, buffer: FrameBuffer, lim: Limits) -> list[Decoded
                                  f"{stamp} ns is {frame.rgb.shape[1]}x{frame.rgb.shape[0]}")
             if not mask.any():
                 raise ValueError(f"{where}: mask is empty")
-            masks[frame.stamp_ns] = mask
-        out.append((region, label, masks))
+            decoded.masks[frame.stamp_ns] = mask
     return out
 
 
-def ask_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup) -> Request:
-    """AskQuestion.Request (or the Ask action goal) -> Request over buffered frames."""
+def _decode_prompt(prompt: Any, out: _Decoded, buffer: FrameBuffer, lim: Limits, where: str) -> None:
+    """A RegionPrompt: clicks/box on a buffered frame, or a 3D point (exactly one of the two)."""
+    clicks = len(prompt.points) or len(prompt.labels) or len(prompt.box)
+    if prompt.point.header.frame_id:
+        if clicks:
+            raise ValueError(f"{where}: give pixel prompts or a 3D point (point.header.frame_id), not both")
+        p = prompt.point.point
+        xyz = (float(p.x), float(p.y), float(p.z))
+        if not all(math.isfinite(v) for v in xyz):
+            raise ValueError(f"{where}: point {xyz} is not finite")
+        frame_id = check_text(prompt.point.header.frame_id, f"{where} frame_id", lim.max_chars)
+        out.point = WorldPoint(xyz, frame_id, _stamp(prompt.point.header.stamp, f"{where} point stamp"))
+        return
+    if len(prompt.points) > MAX_CLICKS:
+        raise ValueError(f"{where}: {len(prompt.points)} clicks, at most {MAX_CLICKS}")
+    if len(prompt.box) not in (0, 4):
+        raise ValueError(f"{where}: box has {len(prompt.box)} numbers; give [x0, y0, x1, y1] or none")
+    stamp = _stamp(prompt.stamp, f"{where} stamp")
+    frame = buffer.get(stamp, lim.tolerance_ns) if stamp else buffer.newest()
+    if frame is None:
+        raise ValueError(f"{where}: stamp {stamp} ns is not a buffered frame" if stamp
+                         else f"{where}: no frame is buffered yet")
+    box = tuple(float(v) for v in prompt.box) if len(prompt.box) else None
+    click = Prompt(-1, tuple((float(q.x), float(q.y)) for q in prompt.points),
+                   tuple(int(v) for v in prompt.labels), box)  # type: ignore[arg-type]
+    check_prompt(dataclasses.replace(click, frame=0), [frame], where)
+    out.click = (frame.stamp_ns, click)
+
+
+def ask_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup,
+                locate: FrameLookup | None = None) -> Request:
+    """AskQuestion.Request (or the Ask action goal) -> Request over buffered frames.
+
+    ``locate`` moves a region's 3D point into the world frame (the node's TF); without it (the quick
+    check before queueing) a point region stays a ``WorldPoint`` with no prompts.
+    """
     question = check_text(msg.question, "question", lim.max_chars)
     if len(msg.options) > MAX_OPTIONS:
         raise ValueError(f"{len(msg.options)} options, at most {MAX_OPTIONS} are accepted")
@@ -149,19 +207,39 @@ def ask_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup) ->
     if not 0 <= msg.max_new_tokens <= MAX_NEW_TOKENS:
         raise ValueError(f"max_new_tokens {msg.max_new_tokens} is more than the limit {MAX_NEW_TOKENS}")
     decoded = _regions(msg.regions, buffer, lim)
-    frames = _window(msg, buffer, lim, sorted({s for _, _, m in decoded for s in m}), pose)
+    required = {s for d in decoded for s in d.masks} | {d.click[0] for d in decoded if d.click}
+    frames = _window(msg, buffer, lim, sorted(required), pose)
     index = {f.stamp_ns: i for i, f in enumerate(frames)}
     regions = []
-    for region, label, masks in decoded:
-        for s, mask in masks.items():
+    for k, d in enumerate(decoded):
+        for s in [*d.masks, *([d.click[0]] if d.click else [])]:
             # Ingest may reset or evict the buffer between decoding the masks and picking the window.
-            if s not in index or frames[index[s]].rgb.shape[:2] != mask.shape:
-                raise ValueError(f"the frame at {s} ns carrying a region mask left the buffer while the "
-                                 "request was prepared (time jump or eviction); send the request again")
-        regions.append(Region(object_id=int(region.object_id), label=label,
-                              masks={index[s]: m for s, m in masks.items()}))
+            shape = d.masks[s].shape if s in d.masks else None
+            if s not in index or (shape is not None and frames[index[s]].rgb.shape[:2] != shape):
+                raise ValueError(f"the frame at {s} ns carrying region {k}'s mask or prompt left the buffer "
+                                 "while the request was prepared (time jump or eviction); send the request "
+                                 "again")
+        region = Region(d.object_id, {index[s]: m for s, m in d.masks.items()}, d.label, point=d.point)
+        if d.click is not None:
+            region.prompts = (dataclasses.replace(d.click[1], frame=index[d.click[0]]),)
+        elif d.point is not None and locate is not None:
+            region.prompts = _point_prompts(d.point, frames, locate, f"region {k}'s point")
+        regions.append(region)
     max_new = int(msg.max_new_tokens) or lim.max_new_tokens
     return Request(question, frames, regions, options, task, max_new)
+
+
+def _point_prompts(point: WorldPoint, frames: list[Frame], locate: FrameLookup,
+                   what: str) -> tuple[Prompt, ...]:
+    """Clicks for a 3D point on the frames whose depth shows it (``spatial.prompts``)."""
+    stamp = point.stamp_ns or frames[-1].stamp_ns
+    try:
+        world_T_point = locate(point.frame_id, stamp)
+    except (LookupError, ValueError) as exc:
+        raise ValueError(f"{what}: no transform from '{point.frame_id}' to the world frame: {exc}") from exc
+    xyz = world_T_point[:3, :3] @ np.asarray(point.xyz) + world_T_point[:3, 3]
+    name = f"{what} ({', '.join(f'{v:.3f}' for v in point.xyz)}) in '{point.frame_id}'"
+    return point_prompts(xyz, frames, name)
 
 
 def segment_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup) -> Request:
@@ -187,6 +265,7 @@ def fill_ask(res: Any, ans: Answer, request: Request) -> Any:
     res.reading = ans.reading
     res.reason = ans.reason
     res.frame_stamps = [convert.ns_to_stamp(f.stamp_ns) for f in request.frames]
+    res.region_masks = region_masks(ans, request)
     res.timings = timings(ans.timings)
     return res
 
@@ -197,19 +276,24 @@ def object_masks(ans: Answer, request: Request, object_id: int) -> list[ObjectMa
         raise ValueError(f"no mask: {ans.reason or 'the model did not segment anything'} "
                          f"(model text: {ans.text!r})")
     scores = ans.mask_scores or []
-    out: list[ObjectMask] = []
-    for i, (frame, mask) in enumerate(zip(request.frames, ans.masks, strict=False)):
-        if mask is None:
-            continue
-        if mask.shape != frame.rgb.shape[:2]:
-            raise RuntimeError(f"engine returned a {mask.shape} mask for a {frame.rgb.shape[:2]} frame")
-        rle = rle_codec.encode(mask)
-        out.append(ObjectMask(
-            header=Header(stamp=convert.ns_to_stamp(frame.stamp_ns), frame_id=frame.frame_id),
-            object_id=object_id, label=request.question, size=rle["size"], counts=rle["counts"],
-            bbox=convert.mask_bbox(mask), score=float(scores[i]) if i < len(scores) else math.nan,
-        ))
-    return out
+    return [_object_mask(request.frames[i], mask, object_id, request.question,
+                         float(scores[i]) if i < len(scores) else math.nan)
+            for i, mask in enumerate(ans.masks[: len(request.frames)]) if mask is not None]
+
+
+def region_masks(ans: Answer, request: Request) -> list[ObjectMask]:
+    """The masks SAM 2 made of the prompted regions, one per frame, labelled like their region."""
+    return [_object_mask(request.frames[i], np.asarray(mask, dtype=bool), r.object_id, r.label, math.nan)
+            for r in ans.prompted for i, mask in sorted(r.frame_masks(len(request.frames)).items())]
+
+
+def _object_mask(frame: Frame, mask: np.ndarray, object_id: int, label: str, score: float) -> ObjectMask:
+    if mask.shape != frame.rgb.shape[:2]:
+        raise RuntimeError(f"engine returned a {mask.shape} mask for a {frame.rgb.shape[:2]} frame")
+    rle = rle_codec.encode(mask)
+    return ObjectMask(header=Header(stamp=convert.ns_to_stamp(frame.stamp_ns), frame_id=frame.frame_id),
+                      object_id=object_id, label=label, size=rle["size"], counts=rle["counts"],
+                      bbox=convert.mask_bbox(mask), score=score)
 
 
 def fill_segment(res: Any, ans: Answer, request: Request, object_id: int) -> Any:

@@ -333,6 +333,12 @@ class CognitionNode(LifecycleNode):
             self.get_logger().warning(f"no camera pose: {exc}", throttle_duration_sec=5.0)
             return None
 
+    def _locate(self, frame_id: str, stamp_ns: int) -> np.ndarray:
+        """world_T_frame for a 3D point prompt; LookupError with the reason when TF cannot say."""
+        if self._pose is None:
+            raise LookupError("3D point prompts need the world_frame parameter (the frame TF moves them to)")
+        return self._pose.world_T_frame(self._p["world_frame"], frame_id, stamp_ns)
+
     def _job(self, kind: str, msg: Any, finish: Callable[[Job, Any, str], None],
              stream: Callable[[str], None] | None = None,
              cancel_requested: Callable[[], bool] = lambda: False) -> Job:
@@ -415,11 +421,11 @@ class CognitionNode(LifecycleNode):
                                         request, int(msg.object_id))
             outputs.segmentation(ans, request, res.masks)
         else:
-            request = messages.ask_request(msg, self._buffer, lim, self._pose_of)
+            request = messages.ask_request(msg, self._buffer, lim, self._pose_of, self._locate)
             ans = router.answer(request, stream, job.should_stop)
             ans.timings = {"queue": waited, **ans.timings}
             res = messages.fill_ask(AskQuestion.Response() if stream is None else Ask.Result(), ans, request)
-            outputs.answer(ans, request)
+            outputs.answer(ans, request, res.region_masks)
         res.success = True
         res.message = ""
         return res

@@ -58,10 +58,10 @@ class Outputs:
             if detections is not None:
                 self.detections_2d.publish(detections)
 
-    def answer(self, ans: Answer, request: Request) -> None:
-        """~/spatial_answers always; when enabled, ~/overlay (the regions' masks on their newest frame),
-        ~/markers and ~/detections_3d (the boxes the answer measured; a DELETEALL / an empty array when it
-        measured none)."""
+    def answer(self, ans: Answer, request: Request, region_masks: list[ObjectMask]) -> None:
+        """~/spatial_answers always; ~/object_masks with the masks made of prompted regions; when
+        enabled, ~/overlay (the regions' masks on their newest frame), ~/markers and ~/detections_3d (the
+        boxes the answer measured; a DELETEALL / an empty array when it measured none)."""
         newest = request.frames[-1]
         self.spatial.publish(SpatialAnswer(
             header=Header(stamp=convert.ns_to_stamp(newest.stamp_ns), frame_id=newest.frame_id),
@@ -69,8 +69,13 @@ class Outputs:
             value=float(ans.value) if ans.value is not None else math.nan, unit=ans.unit or "",
             object_ids=[int(r.object_id) for r in request.regions], source=ans.source, reason=ans.reason,
         ))
+        if region_masks:
+            self.masks.publish(ObjectMasks(header=region_masks[-1].header, expression=request.question,
+                                           masks=region_masks))
         n = len(request.frames)
-        per_region = [(r, r.frame_masks(n)) for r in request.regions]
+        made = iter(ans.prompted)  # the prompted regions in order, with their masks
+        regions = [next(made, r) if r.prompts else r for r in request.regions]
+        per_region = [(r, r.frame_masks(n)) for r in regions]
         with_masks = [i for i in range(n) if any(i in m for _, m in per_region)]
         if self._p["publish_overlay"] and with_masks:
             fi = with_masks[-1]

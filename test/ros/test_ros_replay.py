@@ -146,6 +146,68 @@ def test_spatial_source_parameter_routes_questions(replayed, scene) -> None:
     assert seg.masks and [stamp_to_ns(m.header.stamp) for m in res.masks] == replayed.last_frame_stamps_ns
 
 
+def test_a_3d_point_prompt_is_answered_with_masks_on_the_frames_that_see_it(replayed, scene) -> None:
+    """A 3D point (as RViz's Publish Point sends it, in the world frame ``odom``) on an object of the
+    replayed scene: the node moves it through TF, clicks it on the frames whose depth shows it, segments
+    those with SAM 2 and answers with the masks. The point and which frames see it come from the scene
+    model (``make_scene``/``render`` with gen-scene's options: seed 3, 8 frames of 128x96), not from
+    the bag the node read."""
+    from scipy.ndimage import binary_erosion
+
+    from rynnec_ros.core.types import Region, WorldPoint
+    from rynnec_ros.ros.convert import stamp_to_ns
+    from rynnec_ros.scenes.scene import make_scene, render
+
+    model = make_scene(3, 8, 128, 96)
+    stamps = [int(s["stamp_ns"]) for s in json.loads((scene / "scene.json").read_text())["camera"]]
+    renders = [render(model, model.world_T_camera(i)) for i in range(8)]
+    K = model.camera.K
+    # the object covering most pixels of frame 0, one of its interior pixels, and the surface point there
+    ids, counts = np.unique(renders[0].ids[renders[0].ids > 0], return_counts=True)
+    oid = int(ids[np.argmax(counts)])
+    rows, cols = np.nonzero(binary_erosion(renders[0].ids == oid, iterations=2))
+    row, col = int(rows[len(rows) // 2]), int(cols[len(cols) // 2])
+    T = model.world_T_camera(0)
+    ray = T[:3, :3] @ np.array([(col - K[0, 2]) / K[0, 0], (row - K[1, 2]) / K[1, 1], 1.0])
+    xyz = T[:3, 3] + float(renders[0].depth[row, col]) * ray
+    in_mask = set()
+    for i, r in enumerate(renders):
+        Ti = model.world_T_camera(i)
+        x, y, z = (xyz - Ti[:3, 3]) @ Ti[:3, :3]
+        u, v = int(np.floor(K[0, 0] * x / z + K[0, 2] + 0.5)), int(np.floor(K[1, 1] * y / z + K[1, 2] + 0.5))
+        if z > 0 and 0 <= u < 128 and 0 <= v < 96 and r.ids[v, u] == oid:
+            in_mask.add(stamps[i])
+
+    region = Region(oid, {}, "target", point=WorldPoint(tuple(map(float, xyz)), "odom"))
+    ans = replayed.ask("What is <object0>?", [region], frame_stamps_ns=stamps, timeout_s=60)
+    res = replayed.last_response
+    assert res.success and ans.object_ids == [oid]
+    got = [stamp_to_ns(m.header.stamp) for m in res.region_masks]
+    assert stamps[0] in got and set(got) <= in_mask, (got, sorted(in_mask))
+    assert all(m.object_id == oid and m.label == "target" and m.header.frame_id for m in res.region_masks)
+    (prompted,) = ans.prompted
+    assert sorted(prompted.masks) == [stamps.index(s) for s in got]
+    assert all(m.shape == (96, 128) and m.any() for m in prompted.masks.values())
+
+    # the same object by a click on frame 0 (Prompt.frame indexes frame_stamps_ns): its mask on frame 0
+    from rynnec_ros.core.types import Prompt
+
+    click = Region(oid, {}, prompts=(Prompt(0, [(float(col), float(row))], [1]),))
+    clicked = replayed.ask("What is <object0>?", [click], frame_stamps_ns=stamps, timeout_s=60)
+    assert [sorted(r.masks) for r in clicked.prompted] == [[0]]
+    assert [stamp_to_ns(m.header.stamp) for m in replayed.last_response.region_masks] == [stamps[0]]
+
+    # a point inside the object's box (its centre) is on no surface a frame sees: refused, with why
+    centre = tuple(map(float, model.object(oid).center))
+    with pytest.raises(RuntimeError, match=r"region 0's point .* in 'odom' is visible on none of the 8 "
+                                           r"frames \("):
+        replayed.ask("What is <object0>?", [Region(oid, {}, point=WorldPoint(centre, "odom"))],
+                     frame_stamps_ns=stamps, timeout_s=60)
+    with pytest.raises(RuntimeError, match="no transform from 'nowhere' to the world frame"):
+        replayed.ask("What is <object0>?", [Region(oid, {}, point=WorldPoint(centre, "nowhere"))],
+                     frame_stamps_ns=stamps, timeout_s=60)
+
+
 # --------------------------------------------------------------- our bags, as Humble's rosbag2 reads them
 def test_our_bags_offer_tf_static_transient_local_in_humbles_yaml(scene) -> None:
     """rosbag2 Humble reads ``offered_qos_profiles`` with ``as<std::string>()`` (metadata_io.cpp, version>=4)
