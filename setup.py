@@ -32,6 +32,8 @@ setup(
         "onnx": ["onnx>=1.16", "onnxruntime>=1.18"],
         "eval": ["matplotlib>=3.8", "rosbags>=0.10.9"],
         "bags": ["rosbags>=0.10.9"],
+        # SAM 2 video propagation; sam2 itself: requirements-sam2.txt (SAM2_BUILD_CUDA=0 --no-deps)
+        "tracking": ["hydra-core>=1.3.2", "iopath>=0.1.10"],
     },
     entry_points={"console_scripts": ["rynnec-ros=rynnec_ros.cli:main"]},
 )

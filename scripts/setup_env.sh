@@ -44,7 +44,7 @@ fi
 
 stamp() { cat "$@" | sha256sum | cut -c1-16; }
 
-DEPS_STAMP="$VENV/.deps-$(stamp requirements.txt requirements-ros.txt "requirements-ros-$DISTRO.txt" "$ROS_CONSTRAINTS")"
+DEPS_STAMP="$VENV/.deps-$(stamp requirements.txt requirements-sam2.txt requirements-ros.txt "requirements-ros-$DISTRO.txt" "$ROS_CONSTRAINTS")"
 if [ ! -f "$DEPS_STAMP" ]; then
   echo "[setup] installing Python dependencies and the ROS 2 $DISTRO wheels (first run takes a few minutes)"
   python -m pip install -q --upgrade pip wheel "setuptools>=64,<80"
@@ -54,6 +54,8 @@ if [ ! -f "$DEPS_STAMP" ]; then
   # shellcheck disable=SC2086
   python -m pip install -q ${TORCH_PIP_ARGS:-} "torch==2.13.0"
   python -m pip install -q -r requirements.txt -r requirements-ros.txt -r "requirements-ros-$DISTRO.txt" -c "$ROS_CONSTRAINTS"
+  # see requirements-sam2.txt for why these flags
+  SAM2_BUILD_CUDA=0 python -m pip install -q --no-deps --no-build-isolation -r requirements-sam2.txt
   # A wheel of another distro left from an earlier set-up would survive the install above.
   python - "$ROS_CONSTRAINTS" <<'PYEOF'
 import sys

@@ -14,7 +14,8 @@ from typing import Any
 
 from rynnec_ros.model.spec import LOCAL_BACKENDS, add_engine_args
 
-SECTIONS = ("engine", "reuse", "live", "decode", "backends", "configure", "ingest", "service", "cancel")
+SECTIONS = ("engine", "reuse", "live", "decode", "backends", "configure", "prompts", "ingest", "service",
+            "cancel")
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -55,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "decode": "static-KV decode step vs transformers' DynamicCache loop: identical ids, tok/s",
         "backends": "ONNX Runtime vs torch on the same checkpoint",
         "configure": "peak RSS of loading each backend in a fresh process (torch vs ONNX Runtime)",
+        "prompts": "click -> SAM 2 mask (cold / cached), 3D point placement, propagation per frame, bytes",
         "ingest": "node ingest CPU per 1080p frame vs a bare rclpy subscriber (needs ROS)",
         "service": "service overhead: end-to-end latency minus engine time (needs ROS)",
         "cancel": "cancel latency p50/p95: action goal cancelled -> CANCELED result (needs ROS)",
@@ -131,6 +133,14 @@ def summary(name: str, section: dict[str, Any]) -> str:
             f"static/dynamic decode time {section['ratio_static_vs_dynamic']:.3f}, "
             f"{section['static_tok_s']:.1f} vs {section['dynamic_tok_s']:.1f} tok/s (identical ids: "
             f"{section['greedy_ids_identical']})"
+        )
+    if name == "prompts":
+        return (
+            f"click->mask {section['click_to_mask_cold']['wall']['median'] * 1e3:.1f} ms cold, "
+            f"{section['click_to_mask_cached_features']['wall']['median'] * 1e3:.1f} ms cached; point "
+            f"placement {section['point_placement_per_frame_s'] * 1e6:.0f} us/frame; propagation "
+            + (f"{section['propagation']['per_frame_s']['median'] * 1e3:.0f} ms/frame"
+               if section["propagation"]["available"] else "n/a")
         )
     if name == "backends":
         parts = [f"{k}: {v['ratio_wall_vs_reference']:.3f}x" for k, v in section["backends"].items()]

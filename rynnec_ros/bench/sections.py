@@ -69,6 +69,11 @@ def run_section(
         return live_window(
             engine, stream, args.live_frames, args.question, new_tokens=args.new_tokens, repeat=args.repeat
         )
+    if name == "prompts":
+        from rynnec_ros.bench.prompt_bench import prompt_costs
+
+        engine = build_engine(_spec(args, checkpoint, args.backend, workdir), reuse=True)
+        return prompt_costs(engine, frames, repeat=args.repeat)
     if name == "decode":
         from rynnec_ros.bench.decode_bench import compare_decoders
 

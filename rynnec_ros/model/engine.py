@@ -56,6 +56,7 @@ from .processing import (
 from .requests import check_prompt, flatten_regions, frame_keys
 from .spec import DEFAULT_CACHE_MB, EngineInfo
 from .tokenizer import RynnECTokenizer
+from .tracking import Sam2Tracker
 
 PREFILL_CHUNK = 2048
 """Longest prefill chunk: bounds activation memory on 16K-token windows and the cancellation delay."""
@@ -238,6 +239,8 @@ class RynnEC:
         self._vision_cache = BudgetedLRU(vision_cache_frames if reuse else 0, self.cache_budget)
         self._prefix_cache = BudgetedLRU(prefix_cache_windows if reuse else 0, self.cache_budget)
         self._sam2_cache = BudgetedLRU(vision_cache_frames if reuse else 0, self.cache_budget)
+        self.checkpoint: Path | None = None  # the directory loaded from (tracking reads its memory tensors)
+        self._tracker: Sam2Tracker | None = None
         self._decoder: Decoder | None = None
         self._kv: KVCache | None = None
         self._graph: CudaGraphDecoder | None = None
@@ -285,11 +288,34 @@ class RynnEC:
         tokenizer = RynnECTokenizer(root)
         config.resolve_token_ids(tokenizer)
         model = load_model(root, device=dev, dtype=torch_dtype, rconfig=config, graph_backed=graph_backed)
-        return cls(
+        engine = cls(
             model, tokenizer, config, dev, torch_dtype, max_visual_tokens, reuse, cuda_graphs=cuda_graphs,
             cache_mb=cache_mb, vision_cache_frames=vision_cache_frames,
             prefix_cache_windows=prefix_cache_windows,
         )
+        engine.checkpoint = root
+        return engine
+
+    def tracker(self) -> Sam2Tracker:
+        """SAM 2 video propagation on this checkpoint, built on first use: the ``sam2`` package's video
+        predictor over this engine's SAM 2 tensors (shared in float32, copied to float32 otherwise) and
+        the memory tensors, read from the checkpoint now (per-frame decoding never loads them)."""
+        if self._tracker is None:
+            from .loader import SAM2_PREFIX, read_state_dict
+            from .sam2 import is_ignored_key
+            from .tracking import build_predictor
+
+            sam2 = self.model.sam2
+            if sam2 is None or self.checkpoint is None or self.info.backend != "torch":
+                raise ValueError("tracking needs backend torch on a checkpoint with SAM 2 weights")
+            state = {k: v.float() for k, v in sam2.state_dict().items()}
+            def memory_part(key: str) -> bool:
+                return key.startswith(SAM2_PREFIX) and is_ignored_key(key[len(SAM2_PREFIX):])
+
+            memory, _ = read_state_dict(self.checkpoint, torch.float32, self.device, memory_part)
+            state.update({k[len(SAM2_PREFIX):]: v for k, v in memory.items()})
+            self._tracker = Sam2Tracker(build_predictor(self.config.sam2_config_path, state, self.device))
+        return self._tracker
 
     @_locked
     def clear_cache(self) -> None:
@@ -875,11 +901,13 @@ class RynnEC:
         return self.model.sam2.decode(self._sam2_features(frame, key), seg)  # type: ignore[union-attr]
 
     def resolve_prompts(self, request: Request) -> Request:
-        """``request`` with every prompted region's masks made by SAM 2: on each prompt's frame the most
-        confident of the decoder's three candidates (SAM 2's image predictor with ``multimask_output``).
+        """``request`` with every prompted region's masks made by SAM 2.
 
-        The frames' SAM 2 features go to the cache [SEG] decoding reads, so a frame is encoded once for
-        both. Regions that already hold masks pass unchanged.
+        Each prompt's frame gets the most confident of the decoder's three candidates (SAM 2's image
+        predictor with ``multimask_output``), from the SAM 2 features [SEG] decoding caches too. With
+        more frames (of one size), the object is then followed through all of them by SAM 2's video
+        propagation (``tracker``) from those prompted frames, and the region holds a mask on every
+        frame it was found on. Regions that already hold masks pass unchanged.
         """
         if not any(r.unresolved for r in request.regions):
             return request
@@ -887,6 +915,8 @@ class RynnEC:
         for i, f in enumerate(frames):
             check_frame(f.rgb, i)
         keys = frame_keys(frames)
+        sizes = {f.rgb.shape[:2] for f in frames}
+        pixels: torch.Tensor | None = None
         out: list[Region] = []
         for r, region in enumerate(request.regions):
             if not region.unresolved:
@@ -895,22 +925,28 @@ class RynnEC:
             if self.info.backend != "torch":
                 raise ValueError(f"region {r}: point and box prompts need backend torch (the exported SAM 2 "
                                  "decoder takes the [SEG] prompt's three tokens only)")
+            clicks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
             masks: dict[int, np.ndarray] = {}
             for prompt in region.prompts:
                 points, labels = check_prompt(prompt, frames, f"region {r} prompt")
                 fi = int(prompt.frame)
-                if fi in masks:
+                if fi in clicks:
                     raise ValueError(f"region {r}: two prompts on frame {fi}; give one per frame")
+                clicks[fi] = (points, labels)
                 rgb = frames[fi].rgb
                 decoded = self.model.sam2.decode_points(  # type: ignore[union-attr]
                     self._sam2_features(rgb, keys[fi]), torch.from_numpy(points), torch.from_numpy(labels),
                     rgb.shape[0], rgb.shape[1],
                 )
-                mask = decoded.mask
-                if not mask.any():
+                masks[fi] = decoded.mask
+                if not masks[fi].any():
                     raise ValueError(f"region {r}: SAM 2 found no object at the prompt on frame {fi}")
-                masks[fi] = mask
-            out.append(dataclasses.replace(region, masks=masks))
+            if len(frames) > 1 and len(sizes) == 1:
+                if pixels is None:
+                    pixels = torch.cat([self.model.sam2.preprocess(f.rgb) for f in frames])  # type: ignore[union-attr]
+                h, w = next(iter(sizes))
+                masks = {**self.tracker().track(pixels, h, w, clicks).masks, **masks}
+            out.append(dataclasses.replace(region, masks=dict(sorted(masks.items()))))
         return dataclasses.replace(request, regions=out)
 
     # ---------------------------------------------------------------------------------------- helpers

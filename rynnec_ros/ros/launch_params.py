@@ -32,6 +32,7 @@ LAUNCH_PARAMETERS: dict[str, tuple[type, str]] = {
     "world_frame": (str, "e.g. map or odom"),
     "qos_reliability": (str, "camera subscriptions: best_effort or reliable"),
     "qos_depth": (int, "camera subscription queue depth"),
+    "point_prompt_topic": (str, "PointStamped topic to ask about, e.g. /clicked_point"),
     "use_sim_time": (bool, "true with a bag publishing /clock"),
 }
 

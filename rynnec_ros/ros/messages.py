@@ -216,9 +216,9 @@ def ask_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup,
             # Ingest may reset or evict the buffer between decoding the masks and picking the window.
             shape = d.masks[s].shape if s in d.masks else None
             if s not in index or (shape is not None and frames[index[s]].rgb.shape[:2] != shape):
-                raise ValueError(f"the frame at {s} ns carrying region {k}'s mask or prompt left the buffer "
-                                 "while the request was prepared (time jump or eviction); send the request "
-                                 "again")
+                what = "a region mask" if s in d.masks else f"region {k}'s prompt"
+                raise ValueError(f"the frame at {s} ns carrying {what} left the buffer while the request was "
+                                 "prepared (time jump or eviction); send the request again")
         region = Region(d.object_id, {index[s]: m for s, m in d.masks.items()}, d.label, point=d.point)
         if d.click is not None:
             region.prompts = (dataclasses.replace(d.click[1], frame=index[d.click[0]]),)
@@ -266,6 +266,8 @@ def fill_ask(res: Any, ans: Answer, request: Request) -> Any:
     res.reason = ans.reason
     res.frame_stamps = [convert.ns_to_stamp(f.stamp_ns) for f in request.frames]
     res.region_masks = region_masks(ans, request)
+    prompted = sorted({p.frame for r in ans.prompted for p in r.prompts})
+    res.region_prompt_stamps = [convert.ns_to_stamp(request.frames[i].stamp_ns) for i in prompted]
     res.timings = timings(ans.timings)
     return res
 

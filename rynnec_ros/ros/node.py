@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PointStamped
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
@@ -32,6 +33,8 @@ from rynnec_ros.core.buffer import BufferLimits, FrameBuffer
 from rynnec_ros.core.jobs import Job, JobQueue
 from rynnec_ros.core.types import Frame
 from rynnec_ros.model.spec import EngineSpec
+from rynnec_ros.msg import Region as RegionMsg
+from rynnec_ros.msg import RegionPrompt
 from rynnec_ros.ros import convert, messages
 from rynnec_ros.ros.deferred import DeferredService
 from rynnec_ros.ros.diagnostics import diagnostics
@@ -79,6 +82,7 @@ class CognitionNode(LifecycleNode):
         self._jobs = JobQueue(lambda: int(self._p["request_queue_size"]), idle=self._precompute,
                               on_internal_error=self._log_error)
         self._ready_keys: list[Any] = []  # frame keys of the last window precompute finished
+        self._points_asked = 0  # points received on point_prompt_topic: each one's object_id
         self._router: Router | None = None
         self._pose: PoseSource | None = None
         self._subs: list[Any] = []
@@ -273,6 +277,10 @@ class CognitionNode(LifecycleNode):
         for kind, name, callback in topics:
             self._subs.append(self.create_subscription(kind, name, callback, qos,
                                                        callback_group=self._ingest_group))
+        if p["point_prompt_topic"]:  # RViz publishes /clicked_point reliable, keep-last
+            self._subs.append(self.create_subscription(
+                PointStamped, p["point_prompt_topic"], self._guard.ingest("point", self._on_point), 10,
+                callback_group=self._ingest_group))
         if p["world_frame"]:
             self._pose = PoseSource(self, tolerance_s=0.1)
         return color_topic
@@ -332,6 +340,21 @@ class CognitionNode(LifecycleNode):
         except (LookupError, ValueError) as exc:
             self.get_logger().warning(f"no camera pose: {exc}", throttle_duration_sec=5.0)
             return None
+
+    def _on_point(self, point: PointStamped) -> str | None:
+        """``point_prompt_topic``: ask ``point_prompt_question`` about the object at the point; the answer
+        goes out on the answer topics only, so a refusal is logged (there is no caller to tell)."""
+        self._points_asked += 1
+        n, topic = self._points_asked, self._p["point_prompt_topic"]
+        req = AskQuestion.Request(question=self._p["point_prompt_question"])
+        req.regions = [RegionMsg(object_id=n, label=f"point {n}", prompt=RegionPrompt(point=point))]
+
+        def finish(job: Job, value: Any, error: str) -> None:
+            if error:
+                self.get_logger().warning(f"point {n} on {topic}: {error}")
+
+        reason = self._refusal("ask", req) or self._jobs.submit(self._job("ask", req, finish))
+        return f"point {n} on {topic} not asked: {reason}" if reason else None
 
     def _locate(self, frame_id: str, stamp_ns: int) -> np.ndarray:
         """world_T_frame for a 3D point prompt; LookupError with the reason when TF cannot say."""

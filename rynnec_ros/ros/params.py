@@ -73,6 +73,14 @@ def _no_secret(v: str) -> str:
                              "names")
 
 
+def _question(v: str) -> str:
+    if not v.strip():
+        return "must not be empty"
+    if len(v) > MAX_QUESTION_CHARS:
+        return f"is longer than {MAX_QUESTION_CHARS} characters"
+    return no_control_chars(v)
+
+
 def _frame_id(v: str) -> str:
     return f"'{v}' is not a valid frame id" if any(c.isspace() for c in v) or v.startswith("/") else ""
 
@@ -184,6 +192,13 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("arm_length_m", 0.8, "Robot arm reach in metres (> 0) used by the geometry's reachability "
               "questions.",
               positive(100.0)),
+    ParamSpec("point_prompt_topic", "", "geometry_msgs/PointStamped topic (e.g. /clicked_point, RViz's "
+              "Publish Point tool) whose every point asks point_prompt_question about the object there "
+              "(region <object0>, object_id counting up from 1); answers on ~/spatial_answers, masks on "
+              "~/object_masks. Needs world_frame, depth and camera_info. Empty = off.", _topic(True),
+              live=False),
+    ParamSpec("point_prompt_question", "What is <object0>?", "The question asked about each point on "
+              "point_prompt_topic.", _question),
     # Outputs.
     ParamSpec("publish_overlay", True, "Publish ~/overlay (masks drawn on the frame) after segmentations and "
               "region questions, and ~/overlay/compressed (JPEG) while it has subscribers.", anything),

@@ -165,3 +165,23 @@ def test_full_size_writer_makes_a_loadable_checkpoint(tmp_path: Path) -> None:
     assert FULL_SIZES["2b"]["llm"][:5] == (1536, 28, 12, 2, 8960)
     with pytest.raises(ValueError, match="unknown size"):
         make_full_checkpoint(tmp_path / "x", "3b")
+
+
+def test_bench_prompts_reports_click_and_point_costs(tmp_path: Path) -> None:
+    """``bench prompts``: both click timings, placement over the window's frames, the bytes a prompted
+    frame holds (its bool mask is one byte per pixel: 224·168), and propagation over the 3 frames."""
+    from rynnec_ros.cli import main
+
+    out = tmp_path / "p.json"
+    assert main(["bench", "prompts", "--checkpoint", str(CHECKPOINT), "--frames", "3", "--size", "224x168",
+                 "--repeat", "1", "--out", str(out)]) == 0
+    sec = json.loads(out.read_text())["sections"]["prompts"]
+    assert sec["available"] is True and sec["frame_size"] == [224, 168]
+    assert sec["click_to_mask_cold"]["wall"]["n"] == 1
+    assert sec["click_to_mask_cached_features"]["wall"]["median"] > 0
+    assert sec["point_placement_frames"] == 3 and sec["point_placement_per_frame_s"] > 0
+    assert sec["held_bytes_per_prompted_frame"]["mask"] == 224 * 168
+    assert sec["held_bytes_per_prompted_frame"]["sam2_features"] > 0
+    prop = sec["propagation"]
+    assert prop["available"] is True and prop["frames"] == 3 and prop["per_frame_s"]["median"] > 0
+    assert prop["memory_bank_bytes_per_object"] > 0

@@ -37,6 +37,7 @@ def replayed(node_factory, segmenting_checkpoint, scene, ros_domain):
             "world_frame": "odom",
             "max_new_tokens": 2,
             "ingest_fps": 0.0,
+            "point_prompt_topic": "/clicked_point",
         }
     )
     with CognitionClient(client_name="test_replay_client") as client:
@@ -146,30 +147,26 @@ def test_spatial_source_parameter_routes_questions(replayed, scene) -> None:
     assert seg.masks and [stamp_to_ns(m.header.stamp) for m in res.masks] == replayed.last_frame_stamps_ns
 
 
-def test_a_3d_point_prompt_is_answered_with_masks_on_the_frames_that_see_it(replayed, scene) -> None:
-    """A 3D point (as RViz's Publish Point sends it, in the world frame ``odom``) on an object of the
-    replayed scene: the node moves it through TF, clicks it on the frames whose depth shows it, segments
-    those with SAM 2 and answers with the masks. The point and which frames see it come from the scene
-    model (``make_scene``/``render`` with gen-scene's options: seed 3, 8 frames of 128x96), not from
-    the bag the node read."""
+def _surface_point(scene, frame: int) -> tuple[int, int, int, np.ndarray, list[int], set[int]]:
+    """From the scene model (``make_scene``/``render`` with the fixture's gen-scene options: seed 3, 8
+    frames of 128x96), not from the bag the node read: the object covering most of ``frame``, an interior
+    pixel (col, row) of it, the surface point there (world = odom), the frame stamps, and the stamps of
+    the frames where that point's pixel lies in the object's instance mask."""
     from scipy.ndimage import binary_erosion
 
-    from rynnec_ros.core.types import Region, WorldPoint
-    from rynnec_ros.ros.convert import stamp_to_ns
     from rynnec_ros.scenes.scene import make_scene, render
 
     model = make_scene(3, 8, 128, 96)
     stamps = [int(s["stamp_ns"]) for s in json.loads((scene / "scene.json").read_text())["camera"]]
     renders = [render(model, model.world_T_camera(i)) for i in range(8)]
     K = model.camera.K
-    # the object covering most pixels of frame 0, one of its interior pixels, and the surface point there
-    ids, counts = np.unique(renders[0].ids[renders[0].ids > 0], return_counts=True)
+    ids, counts = np.unique(renders[frame].ids[renders[frame].ids > 0], return_counts=True)
     oid = int(ids[np.argmax(counts)])
-    rows, cols = np.nonzero(binary_erosion(renders[0].ids == oid, iterations=2))
+    rows, cols = np.nonzero(binary_erosion(renders[frame].ids == oid, iterations=2))
     row, col = int(rows[len(rows) // 2]), int(cols[len(cols) // 2])
-    T = model.world_T_camera(0)
+    T = model.world_T_camera(frame)
     ray = T[:3, :3] @ np.array([(col - K[0, 2]) / K[0, 0], (row - K[1, 2]) / K[1, 1], 1.0])
-    xyz = T[:3, 3] + float(renders[0].depth[row, col]) * ray
+    xyz = T[:3, 3] + float(renders[frame].depth[row, col]) * ray
     in_mask = set()
     for i, r in enumerate(renders):
         Ti = model.world_T_camera(i)
@@ -177,13 +174,29 @@ def test_a_3d_point_prompt_is_answered_with_masks_on_the_frames_that_see_it(repl
         u, v = int(np.floor(K[0, 0] * x / z + K[0, 2] + 0.5)), int(np.floor(K[1, 1] * y / z + K[1, 2] + 0.5))
         if z > 0 and 0 <= u < 128 and 0 <= v < 96 and r.ids[v, u] == oid:
             in_mask.add(stamps[i])
+    return oid, col, row, xyz, stamps, in_mask
 
+
+def test_a_3d_point_prompt_is_answered_with_masks_on_the_frames_that_see_it(replayed, scene) -> None:
+    """A 3D point (as RViz's Publish Point sends it, in the world frame ``odom``) on an object of the
+    replayed scene: the node moves it through TF, clicks it on the frames whose depth shows it, segments
+    those with SAM 2 and answers with the masks; they lie on frames where the scene model's instance
+    mask holds the point's pixel."""
+    from rynnec_ros.core.types import Region, WorldPoint
+    from rynnec_ros.ros.convert import stamp_to_ns
+    from rynnec_ros.scenes.scene import make_scene
+
+    oid, col, row, xyz, stamps, in_mask = _surface_point(scene, 0)
+    model = make_scene(3, 8, 128, 96)
     region = Region(oid, {}, "target", point=WorldPoint(tuple(map(float, xyz)), "odom"))
     ans = replayed.ask("What is <object0>?", [region], frame_stamps_ns=stamps, timeout_s=60)
     res = replayed.last_response
     assert res.success and ans.object_ids == [oid]
     got = [stamp_to_ns(m.header.stamp) for m in res.region_masks]
-    assert stamps[0] in got and set(got) <= in_mask, (got, sorted(in_mask))
+    prompted = [stamp_to_ns(s) for s in res.region_prompt_stamps]
+    # clicked where the scene model's mask holds the point; SAM 2's propagation may add other frames
+    assert stamps[0] in prompted and set(prompted) <= in_mask, (prompted, sorted(in_mask))
+    assert set(prompted) <= set(got) <= set(stamps)
     assert all(m.object_id == oid and m.label == "target" and m.header.frame_id for m in res.region_masks)
     (prompted,) = ans.prompted
     assert sorted(prompted.masks) == [stamps.index(s) for s in got]
@@ -194,8 +207,8 @@ def test_a_3d_point_prompt_is_answered_with_masks_on_the_frames_that_see_it(repl
 
     click = Region(oid, {}, prompts=(Prompt(0, [(float(col), float(row))], [1]),))
     clicked = replayed.ask("What is <object0>?", [click], frame_stamps_ns=stamps, timeout_s=60)
-    assert [sorted(r.masks) for r in clicked.prompted] == [[0]]
-    assert [stamp_to_ns(m.header.stamp) for m in replayed.last_response.region_masks] == [stamps[0]]
+    assert [stamp_to_ns(s) for s in replayed.last_response.region_prompt_stamps] == [stamps[0]]
+    assert 0 in clicked.prompted[0].masks and set(clicked.prompted[0].masks) <= set(range(8))
 
     # a point inside the object's box (its centre) is on no surface a frame sees: refused, with why
     centre = tuple(map(float, model.object(oid).center))
@@ -206,6 +219,45 @@ def test_a_3d_point_prompt_is_answered_with_masks_on_the_frames_that_see_it(repl
     with pytest.raises(RuntimeError, match="no transform from 'nowhere' to the world frame"):
         replayed.ask("What is <object0>?", [Region(oid, {}, point=WorldPoint(centre, "nowhere"))],
                      frame_stamps_ns=stamps, timeout_s=60)
+
+
+def test_points_on_the_prompt_topic_are_answered_on_the_answer_topics(replayed, scene) -> None:
+    """``point_prompt_topic`` (docs/ros.md): a PointStamped as RViz's Publish Point sends it asks
+    ``point_prompt_question`` about the object there over the window a question gets (sampled at 1 fps).
+    The answer comes on ~/spatial_answers (object_ids [1]: the first point) and the
+    masks on ~/object_masks, on frames where the scene model's mask holds the point's pixel."""
+    from geometry_msgs.msg import PointStamped
+    from rynnec_ros.msg import ObjectMasks, SpatialAnswer
+
+    from rynnec_ros.ros.convert import stamp_to_ns
+
+    # on the oldest frame, where the 1 fps sampling of the window starts (docs/ros.md: sample_fps)
+    _, _, _, xyz, stamps, in_mask = _surface_point(scene, 0)
+    answers: list = []
+    masks: list = []
+    node = replayed.node
+    subs = [node.create_subscription(SpatialAnswer, "/rynnec/spatial_answers", answers.append, 10),
+            node.create_subscription(ObjectMasks, "/rynnec/object_masks", masks.append, 10)]
+    pub = node.create_publisher(PointStamped, "/clicked_point", 10)
+    try:
+        msg = PointStamped()
+        msg.header.frame_id = "odom"
+        msg.point.x, msg.point.y, msg.point.z = map(float, xyz)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and pub.get_subscription_count() == 0:
+            time.sleep(0.1)
+        pub.publish(msg)
+        while time.monotonic() < deadline and not (answers and masks):
+            time.sleep(0.1)
+        assert answers and masks, "no answer on the topics within 60 s"
+        assert answers[-1].question == "What is <object0>?" and list(answers[-1].object_ids) == [1]
+        got = [stamp_to_ns(m.header.stamp) for m in masks[-1].masks]
+        assert stamps[0] in got and set(got) <= set(stamps), (got, sorted(in_mask))
+        assert {(m.object_id, m.label) for m in masks[-1].masks} == {(1, "point 1")}
+    finally:
+        for sub in subs:
+            node.destroy_subscription(sub)
+        node.destroy_publisher(pub)
 
 
 # --------------------------------------------------------------- our bags, as Humble's rosbag2 reads them
