@@ -215,9 +215,11 @@ def test_ask_exact_frame_stamps(fed: Shared) -> None:
 
 def test_ask_about_a_clicked_pixel(fed: Shared) -> None:
     """A region given by a click, as docs/ros.md types it: `prompt: {points: [{x, y}], labels: [1]}`, stamp
-    zero = the newest buffered frame (msg/RegionPrompt.msg). The answer returns the mask SAM 2 made of
-    it in `region_masks`: one ObjectMask on that frame, the region's object_id and label, RLE of the
-    frame's size (the bag's Image height/width); the frame is among those the answer used."""
+    zero = the newest buffered frame (msg/RegionPrompt.msg). srv/AskQuestion.srv: `region_masks` holds
+    one ObjectMask per frame SAM 2 found the object on (the clicked frame, and the others the answer
+    used when the object is followed through the window), each stamped with one of the answer's
+    frames, the region's object_id and label, RLE of that frame's size (the bag's Image height/width);
+    `region_prompt_stamps` names the clicked frame alone."""
     from pycocotools import mask as mask_util
 
     newest = _buffered(fed)[-1]
@@ -225,13 +227,19 @@ def test_ask_about_a_clicked_pixel(fed: Shared) -> None:
                "prompt: {points: [{x: 40.0, y: 30.0}], labels: [1]}}]}")
     reply = fed.ros.service_call(f"{NODE}/ask", "rynnec_ros/srv/AskQuestion", request)
     assert reply["success"] is True, reply
-    (m,) = reply["region_masks"]
-    assert stamp_ns(m["header"]["stamp"]) == newest
-    assert newest in [stamp_ns(t) for t in reply["frame_stamps"]]
+    used = [stamp_ns(t) for t in reply["frame_stamps"]]
+    assert newest in used
+    assert [stamp_ns(t) for t in reply["region_prompt_stamps"]] == [newest], reply["region_prompt_stamps"]
+    masks = reply["region_masks"]
+    on = [stamp_ns(m["header"]["stamp"]) for m in masks]
+    assert newest in on and set(on) <= set(used) and len(on) == len(set(on)), on
     frames = {s: (h, w) for t, s, h, w, _ in fed.scene.images() if t == fed.scene.color_topic()}
+    for m in masks:
+        h, w = frames[stamp_ns(m["header"]["stamp"])]
+        assert (m["object_id"], m["label"], list(m["size"])) == (5, "thing", [h, w])
+    clicked = masks[on.index(newest)]
     h, w = frames[newest]
-    assert (m["object_id"], m["label"], list(m["size"])) == (5, "thing", [h, w])
-    assert mask_util.decode({"size": [h, w], "counts": m["counts"].encode()}).any()
+    assert mask_util.decode({"size": [h, w], "counts": clicked["counts"].encode()}).any()
     bad = fed.ros.service_call(f"{NODE}/ask", "rynnec_ros/srv/AskQuestion", request.replace("[1]", "[2]"))
     assert bad["success"] is False and "labels must be 1 (on the object) or 0" in bad["message"], bad
     # docs/ros.md's 3D point request, as typed there; this node has no world_frame, so it says so
