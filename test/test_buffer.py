@@ -227,3 +227,16 @@ def test_a_stream_that_stops_on_a_new_timeline_is_believed_after_a_quiet_while()
     assert len(buf) == 5
     now[0] = 2.0
     assert buf.stamps() == [1 * NS_PER_S, 1_100_000_000] and buf.resets == 1
+
+
+def test_between_is_every_buffered_frame_in_the_closed_span() -> None:
+    """``between(a, b)``: the frames stamped a..b inclusive, oldest first, copies (bounds by hand)."""
+    buf = FrameBuffer()
+    for s in (10, 20, 30, 40):
+        buf.add(Frame(np.zeros((4, 4, 3), np.uint8), stamp_ns=s))
+    assert [f.stamp_ns for f in buf.between(20, 40)] == [20, 30, 40]
+    assert [f.stamp_ns for f in buf.between(11, 29)] == [20]
+    assert buf.between(41, 50) == []
+    got = buf.between(10, 10)[0]
+    got.frame_id = "changed"
+    assert buf.get(10).frame_id == ""

@@ -225,6 +225,14 @@ class FrameBuffer:
             self._settle()
             return [replace(self._frames[s]) for s in self._stamps]
 
+    def between(self, start_ns: int, end_ns: int) -> list[Frame]:
+        """Copies of the buffered frames stamped in [start_ns, end_ns], oldest first."""
+        with self._lock:
+            self._settle()
+            lo = bisect.bisect_left(self._stamps, int(start_ns))
+            hi = bisect.bisect_right(self._stamps, int(end_ns))
+            return [replace(self._frames[s]) for s in self._stamps[lo:hi]]
+
     def newest(self) -> Frame | None:
         with self._lock:
             self._settle()

@@ -67,6 +67,18 @@ class WorldPoint:
 
 
 @dataclass
+class Followed:
+    """An object followed by SAM 2's video memory through ``Request.window``: its mask on every window
+    frame SAM 2 found it on (window index → boolean H×W mask at that frame's size). ``state`` is the
+    tracker's memory, to go on following it as frames arrive (``Predictor.follow``); opaque here, and
+    never sent over a wire."""
+
+    masks: dict[int, np.ndarray]
+    held_bytes: int = 0
+    state: object = field(default=None, repr=False, compare=False)
+
+
+@dataclass
 class Region:
     """An object referred to by masks on some of the request's frames, or by prompts on some.
 
@@ -82,6 +94,8 @@ class Region:
     label: str = ""
     prompts: tuple[Prompt, ...] = ()
     point: WorldPoint | None = None
+    followed: Followed | None = None
+    """A prompted object's masks on ``Request.window`` (set by ``resolve_prompts`` when it has one)."""
 
     @property
     def unresolved(self) -> bool:
@@ -115,6 +129,18 @@ class Request:
     options: list[str] | None = None
     task: str | None = None
     max_new_tokens: int = 128
+    window: list[Frame] = field(default_factory=list)
+    """Every buffered frame of the window, oldest first (``frames`` are among them): when given, masks
+    are followed over all of them with SAM 2's video memory, not only over the frames the model read
+    (``Region.followed``, ``Answer.followed``)."""
+
+    def window_index(self, frame: int) -> int:
+        """The index in ``window`` of ``frames[frame]`` (same stamp)."""
+        stamp = self.frames[frame].stamp_ns
+        for i, f in enumerate(self.window):
+            if f.stamp_ns == stamp:
+                return i
+        raise ValueError(f"frame {frame} (stamp {stamp} ns) is not in the request's window")
 
 
 @dataclass(frozen=True)
@@ -179,6 +205,8 @@ class Answer:
     min_token_logprob: float | None = None
     prompted: list[Region] = field(default_factory=list)
     """The regions given as prompts, with the masks SAM 2 made of them: what the answer was about."""
+    followed: Followed | None = None
+    """A segmentation's masks followed over ``Request.window`` (when the request has one)."""
 
     def __post_init__(self) -> None:
         if self.token_logprobs and self.mean_token_logprob is None:
@@ -240,4 +268,9 @@ class Predictor(Protocol):
     def resolve_prompts(self, request: Request) -> Request:
         """``request`` with every region given by prompts only holding the masks made of them (prompts
         kept); ``ValueError`` naming the region when a prompt is bad or finds nothing."""
+        ...
+
+    def follow(self, followed: Followed, frame: Frame) -> np.ndarray:
+        """The mask on ``frame`` (the next frame) of an object this predictor followed through a window;
+        ``ValueError`` when it cannot follow objects (not a local torch engine with the sam2 package)."""
         ...

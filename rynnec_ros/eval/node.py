@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rynnec_ros.core.types import Answer, EngineInfo, Request, StopFn, TokenFn
+from rynnec_ros.core.types import Answer, EngineInfo, Followed, Frame, Request, StopFn, TokenFn
 
 _STAMP_STEP_NS = 1_000_000_000
 _FRAME_RETRIES = 3
@@ -125,6 +125,9 @@ class NodePredictor:
             if attempt > 1 or not self.client.wait_for_frames(stamps, self.retry_pause_s * attempt):
                 # lost on the way (a loaded machine drops best-effort images) or not ingested yet
                 stamps = self._publish(frames)
+
+    def follow(self, followed: Followed, frame: Frame) -> np.ndarray:
+        raise ValueError("evaluation through the node does not follow objects")
 
     def resolve_prompts(self, request: Request) -> Request:
         """Evaluation sends region masks (the benchmarks' own); prompts are not a benchmark input."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.util
 import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -36,7 +37,7 @@ import numpy as np
 import torch
 
 from rynnec_ros.core.parsing import parse_option, parse_quantity
-from rynnec_ros.core.types import Answer, Cancelled, Frame, Region, Request, StopFn, TokenFn
+from rynnec_ros.core.types import Answer, Cancelled, Followed, Frame, Region, Request, StopFn, TokenFn
 
 from .caches import BudgetedLRU, CacheBudget
 from .config import RynnECConfig
@@ -56,7 +57,7 @@ from .processing import (
 from .requests import check_prompt, flatten_regions, frame_keys
 from .spec import DEFAULT_CACHE_MB, EngineInfo
 from .tokenizer import RynnECTokenizer
-from .tracking import Sam2Tracker
+from .tracking import Sam2Tracker, Track
 
 PREFILL_CHUNK = 2048
 """Longest prefill chunk: bounds activation memory on 16K-token windows and the cancellation delay."""
@@ -301,6 +302,9 @@ class RynnEC:
         predictor over this engine's SAM 2 tensors (shared in float32, copied to float32 otherwise) and
         the memory tensors, read from the checkpoint now (per-frame decoding never loads them)."""
         if self._tracker is None:
+            if importlib.util.find_spec("sam2") is None:
+                raise ValueError("following objects through frames needs Meta's sam2 package "
+                                 "(docs/install.md, requirements-sam2.txt)")
             from .loader import SAM2_PREFIX, read_state_dict
             from .sam2 import is_ignored_key
             from .tracking import build_predictor
@@ -314,8 +318,26 @@ class RynnEC:
 
             memory, _ = read_state_dict(self.checkpoint, torch.float32, self.device, memory_part)
             state.update({k[len(SAM2_PREFIX):]: v for k, v in memory.items()})
-            self._tracker = Sam2Tracker(build_predictor(self.config.sam2_config_path, state, self.device))
+            self._tracker = Sam2Tracker(build_predictor(self.config.sam2_config_path, state, self.device),
+                                        sam2.preprocess)
         return self._tracker
+
+    @property
+    def can_follow(self) -> bool:
+        """Whether ``tracker`` can be built here: backend torch, SAM 2 weights, the sam2 package."""
+        return (self.model.sam2 is not None and self.checkpoint is not None and self.info.backend == "torch"
+                and importlib.util.find_spec("sam2") is not None)
+
+    @_locked
+    def follow(self, followed: Followed, frame: Frame) -> np.ndarray:
+        """The followed object's mask on ``frame``, the frame after the last it was followed over (all
+        false where SAM 2 lost it); its memory moves on to this frame."""
+        if not isinstance(followed.state, Track):
+            raise ValueError("this object was not followed by this engine's SAM 2 tracker")
+        check_frame(frame.rgb, 0)
+        mask = self.tracker().extend(followed.state, frame.rgb)
+        followed.held_bytes = followed.state.held_bytes
+        return mask
 
     @_locked
     def clear_cache(self) -> None:
@@ -395,6 +417,9 @@ class RynnEC:
             t1 = time.perf_counter()
             ans.masks, ans.mask_scores = self.masks_for(request.frames, seg[0], should_stop)
             ans.frame_indices = list(range(len(request.frames)))
+            if request.window and any(m is not None and m.any() for m in ans.masks):
+                seeds = {request.window_index(i): m for i, m in enumerate(ans.masks) if m is not None}
+                ans.followed = self._follow_window(request.window, seeds=seeds)
             self._sync()
             ans.timings["sam2"] = time.perf_counter() - t1
         ans.timings["total"] = time.perf_counter() - t0
@@ -904,10 +929,11 @@ class RynnEC:
         """``request`` with every prompted region's masks made by SAM 2.
 
         Each prompt's frame gets the most confident of the decoder's three candidates (SAM 2's image
-        predictor with ``multimask_output``), from the SAM 2 features [SEG] decoding caches too. With
-        more frames (of one size), the object is then followed through all of them by SAM 2's video
-        propagation (``tracker``) from those prompted frames, and the region holds a mask on every
-        frame it was found on. Regions that already hold masks pass unchanged.
+        predictor with ``multimask_output``), from the SAM 2 features [SEG] decoding caches too. The object
+        is then followed by SAM 2's video propagation (``tracker``) from those prompted frames through
+        ``request.window`` when the request has one (``Region.followed``), else through its frames when
+        there are more than one (of one size) and the sam2 package is here; the region holds a mask on
+        every frame it was found on. Regions that already hold masks pass unchanged.
         """
         if not any(r.unresolved for r in request.regions):
             return request
@@ -915,8 +941,6 @@ class RynnEC:
         for i, f in enumerate(frames):
             check_frame(f.rgb, i)
         keys = frame_keys(frames)
-        sizes = {f.rgb.shape[:2] for f in frames}
-        pixels: torch.Tensor | None = None
         out: list[Region] = []
         for r, region in enumerate(request.regions):
             if not region.unresolved:
@@ -941,13 +965,30 @@ class RynnEC:
                 masks[fi] = decoded.mask
                 if not masks[fi].any():
                     raise ValueError(f"region {r}: SAM 2 found no object at the prompt on frame {fi}")
-            if len(frames) > 1 and len(sizes) == 1:
-                if pixels is None:
-                    pixels = torch.cat([self.model.sam2.preprocess(f.rgb) for f in frames])  # type: ignore[union-attr]
-                h, w = next(iter(sizes))
-                masks = {**self.tracker().track(pixels, h, w, clicks).masks, **masks}
-            out.append(dataclasses.replace(region, masks=dict(sorted(masks.items()))))
+            followed = None
+            if request.window:
+                followed = self._follow_window(request.window, clicks={request.window_index(i): c
+                                                                       for i, c in clicks.items()})
+                at = {f.stamp_ns: i for i, f in enumerate(frames)}
+                masks = {**{at[request.window[w].stamp_ns]: m for w, m in followed.masks.items()
+                            if request.window[w].stamp_ns in at}, **masks}
+            elif len(frames) > 1 and len({f.rgb.shape[:2] for f in frames}) == 1 and self.can_follow:
+                masks = {**self._follow_window(frames, clicks=clicks).masks, **masks}
+            out.append(dataclasses.replace(region, masks=dict(sorted(masks.items())), followed=followed))
         return dataclasses.replace(request, regions=out)
+
+    def _follow_window(self, frames: Sequence[Frame], *,
+                       clicks: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
+                       seeds: dict[int, np.ndarray] | None = None) -> Followed:
+        """The object SAM 2 is given on some of ``frames`` (clicks, or masks) followed through all."""
+        sizes = {f.rgb.shape[:2] for f in frames}
+        if len(sizes) != 1:
+            raise ValueError(f"following an object needs frames of one size, the window has {sorted(sizes)}")
+        for i, f in enumerate(frames):
+            check_frame(f.rgb, i)
+        (h, w), = sizes
+        track = self.tracker().track([f.rgb for f in frames], h, w, clicks=clicks, masks=seeds)
+        return Followed(track.masks, track.held_bytes, track)
 
     # ---------------------------------------------------------------------------------------- helpers
 

@@ -42,6 +42,7 @@ class Limits:
     sample_fps: float
     tolerance_ns: int
     max_new_tokens: int
+    track_window: bool = False
 
 
 def check_text(text: str, what: str, limit: int, optional: bool = False) -> str:
@@ -52,6 +53,7 @@ def limits_from(p: dict[str, Any]) -> Limits:
     return Limits(
         max_chars=p["max_question_chars"], max_frames=p["max_frames_per_query"], sample_fps=p["sample_fps"],
         tolerance_ns=int(p["stamp_tolerance_s"] * NS_PER_S), max_new_tokens=p["max_new_tokens"],
+        track_window=bool(p["track_window"]),
     )
 
 
@@ -226,7 +228,16 @@ def ask_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup,
             region.prompts = _point_prompts(d.point, frames, locate, f"region {k}'s point")
         regions.append(region)
     max_new = int(msg.max_new_tokens) or lim.max_new_tokens
-    return Request(question, frames, regions, options, task, max_new)
+    return Request(question, frames, regions, options, task, max_new, _follow_over(frames, buffer, lim))
+
+
+def _follow_over(frames: list[Frame], buffer: FrameBuffer, lim: Limits) -> list[Frame]:
+    """``track_window``: every buffered frame from the request's first frame to its last (the frames
+    it uses are the same copies, so the engine can find them by stamp); else none."""
+    if not lim.track_window or not frames:
+        return []
+    chosen = {f.stamp_ns: f for f in frames}
+    return [chosen.get(f.stamp_ns, f) for f in buffer.between(frames[0].stamp_ns, frames[-1].stamp_ns)]
 
 
 def _point_prompts(point: WorldPoint, frames: list[Frame], locate: FrameLookup,
@@ -244,7 +255,9 @@ def _point_prompts(point: WorldPoint, frames: list[Frame], locate: FrameLookup,
 
 def segment_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup) -> Request:
     expression = check_text(msg.expression, "expression", lim.max_chars)
-    return Request(expression, _window(msg, buffer, lim, [], pose), max_new_tokens=lim.max_new_tokens)
+    frames = _window(msg, buffer, lim, [], pose)
+    return Request(expression, frames, max_new_tokens=lim.max_new_tokens,
+                   window=_follow_over(frames, buffer, lim))
 
 
 def timings(values: dict[str, float]) -> list[StageTiming]:
@@ -273,20 +286,34 @@ def fill_ask(res: Any, ans: Answer, request: Request) -> Any:
 
 
 def object_masks(ans: Answer, request: Request, object_id: int) -> list[ObjectMask]:
-    """One ObjectMask per frame the engine segmented, stamped and framed like that frame."""
+    """One ObjectMask per frame the engine segmented, stamped and framed like that frame; with the
+    masks followed over the request's window, one per window frame SAM 2 found the object on (the
+    decoder's predicted IoU as the score on the frames it decoded, NaN on the frames followed to)."""
     if not ans.masks:
         raise ValueError(f"no mask: {ans.reason or 'the model did not segment anything'} "
                          f"(model text: {ans.text!r})")
     scores = ans.mask_scores or []
+    if ans.followed is not None:
+        decoded = {f.stamp_ns: float(scores[i]) for i, f in enumerate(request.frames) if i < len(scores)}
+        return [_object_mask(request.window[w], mask, object_id, request.question,
+                             decoded.get(request.window[w].stamp_ns, math.nan))
+                for w, mask in sorted(ans.followed.masks.items())]
     return [_object_mask(request.frames[i], mask, object_id, request.question,
                          float(scores[i]) if i < len(scores) else math.nan)
             for i, mask in enumerate(ans.masks[: len(request.frames)]) if mask is not None]
 
 
 def region_masks(ans: Answer, request: Request) -> list[ObjectMask]:
-    """The masks SAM 2 made of the prompted regions, one per frame, labelled like their region."""
-    return [_object_mask(request.frames[i], np.asarray(mask, dtype=bool), r.object_id, r.label, math.nan)
-            for r in ans.prompted for i, mask in sorted(r.frame_masks(len(request.frames)).items())]
+    """The masks SAM 2 made of the prompted regions, one per frame (per window frame when followed over
+    the request's window), labelled like their region."""
+    return [_object_mask(frame, np.asarray(mask, dtype=bool), r.object_id, r.label, math.nan)
+            for r in ans.prompted for frame, mask in _region_frames(r, request)]
+
+
+def _region_frames(region: Region, request: Request) -> list[tuple[Frame, np.ndarray]]:
+    if region.followed is not None and request.window:
+        return [(request.window[w], m) for w, m in sorted(region.followed.masks.items())]
+    return [(request.frames[i], m) for i, m in sorted(region.frame_masks(len(request.frames)).items())]
 
 
 def _object_mask(frame: Frame, mask: np.ndarray, object_id: int, label: str, score: float) -> ObjectMask:

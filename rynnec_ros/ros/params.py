@@ -199,6 +199,10 @@ PARAMS: tuple[ParamSpec, ...] = (
               live=False),
     ParamSpec("point_prompt_question", "What is <object0>?", "The question asked about each point on "
               "point_prompt_topic.", _question),
+    ParamSpec("track_window", False, "Follow every mask an answer returns (~/segment's, a prompted region's) "
+              "over every buffered frame between its first and last frame with SAM 2's video memory, not "
+              "only over the frames the model read. Needs backend torch and the sam2 package (costs one "
+              "SAM 2 frame, ~0.2 s on a CPU, per buffered frame).", anything),
     # Outputs.
     ParamSpec("publish_overlay", True, "Publish ~/overlay (masks drawn on the frame) after segmentations and "
               "region questions, and ~/overlay/compressed (JPEG) while it has subscribers.", anything),
@@ -245,9 +249,12 @@ def validate_all(values: Mapping[str, Any]) -> str:
         if reason:
             return reason
     try:
-        engine_spec(values)
+        spec = engine_spec(values)
     except ValueError as exc:
         return str(exc)
+    if values.get("track_window") and spec.backend != "torch":
+        return (f"track_window needs backend torch (SAM 2's video memory runs in the local engine), not "
+                f"{spec.backend}")
     return ""
 
 

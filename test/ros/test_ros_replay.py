@@ -8,6 +8,7 @@ stamps jump back and must reset its buffer and TF history cleanly.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import threading
@@ -219,6 +220,40 @@ def test_a_3d_point_prompt_is_answered_with_masks_on_the_frames_that_see_it(repl
     with pytest.raises(RuntimeError, match="no transform from 'nowhere' to the world frame"):
         replayed.ask("What is <object0>?", [Region(oid, {}, point=WorldPoint(centre, "nowhere"))],
                      frame_stamps_ns=stamps, timeout_s=60)
+
+
+def test_track_window_returns_masks_on_every_buffered_frame_between(replayed, scene) -> None:
+    """``track_window`` (docs/ros.md): a segmentation read on two frames and a click on one return masks
+    followed over the buffered frames between the first and last frame read, not only those: every
+    mask's stamp is a buffered stamp in that span (the node's own ~/list_frames), the frames read keep
+    theirs, and ``frame_stamps`` still names only the frames the model read."""
+    from rynnec_ros.core.types import Prompt, Region
+    from rynnec_ros.ros.convert import stamp_to_ns
+
+    oid, col, row, _, stamps, _ = _surface_point(scene, 0)
+    buffered = replayed.buffered_stamps()
+    first, last = stamps[0], stamps[3]
+    between = [s for s in buffered if first <= s <= last]
+    assert len(between) > 2, (stamps, buffered)
+    assert replayed.set_parameters({"track_window": True}) == [""]
+    try:
+        replayed.segment("the object", frame_stamps_ns=[first, last], object_id=4, timeout_s=120)
+        res = replayed.last_response
+        assert [stamp_to_ns(s) for s in res.frame_stamps] == [first, last]
+        on = [stamp_to_ns(m.header.stamp) for m in res.masks]
+        assert on == sorted(set(on)) and set(on) <= set(between), (on, between)
+        assert len(on) > len({first, last} & set(on)), on  # followed onto frames it did not read
+        assert all(m.object_id == 4 and tuple(m.size) == (96, 128) for m in res.masks)
+        assert all(math.isnan(m.score) for m in res.masks if stamp_to_ns(m.header.stamp) not in (first, last))
+
+        click = Region(oid, {}, "it", prompts=(Prompt(0, [(float(col), float(row))], [1]),))
+        replayed.ask("What is <object0>?", [click], frame_stamps_ns=[first, last], timeout_s=120)
+        res = replayed.last_response
+        got = [stamp_to_ns(m.header.stamp) for m in res.region_masks]
+        assert [stamp_to_ns(s) for s in res.region_prompt_stamps] == [first]
+        assert first in got and set(got) <= set(between) and len(got) > 2, (got, between)
+    finally:
+        assert replayed.set_parameters({"track_window": False}) == [""]
 
 
 def test_points_on_the_prompt_topic_are_answered_on_the_answer_topics(replayed, scene) -> None:

@@ -27,7 +27,7 @@ import numpy as np
 
 from rynnec_ros.core import wire
 from rynnec_ros.core.lru import LRU
-from rynnec_ros.core.types import Answer, Cancelled, Frame, Request
+from rynnec_ros.core.types import Answer, Cancelled, Followed, Frame, Request
 from rynnec_ros.model.spec import EngineInfo
 
 
@@ -104,6 +104,10 @@ class RemoteEngine:
     ) -> list[float]:
         """Summed log-likelihood of each of ``request.options``, computed on the server."""
         return self._call("score", request, None, should_stop)
+
+    def follow(self, followed: Followed, frame: Frame) -> np.ndarray:
+        raise ValueError("following objects needs a local engine (backend torch): the site server keeps "
+                         "no tracker memory")
 
     def resolve_prompts(self, request: Request) -> Request:
         """The site server's wire format carries region masks only: prompts are refused by name."""
