@@ -42,7 +42,7 @@ class Limits:
     sample_fps: float
     tolerance_ns: int
     max_new_tokens: int
-    track_window: bool = False
+    track_window: bool = False  # track_window or track_objects: follow masks over the whole window
 
 
 def check_text(text: str, what: str, limit: int, optional: bool = False) -> str:
@@ -53,7 +53,7 @@ def limits_from(p: dict[str, Any]) -> Limits:
     return Limits(
         max_chars=p["max_question_chars"], max_frames=p["max_frames_per_query"], sample_fps=p["sample_fps"],
         tolerance_ns=int(p["stamp_tolerance_s"] * NS_PER_S), max_new_tokens=p["max_new_tokens"],
-        track_window=bool(p["track_window"]),
+        track_window=bool(p["track_window"] or p["track_objects"]),
     )
 
 
@@ -295,10 +295,10 @@ def object_masks(ans: Answer, request: Request, object_id: int) -> list[ObjectMa
     scores = ans.mask_scores or []
     if ans.followed is not None:
         decoded = {f.stamp_ns: float(scores[i]) for i, f in enumerate(request.frames) if i < len(scores)}
-        return [_object_mask(request.window[w], mask, object_id, request.question,
+        return [object_mask(request.window[w], mask, object_id, request.question,
                              decoded.get(request.window[w].stamp_ns, math.nan))
                 for w, mask in sorted(ans.followed.masks.items())]
-    return [_object_mask(request.frames[i], mask, object_id, request.question,
+    return [object_mask(request.frames[i], mask, object_id, request.question,
                          float(scores[i]) if i < len(scores) else math.nan)
             for i, mask in enumerate(ans.masks[: len(request.frames)]) if mask is not None]
 
@@ -306,7 +306,7 @@ def object_masks(ans: Answer, request: Request, object_id: int) -> list[ObjectMa
 def region_masks(ans: Answer, request: Request) -> list[ObjectMask]:
     """The masks SAM 2 made of the prompted regions, one per frame (per window frame when followed over
     the request's window), labelled like their region."""
-    return [_object_mask(frame, np.asarray(mask, dtype=bool), r.object_id, r.label, math.nan)
+    return [object_mask(frame, np.asarray(mask, dtype=bool), r.object_id, r.label, math.nan)
             for r in ans.prompted for frame, mask in _region_frames(r, request)]
 
 
@@ -316,7 +316,8 @@ def _region_frames(region: Region, request: Request) -> list[tuple[Frame, np.nda
     return [(request.frames[i], m) for i, m in sorted(region.frame_masks(len(request.frames)).items())]
 
 
-def _object_mask(frame: Frame, mask: np.ndarray, object_id: int, label: str, score: float) -> ObjectMask:
+def object_mask(frame: Frame, mask: np.ndarray, object_id: int, label: str, score: float) -> ObjectMask:
+    """An ObjectMask of ``mask`` on ``frame``: its stamp and frame_id, COCO RLE, pixel box."""
     if mask.shape != frame.rgb.shape[:2]:
         raise RuntimeError(f"engine returned a {mask.shape} mask for a {frame.rgb.shape[:2]} frame")
     rle = rle_codec.encode(mask)

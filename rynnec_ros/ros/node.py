@@ -10,6 +10,7 @@ No exception from a callback ends the process: it is logged once with its input 
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -31,6 +32,7 @@ from rynnec_ros.action import Segment as SegmentAction
 from rynnec_ros.core import wire
 from rynnec_ros.core.buffer import BufferLimits, FrameBuffer
 from rynnec_ros.core.jobs import Job, JobQueue
+from rynnec_ros.core.tracks import LiveTracks
 from rynnec_ros.core.types import Frame
 from rynnec_ros.model.spec import EngineSpec
 from rynnec_ros.msg import Region as RegionMsg
@@ -79,8 +81,9 @@ class CognitionNode(LifecycleNode):
 
         self._buffer = FrameBuffer(self._limits())
         self._ingest = CameraIngest(self._buffer, self._p)
-        self._jobs = JobQueue(lambda: int(self._p["request_queue_size"]), idle=self._precompute,
+        self._jobs = JobQueue(lambda: int(self._p["request_queue_size"]), idle=self._idle,
                               on_internal_error=self._log_error)
+        self._tracks = LiveTracks(int(self._p["max_tracked_objects"]), int(self._p["cache_mb"]) << 20)
         self._ready_keys: list[Any] = []  # frame keys of the last window precompute finished
         self._points_asked = 0  # points received on point_prompt_topic: each one's object_id
         self._router: Router | None = None
@@ -322,6 +325,7 @@ class CognitionNode(LifecycleNode):
             self._outputs.destroy()
             self._outputs = None
         self._router = None
+        self._tracks.clear()
         self._buffer.clear()
         self._state = "unconfigured"
 
@@ -396,6 +400,42 @@ class CognitionNode(LifecycleNode):
             return str(exc)
         return ""
 
+    def _idle(self, should_stop: Callable[[], bool]) -> None:
+        """Worker idle time: the tracked objects onto the newest frame, then the window precompute."""
+        self._follow_tracks()
+        if not should_stop():
+            self._precompute(should_stop)
+
+    def _follow_tracks(self) -> None:
+        """``track_objects``: every followed object onto the newest buffered frame, their masks on
+        ~/object_masks; forgotten when the parameter is off."""
+        tracks, router, outputs = self._tracks, self._router, self._outputs
+        tracks.max_objects = int(self._p["max_tracked_objects"])
+        if not self._p["track_objects"]:
+            tracks.clear()
+            return
+        frame = self._buffer.newest()
+        if not len(tracks) or frame is None or router is None or outputs is None or self._state != "active":
+            return
+        found = tracks.step(router.engine, frame)
+        for oid, why in tracks.dropped:
+            self.get_logger().info(f"stopped following object {oid}: {why}")
+        tracks.dropped.clear()
+        if found:
+            outputs.tracked(frame, [messages.object_mask(frame, mask, t.object_id, t.label, math.nan)
+                                    for t, mask in found])
+
+    def _keep_following(self, ans: Any, request: Any, object_id: int, label: str) -> None:
+        """``track_objects``: the objects an answer followed over its window are followed on."""
+        if not self._p["track_objects"] or not request.window:
+            return
+        last = request.window[-1]
+        if ans.followed is not None:
+            self._tracks.start(object_id, label, ans.followed, last)
+        for region in ans.prompted:
+            if region.followed is not None:
+                self._tracks.start(int(region.object_id), region.label, region.followed, last)
+
     def _precompute(self, should_stop: Callable[[], bool]) -> None:
         """Worker idle time: make the live window answer-ready (vision features, prompt prefix), so a
         question about it pays only its own tokens. Stops as soon as a request arrives."""
@@ -443,12 +483,14 @@ class CognitionNode(LifecycleNode):
             res = messages.fill_segment(Segment.Response() if stream is None else SegmentAction.Result(), ans,
                                         request, int(msg.object_id))
             outputs.segmentation(ans, request, res.masks)
+            self._keep_following(ans, request, int(msg.object_id), request.question)
         else:
             request = messages.ask_request(msg, self._buffer, lim, self._pose_of, self._locate)
             ans = router.answer(request, stream, job.should_stop)
             ans.timings = {"queue": waited, **ans.timings}
             res = messages.fill_ask(AskQuestion.Response() if stream is None else Ask.Result(), ans, request)
             outputs.answer(ans, request, res.region_masks)
+            self._keep_following(ans, request, 0, "")
         res.success = True
         res.message = ""
         return res

@@ -87,6 +87,11 @@ class Outputs:
         if self._p["publish_detections"]:
             self.detections_3d.publish(answer_detections_3d(ans, request, world_frame))
 
+    def tracked(self, frame: Frame, masks: list[ObjectMask]) -> None:
+        """~/object_masks with the masks of the objects ``track_objects`` followed onto ``frame``."""
+        header = Header(stamp=convert.ns_to_stamp(frame.stamp_ns), frame_id=frame.frame_id)
+        self.masks.publish(ObjectMasks(header=header, expression="tracking", masks=masks))
+
     def _overlay(self, frame: Frame, masks: list[np.ndarray], labels: list[str]) -> None:
         img = convert.draw_overlay(frame.rgb, masks, labels)
         self.overlay.publish(convert.rgb_to_image(img, frame.stamp_ns, frame.frame_id))

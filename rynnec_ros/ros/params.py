@@ -203,6 +203,13 @@ PARAMS: tuple[ParamSpec, ...] = (
               "over every buffered frame between its first and last frame with SAM 2's video memory, not "
               "only over the frames the model read. Needs backend torch and the sam2 package (costs one "
               "SAM 2 frame, ~0.2 s on a CPU, per buffered frame).", anything),
+    ParamSpec("track_objects", False, "Keep following the object of each segmentation and prompted region "
+              "(as track_window does over its window) on every newer buffered frame, in the worker's idle "
+              "time, publishing their masks on ~/object_masks (expression 'tracking'). An object lost on "
+              "10 frames in a row is dropped; at most max_tracked_objects (newest kept), their memory "
+              "together at most cache_mb. Needs backend torch and the sam2 package.", anything),
+    ParamSpec("max_tracked_objects", 4, "Most objects track_objects follows at once (1-64); a new one "
+              "drops the oldest.", in_range(1, 64)),
     # Outputs.
     ParamSpec("publish_overlay", True, "Publish ~/overlay (masks drawn on the frame) after segmentations and "
               "region questions, and ~/overlay/compressed (JPEG) while it has subscribers.", anything),
@@ -252,9 +259,10 @@ def validate_all(values: Mapping[str, Any]) -> str:
         spec = engine_spec(values)
     except ValueError as exc:
         return str(exc)
-    if values.get("track_window") and spec.backend != "torch":
-        return (f"track_window needs backend torch (SAM 2's video memory runs in the local engine), not "
-                f"{spec.backend}")
+    for name in ("track_window", "track_objects"):
+        if values.get(name) and spec.backend != "torch":
+            return (f"{name} needs backend torch (SAM 2's video memory runs in the local engine), not "
+                    f"{spec.backend}")
     return ""
 
 

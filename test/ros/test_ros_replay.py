@@ -256,6 +256,40 @@ def test_track_window_returns_masks_on_every_buffered_frame_between(replayed, sc
         assert replayed.set_parameters({"track_window": False}) == [""]
 
 
+def test_track_objects_follows_a_segmentation_onto_the_newest_frame(replayed, scene) -> None:
+    """``track_objects`` (docs/ros.md): after a segmentation read on the bag's first and third frames,
+    the worker's idle time follows the object onto the newest buffered frame (the bag's last, newer than
+    the answer's window) and publishes it on ~/object_masks: expression 'tracking', header = that
+    frame's (stamp from the node's own ~/list_frames), the request's object_id, the expression as label,
+    the frame's size. Turning the parameter off forgets the object: no more tracking messages."""
+    from rynnec_ros.msg import ObjectMasks
+    from rynnec_ros.ros.convert import stamp_to_ns
+
+    *_, stamps, _ = _surface_point(scene, 0)
+    newest = replayed.buffered_stamps()[-1]
+    assert newest > stamps[2]
+    got: list = []
+    node = replayed.node
+    sub = node.create_subscription(ObjectMasks, "/rynnec/object_masks",
+                                   lambda m: got.append(m) if m.expression == "tracking" else None, 10)
+    assert replayed.set_parameters({"track_objects": True}) == [""]
+    try:
+        replayed.segment("the object", frame_stamps_ns=[stamps[0], stamps[2]], object_id=9, timeout_s=120)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not got:
+            time.sleep(0.1)
+        assert got, "no tracking message on ~/object_masks within 60 s"
+        msg = got[0]
+        assert stamp_to_ns(msg.header.stamp) == newest and msg.header.frame_id
+        (m,) = msg.masks
+        assert (m.object_id, m.label, tuple(m.size)) == (9, "the object", (96, 128))
+        assert stamp_to_ns(m.header.stamp) == newest
+    finally:
+        assert replayed.set_parameters({"track_objects": False}) == [""]
+        node.destroy_subscription(sub)
+    assert len(got) == 1, [stamp_to_ns(g.header.stamp) for g in got]  # no newer frame came
+
+
 def test_points_on_the_prompt_topic_are_answered_on_the_answer_topics(replayed, scene) -> None:
     """``point_prompt_topic`` (docs/ros.md): a PointStamped as RViz's Publish Point sends it asks
     ``point_prompt_question`` about the object there over the window a question gets (sampled at 1 fps).
