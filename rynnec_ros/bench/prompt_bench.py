@@ -82,6 +82,30 @@ def _propagation(engine: Any, frames: Sequence[np.ndarray], click: Prompt, repea
         "per_frame_s": {k: getattr(t.wall, k) / n for k in ("median", "min", "max")},
         "memory_bank_bytes_per_object": held[-1],
         "memory_bank_bytes_per_object_and_frame": held[-1] / n,
+        "live": _live(tracker, pixels, h, w, clicks, sync),
+    }
+
+
+def _live(tracker: Any, pixels: torch.Tensor, h: int, w: int, clicks: dict[int, Any],
+          sync: Callable[[], None] | None) -> dict[str, Any]:
+    """``track_objects``: the window's track followed on through ``reach`` + 4 more frames (the window's
+    frames again, one at a time): seconds per frame, and the memory bank after the first and the last
+    step and after ``reach`` steps, from where it stops growing (the oldest outputs fall out of reach)."""
+    track = tracker.track(pixels, h, w, clicks)
+    steps = tracker.reach + 4
+    held, seconds = [], []
+    for i in range(steps):
+        frame = pixels[i % len(pixels)]
+        t = time_call(lambda f=frame: tracker.extend(track, f), repeat=1, warmup=0, sync=sync)
+        seconds.append(t.wall.median)
+        held.append(track.held_bytes)
+    return {
+        "steps": steps,
+        "per_frame_s": {"median": float(np.median(seconds)), "min": min(seconds), "max": max(seconds)},
+        "memory_bank_bytes_after_first_step": held[0],
+        "memory_bank_bytes_after_last_step": held[-1],
+        "memory_bank_bytes_after_reach_steps": held[tracker.reach - 1],
+        "reach_frames": tracker.reach,
     }
 
 

@@ -185,3 +185,7 @@ def test_bench_prompts_reports_click_and_point_costs(tmp_path: Path) -> None:
     prop = sec["propagation"]
     assert prop["available"] is True and prop["frames"] == 3 and prop["per_frame_s"]["median"] > 0
     assert prop["memory_bank_bytes_per_object"] > 0
+    live = prop["live"]  # a live track: bounded once `reach` frames have passed (model/tracking.py)
+    assert live["steps"] == live["reach_frames"] + 4 and live["per_frame_s"]["median"] > 0
+    assert live["memory_bank_bytes_after_last_step"] == live["memory_bank_bytes_after_reach_steps"]
+    assert live["memory_bank_bytes_after_last_step"] > live["memory_bank_bytes_after_first_step"]

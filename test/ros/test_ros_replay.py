@@ -263,6 +263,7 @@ def test_track_objects_follows_a_segmentation_onto_the_newest_frame(replayed, sc
     frame's (stamp from the node's own ~/list_frames), the request's object_id, the expression as label,
     the frame's size. Turning the parameter off forgets the object: no more tracking messages."""
     from rynnec_ros.msg import ObjectMasks
+
     from rynnec_ros.ros.convert import stamp_to_ns
 
     *_, stamps, _ = _surface_point(scene, 0)
