@@ -93,10 +93,11 @@ def _live(tracker: Any, pixels: torch.Tensor, h: int, w: int, clicks: dict[int, 
     step and after ``reach`` steps, from where it stops growing (the oldest outputs fall out of reach)."""
     track = tracker.track(pixels, h, w, clicks)
     steps = tracker.reach + 4
-    held, seconds = [], []
-    for i in range(steps):
-        frame = pixels[i % len(pixels)]
-        t = time_call(lambda f=frame: tracker.extend(track, f), repeat=1, warmup=0, sync=sync)
+    held: list[int] = []
+    seconds: list[float] = []
+    frames = itertools.cycle(pixels)
+    for _ in range(steps):
+        t = time_call(lambda: tracker.extend(track, next(frames)), repeat=1, warmup=0, sync=sync)
         seconds.append(t.wall.median)
         held.append(track.held_bytes)
     return {

@@ -419,7 +419,7 @@ class RynnEC:
             ans.frame_indices = list(range(len(request.frames)))
             if request.window and any(m is not None and m.any() for m in ans.masks):
                 seeds = {request.window_index(i): m for i, m in enumerate(ans.masks) if m is not None}
-                ans.followed = self._follow_window(request.window, seeds=seeds)
+                ans.followed = self._follow_window(request.window, seeds=seeds, should_stop=should_stop)
             self._sync()
             ans.timings["sam2"] = time.perf_counter() - t1
         ans.timings["total"] = time.perf_counter() - t0
@@ -511,7 +511,7 @@ class RynnEC:
             if not isinstance(f, Frame):
                 raise ValueError(f"frame {i} must be a rynnec_ros.core.types.Frame, got {type(f).__name__}")
             check_frame(f.rgb, i)
-        request = self.resolve_prompts(request)
+        request = self.resolve_prompts(request, should_stop=should_stop)
         keys = frame_keys(frames)
         regions = flatten_regions(frames, request.regions)
 
@@ -925,7 +925,7 @@ class RynnEC:
     def sam2_decode(self, frame: np.ndarray, key: Hashable, seg: torch.Tensor) -> Any:
         return self.model.sam2.decode(self._sam2_features(frame, key), seg)  # type: ignore[union-attr]
 
-    def resolve_prompts(self, request: Request) -> Request:
+    def resolve_prompts(self, request: Request, *, should_stop: StopFn | None = None) -> Request:
         """``request`` with every prompted region's masks made by SAM 2.
 
         Each prompt's frame gets the most confident of the decoder's three candidates (SAM 2's image
@@ -967,19 +967,20 @@ class RynnEC:
                     raise ValueError(f"region {r}: SAM 2 found no object at the prompt on frame {fi}")
             followed = None
             if request.window:
-                followed = self._follow_window(request.window, clicks={request.window_index(i): c
-                                                                       for i, c in clicks.items()})
+                followed = self._follow_window(request.window, should_stop=should_stop,
+                                               clicks={request.window_index(i): c for i, c in clicks.items()})
                 at = {f.stamp_ns: i for i, f in enumerate(frames)}
                 masks = {**{at[request.window[w].stamp_ns]: m for w, m in followed.masks.items()
                             if request.window[w].stamp_ns in at}, **masks}
             elif len(frames) > 1 and len({f.rgb.shape[:2] for f in frames}) == 1 and self.can_follow:
-                masks = {**self._follow_window(frames, clicks=clicks).masks, **masks}
+                masks = {**self._follow_window(frames, clicks=clicks, should_stop=should_stop).masks, **masks}
             out.append(dataclasses.replace(region, masks=dict(sorted(masks.items())), followed=followed))
         return dataclasses.replace(request, regions=out)
 
     def _follow_window(self, frames: Sequence[Frame], *,
                        clicks: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
-                       seeds: dict[int, np.ndarray] | None = None) -> Followed:
+                       seeds: dict[int, np.ndarray] | None = None,
+                       should_stop: StopFn | None = None) -> Followed:
         """The object SAM 2 is given on some of ``frames`` (clicks, or masks) followed through all."""
         sizes = {f.rgb.shape[:2] for f in frames}
         if len(sizes) != 1:
@@ -987,7 +988,8 @@ class RynnEC:
         for i, f in enumerate(frames):
             check_frame(f.rgb, i)
         (h, w), = sizes
-        track = self.tracker().track([f.rgb for f in frames], h, w, clicks=clicks, masks=seeds)
+        track = self.tracker().track([f.rgb for f in frames], h, w, clicks=clicks, masks=seeds,
+                                     should_stop=should_stop)
         return Followed(track.masks, track.held_bytes, track)
 
     # ---------------------------------------------------------------------------------------- helpers

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from rynnec_ros.core.types import Cancelled
+
 from .caches import held_bytes
 
 PACKAGE_CONFIG = "configs/sam2/sam2_hiera_l.yaml"
@@ -140,7 +142,8 @@ class Sam2Tracker:
     @torch.inference_mode()
     def track(self, frames: Sequence[np.ndarray | torch.Tensor], height: int, width: int,
               clicks: Mapping[int, tuple[np.ndarray, np.ndarray]] | None = None,
-              masks: Mapping[int, np.ndarray] | None = None) -> Track:
+              masks: Mapping[int, np.ndarray] | None = None,
+              should_stop: Callable[[], bool] | None = None) -> Track:
         """Masks of the object on every frame of ``frames`` (RGB H×W×3 of one size, or preprocessed
         [3, S, S] tensors).
 
@@ -149,6 +152,8 @@ class Sam2Tracker:
         index to a boolean H×W mask (``add_new_mask``; a frame with both takes the mask). Those frames are
         the conditioning frames. Propagation runs forward from the first of them and then backward
         from it (the package's order), and a frame's mask is its logits > 0 at frame size.
+        ``should_stop`` is polled before every frame (a request cancelled or past its deadline stops
+        within one SAM 2 frame): ``Cancelled``.
         """
         clicks, masks = dict(clicks or {}), {k: v for k, v in (masks or {}).items() if np.asarray(v).any()}
         if not clicks and not masks:
@@ -170,6 +175,8 @@ class Sam2Tracker:
                 break
             for fi, _, out in p.propagate_in_video(state, start_frame_idx=start, reverse=reverse):
                 logits[int(fi)] = out[0, 0]
+                if should_stop is not None and should_stop():
+                    raise Cancelled("cancelled by should_stop() while following the object")
         binary = {fi: (v > 0).cpu().numpy() for fi, v in sorted(logits.items())}
         found = {fi: m for fi, m in binary.items() if m.any()}
         track = Track(found, 0, state)

@@ -216,3 +216,20 @@ def test_a_segmentation_is_followed_over_the_window_and_on_as_frames_arrive(engi
     assert np.array_equal(nxt, engine.tracker().extend(track, extra[1]))
     with pytest.raises(ValueError, match="cannot continue a track"):
         engine.follow(ans.followed, Frame(np.zeros((100, 100, 3), np.uint8), stamp_ns=20_000))
+
+
+def test_following_stops_within_one_frame_of_a_cancel(engine: RynnEC) -> None:
+    """``should_stop`` is polled after every propagated frame: asked to stop after the second frame,
+    the tracker raises ``Cancelled`` having run exactly two (of four)."""
+    from rynnec_ros.core.types import Cancelled
+
+    polls: list[int] = []
+
+    def stop() -> bool:
+        polls.append(1)
+        return len(polls) >= 2
+
+    pts, labs = np.array([[70.0, 84.0]], np.float32), np.array([1], np.int32)
+    with pytest.raises(Cancelled, match="following the object"):
+        engine.tracker().track(synthetic_window(N, 224, 168), 168, 224, {0: (pts, labs)}, should_stop=stop)
+    assert len(polls) == 2
