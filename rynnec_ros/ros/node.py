@@ -411,6 +411,7 @@ class CognitionNode(LifecycleNode):
         ~/object_masks; forgotten when the parameter is off."""
         tracks, router, outputs = self._tracks, self._router, self._outputs
         tracks.max_objects = int(self._p["max_tracked_objects"])
+        tracks.budget_bytes = int(self._p["cache_mb"]) << 20  # changes on a reconfigure
         if not self._p["track_objects"]:
             tracks.clear()
             return

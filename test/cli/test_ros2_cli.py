@@ -276,6 +276,29 @@ def test_segment(fed: Shared) -> None:
         assert decoded.shape == (h, w)
 
 
+def test_segment_over_every_buffered_frame_with_track_window(fed: Shared) -> None:
+    """docs/ros.md, as typed: `ros2 param set /rynnec track_window true`, then `~/segment` read on the
+    first and last of the newest five buffered frames returns masks only on buffered frames between
+    them (the bag's stamps), more than the two frames it read when SAM 2 follows the object onto the
+    others; `frame_stamps` stays the two frames read."""
+    ros = fed.ros
+    span = _buffered(fed)[-5:]
+    out = ros.run("param", "set", NODE, "track_window", "true").stdout
+    assert out.startswith("Set parameter successful"), out
+    try:
+        assert ros.param_get(NODE, "track_window") == "Boolean value is: True"
+        reply = ros.service_call(
+            f"{NODE}/segment", "rynnec_ros/srv/Segment",
+            f"{{expression: 'the sofa', object_id: 8, frame_stamps: {stamps_yaml([span[0], span[-1]])}}}")
+    finally:
+        ros.run("param", "set", NODE, "track_window", "false")
+    assert reply["success"] is True, reply
+    assert [stamp_ns(t) for t in reply["frame_stamps"]] == [span[0], span[-1]]
+    on = [stamp_ns(m["header"]["stamp"]) for m in reply["masks"]]
+    assert set(on) <= set(span) and len(on) == len(set(on)) and len(on) > 2, (on, span)
+    assert all(m["object_id"] == 8 for m in reply["masks"])
+
+
 def test_segment_stream_action(fed: Shared) -> None:
     """`ros2 action send_goal --feedback /rynnec/segment_stream rynnec_ros/action/Segment ...` on the
     frames `~/segment` is asked about: action/Segment.action's result fields "mean exactly what they mean
