@@ -136,7 +136,7 @@ class Sam2Tracker:
         # num_maskmem - 1 previous masks, every r-th frame for r = memory_temporal_stride_for_eval, and the
         # object pointers of up to max_obj_ptrs_in_encoder - 1 previous frames. Older non-conditioning
         # outputs are never read again, so a live track drops them.
-        stride = int(getattr(predictor, "memory_temporal_stride_for_eval", 1))
+        stride = int(predictor.memory_temporal_stride_for_eval)
         self.reach = max(int(predictor.max_obj_ptrs_in_encoder), int(predictor.num_maskmem) * stride + 2)
 
     @torch.inference_mode()
@@ -152,8 +152,8 @@ class Sam2Tracker:
         index to a boolean H×W mask (``add_new_mask``; a frame with both takes the mask). Those frames are
         the conditioning frames. Propagation runs forward from the first of them and then backward
         from it (the package's order), and a frame's mask is its logits > 0 at frame size.
-        ``should_stop`` is polled before every frame (a request cancelled or past its deadline stops
-        within one SAM 2 frame): ``Cancelled``.
+        ``should_stop`` is polled after every propagated frame (a request cancelled or past its deadline
+        stops within one SAM 2 frame): ``Cancelled``.
         """
         clicks, masks = dict(clicks or {}), {k: v for k, v in (masks or {}).items() if np.asarray(v).any()}
         if not clicks and not masks:

@@ -415,8 +415,10 @@ class CognitionNode(LifecycleNode):
         if not self._p["track_objects"]:
             tracks.clear()
             return
+        if not len(tracks) or router is None or outputs is None or self._state != "active":
+            return
         frame = self._buffer.newest()
-        if not len(tracks) or frame is None or router is None or outputs is None or self._state != "active":
+        if frame is None:
             return
         found = tracks.step(router.engine, frame)
         for oid, why in tracks.dropped:
