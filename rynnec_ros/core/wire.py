@@ -113,6 +113,13 @@ MAX_KEY_CHARS = 1024
 MAX_IMAGE_PIXELS = 3840 * 2160
 """Default pixel budget of one uploaded frame (H×W), and so of one region mask, which is the size of its
 frame: the node's default max_image_pixels (4K UHD). ``rynnec-ros serve --max-image-pixels`` changes it."""
+UPLOAD_CHUNK_BYTES = 64 << 20
+"""Most pixel bytes the remote backend puts into one frame upload (more frames go in further calls; a
+single frame larger than this goes alone): well inside gRPC's message limit, and what the server's
+``--max-upload-mb`` may not go below."""
+MAX_UPLOAD_BYTES = 256 << 20
+"""Default pixel budget (N·H·W·3 bytes) of one frame upload on the server, checked from the declared
+shape before anything is stored: ``rynnec-ros serve --max-upload-mb`` changes it."""
 MAX_REQUEST_BYTES = 64 << 20
 """Largest question body (UTF-8 JSON), checked before it is parsed."""
 MAX_MASK_PIXELS = 1 << 28

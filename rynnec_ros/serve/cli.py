@@ -8,7 +8,9 @@ import sys
 
 from rynnec_ros.core import wire
 from rynnec_ros.model.spec import LOCAL_BACKENDS, EngineSpec, add_engine_args
-from rynnec_ros.serve.server import DEFAULT_MAX_CLIENT_QUESTIONS, DEFAULT_MAX_REQUEST_S
+from rynnec_ros.serve.server import DEFAULT_MAX_CLIENT_QUESTIONS, DEFAULT_MAX_REQUEST_S, DEFAULT_STORE_BYTES
+
+MB = 1 << 20
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,6 +27,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "--token-file or the environment variable")
     p.add_argument("--robots", type=int, default=8, help="robots to size the engine's reuse caches for")
     p.add_argument("--store-frames", type=int, default=512, help="uploaded frames kept (LRU)")
+    p.add_argument("--store-mb", type=int, default=DEFAULT_STORE_BYTES // MB,
+                   help="megabytes of uploaded frames kept (LRU, with --store-frames); "
+                        "at least --max-upload-mb")
+    p.add_argument("--max-upload-mb", type=int, default=wire.MAX_UPLOAD_BYTES // MB,
+                   help=f"most pixel megabytes in one frame upload (robots send at most "
+                        f"{wire.UPLOAD_CHUNK_BYTES // MB} per upload, so not less than that)")
     p.add_argument("--batch-window-ms", type=float, default=10.0,
                    help="how long concurrent questions are gathered to encode their frames together (0: off)")
     p.add_argument("--max-image-pixels", type=int, default=wire.MAX_IMAGE_PIXELS,
@@ -58,6 +66,8 @@ def _serve(args: argparse.Namespace) -> int:
             http_port=args.http_port,
             token=token,
             store_frames=args.store_frames,
+            store_bytes=args.store_mb * MB,
+            max_upload_bytes=args.max_upload_mb * MB,
             batch_window_s=args.batch_window_ms / 1000.0,
             max_image_pixels=args.max_image_pixels,
             max_request_s=args.max_request_s,

@@ -30,10 +30,12 @@ PROXY_MODULE = "pytriton_proxy"
 FRAMES_MODEL = "rynnec_frames"
 
 
-def check_upload(keys: Any, rgb: Any, max_pixels: int, max_frames: int, max_key_chars: int) -> str | None:
+def check_upload(keys: Any, rgb: Any, max_pixels: int, max_frames: int, max_key_chars: int,
+                 max_bytes: int) -> str | None:
     """Why an upload (``keys`` BYTES[N] of UTF-8 text, ``rgb`` UINT8[N, H, W, 3]) is refused, or None.
 
-    Only the shapes and the key bytes are read: nothing is allocated for the declared sizes."""
+    Only the shapes and the key bytes are read: nothing is allocated for the declared sizes. ``max_bytes``
+    bounds the pixels of the whole upload (N·H·W·3), the memory one request may make the server hold."""
     where = FRAMES_MODEL
     if keys is None or rgb is None:
         return f"{where}: inputs 'keys' and 'rgb' are both required"
@@ -53,6 +55,9 @@ def check_upload(keys: Any, rgb: Any, max_pixels: int, max_frames: int, max_key_
         return f"{where}: rgb frames are {h}×{w} pixels (shape {shape}): height and width must be at least 1"
     if h * w > max_pixels:
         return f"{where}: rgb frames are {h}×{w} = {h * w} pixels, more than the limit {max_pixels}"
+    if n * h * w * 3 > max_bytes:
+        return (f"{where}: {n} frames of {h}×{w}×3 are {n * h * w * 3} bytes in one upload, more than the "
+                f"limit {max_bytes} (--max-upload-mb); send them in several uploads")
     for i, k in enumerate(names):
         if not isinstance(k, (bytes, np.bytes_)):
             return f"{where}: keys[{i}] must be BYTES (UTF-8 text), got {type(k).__name__}"
@@ -122,6 +127,7 @@ if pb_utils is not None and __name__.rsplit(".", 1)[-1] == "model":  # pragma: n
                         lim["max_pixels"],
                         lim["max_frames"],
                         lim["max_key_chars"],
+                        lim["max_upload_bytes"],
                     )
                 )
             good = [r for r, why in zip(requests, reasons, strict=True) if why is None]

@@ -81,6 +81,10 @@ DEFAULT_MAX_CLIENT_QUESTIONS = 4
 """Questions one client may have in flight (``--max-client-questions``). The engine answers one question
 at a time, so more from one robot only queue in front of the others'; the remote backend sends one at a
 time per engine, so 4 leaves room for a node's service, action and a planner's retries."""
+DEFAULT_STORE_BYTES = 2 << 30
+"""Uploaded frames kept, in bytes (``--store-mb``, 2 GiB): all 512 of ``--store-frames`` at 720p, 86
+frames of 4K UHD (a 30-frame 4K window each for two robots); the frame count alone would let 4K uploads
+hold 12.7 GB."""
 
 
 def run_request(
@@ -105,18 +109,42 @@ def run_request(
 
 
 class FrameStore:
-    """Uploaded frames by wire key, least recently used dropped first (robots re-upload on ``missing``)."""
+    """Uploaded frames by wire key, least recently used dropped first (robots re-upload on ``missing``).
 
-    def __init__(self, capacity: int) -> None:
+    Bounded in frames and in bytes: the bytes bound is what the server's memory for frames comes to,
+    whatever sizes the robots send (512 frames of 4K UHD would be 12.7 GB)."""
+
+    def __init__(self, capacity: int, max_bytes: int = DEFAULT_STORE_BYTES) -> None:
         if capacity < 1:
             raise ValueError(f"frame store capacity must be >= 1, got {capacity}")
+        if max_bytes < 1:
+            raise ValueError(f"frame store bytes must be >= 1, got {max_bytes}")
         self.capacity = capacity
+        self.max_bytes = max_bytes
         self._frames: LRU[str, np.ndarray] = LRU(capacity)
         self._lock = threading.Lock()
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the frames held (a sum over at most ``capacity`` arrays)."""
+        with self._lock:
+            return self._held()
+
+    def _held(self) -> int:
+        return sum(f.nbytes for f in self._frames.values())
+
     def put(self, key: str, rgb: np.ndarray) -> None:
+        """Store ``rgb`` as the newest frame, then drop the oldest until both bounds hold. A frame larger
+        than the whole budget is refused (the upload's check keeps them smaller)."""
+        if rgb.nbytes > self.max_bytes:
+            raise ValueError(f"a frame of {rgb.nbytes} bytes is larger than the frame store's "
+                             f"{self.max_bytes}")
         with self._lock:
             self._frames.put(key, rgb)
+            held = self._held()
+            while held > self.max_bytes:
+                _, dropped = self._frames.popitem(last=False)
+                held -= dropped.nbytes
 
     def get(self, keys: list[str]) -> tuple[list[np.ndarray], list[str]]:
         """The frames for ``keys`` (touched), and the keys the store does not hold."""
@@ -213,7 +241,16 @@ class RynnECModels:
         max_image_pixels: int = wire.MAX_IMAGE_PIXELS,
         max_request_s: float = DEFAULT_MAX_REQUEST_S,
         max_client_questions: int = DEFAULT_MAX_CLIENT_QUESTIONS,
+        max_upload_bytes: int = wire.MAX_UPLOAD_BYTES,
     ) -> None:
+        smallest = max(wire.UPLOAD_CHUNK_BYTES, 3 * int(max_image_pixels))
+        if max_upload_bytes < smallest:
+            raise ValueError(f"max_upload_bytes must be >= {smallest} (what a robot sends in one upload: "
+                             f"{wire.UPLOAD_CHUNK_BYTES} bytes, or one frame of max_image_pixels), "
+                             f"got {max_upload_bytes}")
+        if store.max_bytes < max_upload_bytes:
+            raise ValueError(f"the frame store ({store.max_bytes} bytes) must hold one whole upload "
+                             f"({max_upload_bytes} bytes)")
         if not max_request_s > 0:
             raise ValueError(f"max_request_s must be > 0, got {max_request_s}")
         if max_client_questions < 1:
@@ -224,6 +261,8 @@ class RynnECModels:
         """Held by the question the engine works on (see ``_engine_turn``)."""
         self.batcher = VisionBatcher(engine, batch_window_s, self._engine_turn)
         self.max_image_pixels = int(max_image_pixels)
+        self.max_upload_bytes = int(max_upload_bytes)
+        """Pixel bytes one frame upload may carry: the memory one request can make the server hold."""
         self.max_request_s = float(max_request_s)
         """Engine time one question may take: past it the decode stops and the robot gets an error."""
         self.max_client_questions = int(max_client_questions)
@@ -239,6 +278,7 @@ class RynnECModels:
             "max_pixels": self.max_image_pixels,
             "max_frames": wire.MAX_FRAMES,
             "max_key_chars": wire.MAX_KEY_CHARS,
+            "max_upload_bytes": self.max_upload_bytes,
         }
 
     def upload(self, requests: list[Any]) -> list[dict[str, np.ndarray]]:
@@ -254,6 +294,7 @@ class RynnECModels:
                 lim["max_pixels"],
                 lim["max_frames"],
                 lim["max_key_chars"],
+                lim["max_upload_bytes"],
             )
             if reason is not None:
                 raise ValueError(reason)
@@ -484,11 +525,13 @@ def serve(
     http_port: int = wire.DEFAULT_PORT - 1,
     token: str = "",
     store_frames: int = 512,
+    store_bytes: int = DEFAULT_STORE_BYTES,
     ready: Callable[[], None] | None = None,
     batch_window_s: float = 0.01,
     max_image_pixels: int = wire.MAX_IMAGE_PIXELS,
     max_request_s: float = DEFAULT_MAX_REQUEST_S,
     max_client_questions: int = DEFAULT_MAX_CLIENT_QUESTIONS,
+    max_upload_bytes: int = wire.MAX_UPLOAD_BYTES,
 ) -> int:
     """Host ``engine`` on Triton until SIGINT/SIGTERM; ``ready`` runs once the models are loaded.
 
@@ -496,14 +539,15 @@ def serve(
     their frames are encoded together (``VisionBatcher``); 0 = no cross-robot batching.
     ``max_image_pixels``: the most pixels (H×W) of an uploaded frame. ``max_request_s``: the engine time
     one question may take. ``max_client_questions``: the questions one client may have in flight.
-    Returns the exit status: 0 after a signal, 1 when Triton stopped by itself.
+    ``store_frames``/``store_bytes``: the uploaded frames kept; ``max_upload_bytes``: the pixel bytes of one
+    upload. Returns the exit status: 0 after a signal, 1 when Triton stopped by itself.
     """
     wire.check_bind(host, token)
     if max_image_pixels < 1:
         raise ValueError(f"max_image_pixels must be >= 1, got {max_image_pixels}")
-    store = FrameStore(store_frames)
+    store = FrameStore(store_frames, store_bytes)
     models = RynnECModels(
-        engine, store, batch_window_s, max_image_pixels, max_request_s, max_client_questions
+        engine, store, batch_window_s, max_image_pixels, max_request_s, max_client_questions, max_upload_bytes
     )
     stop = threading.Event()
     signals = (signal.SIGTERM, signal.SIGINT)

@@ -59,10 +59,13 @@ def free_port() -> int:
 class ServerProcess:
     """``rynnec-ros serve`` in its own session (tritonserver and its stubs die with it on ``kill``)."""
 
-    def __init__(self, checkpoint: Path, log: Path, token: str = "") -> None:
+    def __init__(
+        self, checkpoint: Path, log: Path, token: str = "", extra_args: tuple[str, ...] = ()
+    ) -> None:
         self.checkpoint = checkpoint
         self.log = log
         self.token = token
+        self.extra_args = extra_args
         self.port = free_port()
         self.http_port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
@@ -89,6 +92,7 @@ class ServerProcess:
             "1",
             "--robots",
             "4",
+            *self.extra_args,
         ]
         env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(REPO))
         env.pop("RYNNEC_SERVER_TOKEN", None)

@@ -60,6 +60,9 @@ SAFETY_HEADROOM = 4 << 30
 HEALTH_WAIT_S = 120.0
 TRACEBACK_MARKERS = ("Traceback", 'File "', '.py"')
 FRAME_H, FRAME_W = 48, 64
+UPLOAD_MB, STORE_MB = 64, 128
+"""The module's server runs with ``--max-upload-mb 64 --store-mb 128`` (docs/serving.md, Limits): the
+smallest upload budget robots accept, so the memory attacks below need only tens of MB each."""
 
 
 # ------------------------------------------------------------------------------------ processes
@@ -296,7 +299,8 @@ class Site:
     """
 
     def __init__(self, log: Path) -> None:
-        self.server = ServerProcess(CHECKPOINT, log, TOKEN)
+        self.server = ServerProcess(CHECKPOINT, log, TOKEN,
+                                    ("--max-upload-mb", str(UPLOAD_MB), "--store-mb", str(STORE_MB)))
         self.tainted = False
         self.start()
         self.baseline = health_record(self.server.url)
@@ -611,7 +615,74 @@ def test_malformed_question_errors_carry_no_traceback(site: Site, body: bytes | 
     site.assert_healthy()
 
 
-# ------------------------------------------------------------------------------- 6. SIGTERM
+# ------------------------------------------------------- 6. memory one robot can make the server hold
+
+
+FULL_HD = (1080, 1920, 3)
+FULL_HD_BYTES = 1080 * 1920 * 3  # 6,220,800 bytes a frame
+
+
+@pytest.mark.timeout(300)
+def test_an_upload_over_the_byte_budget_is_refused_and_stores_nothing(site: Site) -> None:
+    """docs/serving.md, Limits: one upload carries at most --max-upload-mb of pixels (N·H·W·3 bytes).
+    11 Full HD frames are 68,428,800 bytes, over 64 MiB = 67,108,864 (worked by hand): refused with the
+    numbers, nothing stored (a question naming one of its keys gets ``missing``)."""
+    keys = [f"budget-{i}" for i in range(11)]
+    rgb = np.zeros((11, *FULL_HD), np.uint8)
+    with PeakMemory(site.sid) as mem, pytest.raises(InferenceServerException) as err:
+        upload(site.url, keys, rgb)
+    message = str(err.value)
+    assert_clean(message)
+    assert "68428800 bytes in one upload, more than the limit 67108864" in message, message
+    assert mem.growth < MEMORY_BOUND, f"server memory grew by {mem.growth >> 20} MB"
+    outcome = ask(site.url, ask_body(keys=keys[:1]), HEALTH_WAIT_S)
+    assert [k for k, _ in outcome.final] == ["missing"], outcome
+    site.assert_healthy()
+
+
+@pytest.mark.timeout(300)
+def test_a_flood_of_uploads_keeps_only_what_the_store_budget_holds(site: Site) -> None:
+    """docs/serving.md, Limits: the server keeps at most --store-mb of uploaded frames, least recently used
+    first out. 80 Full HD uploads (498 MB) into a 128 MiB store: floor(134,217,728 / 6,220,800) = 21
+    frames fit (worked by hand), so the 21 newest are held and the first 59 answer ``missing``; the
+    resident memory of all the server's processes grows by the store's budget and what passing uploads
+    cost (Triton's, the stub's and PyTriton's buffers and their allocators: 89 MB measured here over 40
+    uploads, so 200 MB are allowed), far below the 498 MB sent."""
+    keys = [f"flood-{uuid.uuid4().hex}-{i}" for i in range(80)]
+    frame = np.zeros((1, *FULL_HD), np.uint8)
+    with PeakMemory(site.sid) as mem:
+        for i, k in enumerate(keys):
+            frame[0, 0, 0, 0] = i  # distinct frames
+            assert upload(site.url, [k], frame) == 1
+    held = (STORE_MB << 20) // FULL_HD_BYTES
+    assert held == 21
+    outcome = ask(site.url, ask_body(keys=[keys[0], keys[58], keys[59], keys[-1]]), HEALTH_WAIT_S)
+    assert outcome.final and outcome.final[0][0] == "missing", outcome
+    assert json.loads(outcome.final[0][1])["keys"] == [keys[0], keys[58]], outcome
+    assert mem.growth < (STORE_MB + 200) << 20, f"server memory grew by {mem.growth >> 20} MB"
+    site.assert_healthy()
+
+
+@pytest.mark.timeout(600)
+def test_a_robot_sends_a_window_larger_than_one_upload_in_several(site: Site) -> None:
+    """The remote backend (what robots run) splits a window's frames into uploads of at most 64 MiB
+    (docs/serving.md), so a server at the smallest --max-upload-mb still answers a question about
+    12 Full HD frames (74,649,600 bytes, more than one upload may carry)."""
+    from rynnec_ros.core.types import Frame
+    from rynnec_ros.model.backends.remote import RemoteEngine
+
+    rng = np.random.default_rng(3)
+    frames = [Frame(rgb=rng.integers(0, 256, FULL_HD, dtype=np.uint8), key=f"window-{i}") for i in range(12)]
+    robot = RemoteEngine(site.url, token=TOKEN, client_name="robot-window")
+    try:
+        answer = robot.answer(Request(question="<video>\nWhat do you see?", frames=frames, max_new_tokens=2))
+    finally:
+        robot.close()
+    assert answer.token_ids, answer
+    site.assert_healthy()
+
+
+# ------------------------------------------------------------------------------- 7. SIGTERM
 
 
 @pytest.mark.timeout(300)
@@ -643,7 +714,7 @@ def test_sigterm_stops_the_server_cleanly(server_factory: Any) -> None:
     assert not problems, "; ".join(problems) + "\n" + log[-3000:]
 
 
-# ------------------------------------------------------------------------------- 7. the token
+# ------------------------------------------------------------------------------- 8. the token
 
 
 def _http_infer(site: Site, token: str | None) -> int:

@@ -124,9 +124,9 @@ def test_the_client_refuses_what_the_server_would() -> None:
 # ------------------------------------------------------------------------------------------ uploads
 
 
-def check(keys: list[bytes], shape: tuple[int, ...]) -> str | None:
-    rgb = np.zeros(shape, np.uint8)
-    return guard.check_upload(np.array(keys, dtype=object), rgb, wire.MAX_IMAGE_PIXELS, 1000, 1024)
+def check(keys: list[bytes], shape: tuple[int, ...], max_bytes: int = wire.MAX_UPLOAD_BYTES) -> str | None:
+    rgb = np.broadcast_to(np.zeros((1,) * (len(shape) - 1) + (shape[-1],), np.uint8), shape)  # no allocation
+    return guard.check_upload(np.array(keys, dtype=object), rgb, wire.MAX_IMAGE_PIXELS, 1000, 1024, max_bytes)
 
 
 @pytest.mark.parametrize(
@@ -154,6 +154,43 @@ def test_bad_uploads_get_a_reason_naming_the_input(
 
 def test_a_good_upload_passes() -> None:
     assert check([b"robot:1", "ключ".encode()], (2, 48, 64, 3)) is None
+
+
+def test_an_upload_is_bounded_in_bytes() -> None:
+    """1080p rgb8 is 1920·1080·3 = 6,220,800 bytes a frame (worked by hand): 10 frames are 62,208,000 bytes,
+    inside 64 MiB = 67,108,864; 11 frames are 68,428,800, over it."""
+    keys = [f"k{i}".encode() for i in range(11)]
+    assert check(keys[:10], (10, 1080, 1920, 3), max_bytes=64 << 20) is None
+    reason = check(keys, (11, 1080, 1920, 3), max_bytes=64 << 20)
+    assert reason is not None and "68428800 bytes in one upload, more than the limit 67108864" in reason
+
+
+def test_the_frame_store_is_bounded_in_frames_and_in_bytes() -> None:
+    """Least recently used first out, by count and by bytes (expected keys worked by hand from that rule)."""
+    from rynnec_ros.serve.server import FrameStore
+
+    frame = np.zeros((10, 10, 3), np.uint8)  # 300 bytes
+    store = FrameStore(capacity=3, max_bytes=1000)
+    for k in "abc":
+        store.put(k, frame)
+    assert store.nbytes == 900
+    assert store.get(["a"])[1] == []  # "a" is now the newest; "b" the oldest
+    store.put("d", frame)  # 4 frames > 3: "b" goes
+    assert store.get(["b"]) == ([], ["b"])
+    store.put("e", np.zeros((20, 10, 3), np.uint8))  # 600 bytes: c, a, d, e = 1500 > 1000 -> c, a go
+    assert store.get(["c"])[1] == ["c"] and store.get(["a"])[1] == ["a"]
+    assert store.get(["d", "e"])[1] == [] and store.nbytes == 900
+    with pytest.raises(ValueError, match="larger than the frame store"):
+        store.put("f", np.zeros((40, 10, 3), np.uint8))
+
+
+def test_the_server_refuses_upload_limits_robots_would_break() -> None:
+    from rynnec_ros.serve.server import FrameStore, RynnECModels
+
+    with pytest.raises(ValueError, match="max_upload_bytes must be >= 67108864"):
+        RynnECModels(object(), FrameStore(8), max_upload_bytes=32 << 20)
+    with pytest.raises(ValueError, match="must hold one whole upload"):
+        RynnECModels(object(), FrameStore(8, max_bytes=100 << 20), max_upload_bytes=128 << 20)
 
 
 def test_one_line_keeps_what_went_wrong_not_where() -> None:

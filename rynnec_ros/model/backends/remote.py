@@ -161,7 +161,8 @@ class RemoteEngine:
         return keys
 
     def _upload(self, frames: Sequence[Frame], keys: Sequence[str], force: set[str] | None = None) -> None:
-        """Send the frames the server is not known to hold, one call per frame size."""
+        """Send the frames the server is not known to hold: one call per frame size and per
+        ``wire.UPLOAD_CHUNK_BYTES`` of pixels (the server bounds an upload's bytes)."""
         import tritonclient.grpc as grpcclient
 
         todo: dict[tuple[int, ...], list[tuple[str, np.ndarray]]] = {}
@@ -172,7 +173,11 @@ class RemoteEngine:
             if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
                 raise ValueError(f"frame must be H×W×3 uint8, got {rgb.dtype} {rgb.shape}")
             todo.setdefault(rgb.shape, []).append((k, rgb))
-        for group in todo.values():
+        chunks = []
+        for shape, group in todo.items():
+            per_call = max(1, wire.UPLOAD_CHUNK_BYTES // int(np.prod(shape)))
+            chunks += [group[i:i + per_call] for i in range(0, len(group), per_call)]
+        for group in chunks:
             names = np.array([k.encode() for k, _ in group], dtype=object)
             pixels = np.stack([rgb for _, rgb in group])
             ik = grpcclient.InferInput("keys", [len(group)], "BYTES")
