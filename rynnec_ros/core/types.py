@@ -181,7 +181,7 @@ class Answer:
     geometric and option answers); ``confidence`` folds them into one number. ``boxes`` holds the box of
     every object a geometric answer measured (in the order the question names them, subject first), for
     drawing what the answer is about. ``reading`` is the structured task the geometry answered, every slot
-    and the objects spelled out (``parse.Parsed.reading``), so a caller sees which reading was used.
+    and the objects spelled out (``spatial.plan.Parsed.reading``), so a caller sees which reading was used.
     """
 
     text: str

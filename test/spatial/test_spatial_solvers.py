@@ -10,7 +10,8 @@ import pytest
 from rynnec_ros.core.parsing import parse_quantity
 from rynnec_ros.scenes.scene import LINK_R_OPTICAL, make_T, yaw_matrix
 from rynnec_ros.spatial.ground import Plane
-from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
+from rynnec_ros.spatial.plan import solve
+from rynnec_ros.spatial.solvers import Scene, Undeterminable
 
 
 @dataclass
