@@ -181,5 +181,9 @@ def test_a_spatial_request_is_read_once_and_left_as_it_came(monkeypatch: pytest.
     assert (ans.source, ans.task, ans.reading) == ("geometry", "distance_to_camera",
                                                    "distance_to_camera unit=m objects=0")
     assert ans.value == pytest.approx(1.5, rel=0.01), ans.reason
+    # exact depth: only the image's resolution, one pixel (1.5 m / 32) and the 3-pixel edge band, each
+    # uniform: a face's σ = (1.5 / 32)·√((3² + 1) / 12); the centre's, and so the distance's, σ/√2
+    face = 1.5 / 32 * np.sqrt(10 / 12)
+    assert (ans.uncertainty, ans.uncertainty_unit) == (pytest.approx(face / np.sqrt(2)), "m")
     assert calls == {"parse_question": 1, "resolve_objects": 1, "_check_coverage": 1, "unread_cue": 1}
     assert request.task is None

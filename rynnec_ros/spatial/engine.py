@@ -333,9 +333,10 @@ class SpatialEngine:
 
     def _object_points(
         self, frames: list[Frame], views: list[tuple[int, np.ndarray]], posed: bool, key: str
-    ) -> tuple[np.ndarray, np.ndarray, int]:
+    ) -> tuple[np.ndarray, np.ndarray, int, float]:
         """One object's points over its views (world frame, or the camera's without poses), their noise
-        covariance and the number of views that gave points.
+        covariance, the number of views that gave points and the width of one pixel at the object's depth
+        (metres; the median over those views).
 
         The subsample is seeded by the object's own key (its masks on this window), so an object's
         geometry does not depend on the other objects of the request, their order or the thread."""
@@ -348,7 +349,7 @@ class SpatialEngine:
                 self.params.points.max_points_per_frame, -(-FUSED_MAX_POINTS // max(len(views), 1))
             ),
         )
-        chunks, errors, moment = [], [], np.zeros((3, 3))
+        chunks, errors, moment, pixels = [], [], np.zeros((3, 3)), []
         for fi, mask in views:
             frame = frames[fi]
             K = validate_K(frame.K)  # type: ignore[arg-type]
@@ -360,30 +361,45 @@ class SpatialEngine:
                 chunks.append(transform(pose, pts))
                 errors.append(err)
                 moment += ray_moment(pts, pose[:3, :3])
+                pixels.append(float(np.median(pts[:, 2])) / float(np.sqrt(K[0, 0] * K[1, 1])))
         if not chunks:
-            return np.zeros((0, 3)), np.zeros((3, 3)), 0
+            return np.zeros((0, 3)), np.zeros((3, 3)), 0, 0.0
         total = sum(c.shape[0] for c in chunks)
         sigma = float(np.median(np.concatenate(errors)))
-        return np.concatenate(chunks), sigma**2 * moment / total, len(chunks)
+        return np.concatenate(chunks), sigma**2 * moment / total, len(chunks), float(np.median(pixels))
 
     def _object_summary(
         self,
-        extracted: tuple[np.ndarray, np.ndarray, int],
+        extracted: tuple[np.ndarray, np.ndarray, int, float],
         rotate: np.ndarray | None,
         planes: list[Plane],
         n_scene_points: int,
     ) -> ObjectGeometry | None:
         """The object's summary resting on its support (``rotate``: camera → gravity-aligned frame without
         poses), or None with too few points."""
-        pts, noise_cov, n_views = extracted
+        pts, noise_cov, n_views, pixel_m = extracted
         if pts.shape[0] < self.params.min_object_points:
             return None
+        sigma = self.face_sigma(noise_cov, pixel_m)
         if rotate is not None:
             pts, noise_cov = pts @ rotate.T, rotate @ noise_cov @ rotate.T
         g = self.params.ground
         pts, supports = remove_support_points(pts, planes, g.inlier_threshold_m, n_scene_points)
-        geom = summarise(pts, n_views, noise_cov=noise_cov)
+        geom = replace(summarise(pts, n_views, noise_cov=noise_cov), sigma_m=sigma)
         return rest_on_support(geom, supports, reach=2.5 * g.inlier_threshold_m)
+
+    def face_sigma(self, noise_cov: np.ndarray, pixel_m: float) -> float:
+        """Standard uncertainty (metres) of one face of an object's box, from the data.
+
+        Depth: a face is placed by the points at the object's extreme, where one pixel's noise, not the
+        average of a window, moves it. The local depth fit's standard error (√trace(noise_cov), along the
+        rays; ``ray_moment``) is that noise averaged over a full (2r+1)² window of pixels, so one pixel's
+        depth scatter is (2r+1) times it. Image: a silhouette face lies within the edge band the points
+        exclude (``edge_band_px``) and within its pixel, each uniform: (band² + 1) / 12 pixels² at the
+        object's depth. The two add in quadrature."""
+        p = self.params.points
+        pixel_noise = (2 * p.window_radius + 1) * float(np.sqrt(np.trace(noise_cov)))
+        return float(np.sqrt(pixel_noise**2 + (p.edge_band_px**2 + 1) / 12.0 * pixel_m**2))
 
     def _ground_points(self, frame: Frame, pose: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         depth = np.asarray(frame.depth, dtype=np.float32)
