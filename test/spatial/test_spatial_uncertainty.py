@@ -10,6 +10,7 @@ evaluation ask them), without and with noise.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -25,12 +26,14 @@ from rynnec_ros.spatial.points import backproject, transform
 
 FRAMES = 6
 pytestmark = pytest.mark.slow
+# synth.observability's check: (task, window frames, object ids) -> whether the views span what it asks
+Observable = Callable[[str, list[int], list[int]], bool]
 ONE = ["distance_to_camera", "height_from_ground point=top", "object_height", "direction_degrees"]
 TWO = ["center_distance", "height_difference point=top"]
 
 
 @pytest.fixture(scope="module")
-def window() -> tuple[Scene, list[Frame], list[Region], list[int]]:
+def window() -> tuple[Scene, list[Frame], list[Region], list[int], Observable]:
     scene = make_scene(0, FRAMES, 320, 240)
     frames, ids, surfaces = [], [], {o.object_id: {} for o in scene.objects}
     for i in range(FRAMES):
@@ -48,7 +51,7 @@ def window() -> tuple[Scene, list[Frame], list[Region], list[int]]:
         for o in seen
     ]
     observable = observability(scene, surfaces)
-    return scene, frames, regions, [o.object_id for o in seen], observable  # type: ignore[return-value]
+    return scene, frames, regions, [o.object_id for o in seen], observable
 
 
 @pytest.fixture(scope="module")
