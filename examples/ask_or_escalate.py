@@ -7,8 +7,9 @@ hands the question to a person when asking again did not help.
 ``Answer.confidence`` is the chosen option's probability for a question with options (the options'
 likelihoods, EmbSpatial-Bench's strategy) and the geometric-mean probability of the generated tokens
 (``exp(mean_token_logprob)``) for a free answer. A geometric answer (``source == "geometry"``) was
-measured, not generated, and carries no likelihood: it is acted on as measured. A refusal or failure
-goes to a human with the node's reason.
+measured, not generated: it is acted on as measured here, and carries its ``uncertainty`` (for a choice
+also ``margin_m`` and ``confidence`` = Φ(margin / σ)) for a planner that sets a threshold on those. A
+refusal or failure goes to a human with the node's reason.
 
 Run against a running node with camera frames (see examples/ask_tree.py for the other two shells):
 

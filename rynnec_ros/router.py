@@ -17,7 +17,7 @@ import numpy as np
 
 from rynnec_ros.core.parsing import parse_quantity
 from rynnec_ros.core.types import Answer, Cancelled, Predictor, Request
-from rynnec_ros.spatial.parse import PARTLY_READ
+from rynnec_ros.spatial.plan import Unanswerable
 
 SOURCES = ("auto", "model", "geometry")
 
@@ -75,28 +75,25 @@ class Router:
         and the words it left unread: a measurement of another question would be a confident wrong
         answer.
 
-        ``recognise`` raises ValueError only for a malformed structured task (the caller's error); its
-        canonical structured form goes back into ``request.task`` so stated slots (arm length, reference
-        point) reach the geometry. In geometry-only mode anything it cannot measure fails with the
-        geometry's reason, never a made-up number.
+        The request is read once (``plan``: task, slots, objects, coverage) and that plan is what the
+        geometry measures; the request itself is left as it came. ``plan`` raises ValueError only for a
+        malformed structured task (the caller's error). In geometry-only mode anything it cannot measure
+        fails with the geometry's reason, never a made-up number.
         """
         assert self.spatial is not None
-        structured: str | None = self.spatial.recognise(request)
-        if structured is None:
-            why = self.spatial.understand(request)[1]
-            if self.source == "geometry":
-                raise ValueError(why)
-            return (None, f"answered by the model: {why}") if why.startswith(PARTLY_READ) else None
-        request.task = structured
-        ok, why = self.spatial.can_answer(request)
-        name = structured.split()[0]
-        if not ok:
-            why = f"geometry cannot answer this {name} question: {why}"
+        planned = self.spatial.plan(request)
+        if isinstance(planned, Unanswerable):
+            if planned.plan is None:
+                if self.source == "geometry":
+                    raise ValueError(planned.reason)
+                return (None, f"answered by the model: {planned.reason}") if planned.partly_read else None
+            name = planned.plan.task
+            why = f"geometry cannot answer this {name} question: {planned.reason}"
             if self.source == "geometry":
                 raise ValueError(why)
             return name, f"answered by the model: {why}"
         t0 = time.monotonic()
-        ans: Answer = self.spatial.answer(request)
+        ans: Answer = self.spatial.solve(request, planned)
         ans.timings.setdefault("geometry", time.monotonic() - t0)
         return ans
 

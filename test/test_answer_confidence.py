@@ -30,7 +30,22 @@ def test_a_choice_is_as_sure_as_its_option_probability() -> None:
 
 @pytest.mark.parametrize("ans", [
     Answer(text="1.20 m", value=1.2, unit="m", source="geometry"),  # geometry: no likelihood
+    # a geometric quantity carries an uncertainty, not a probability
+    Answer(text="1.20 m", value=1.2, unit="m", source="geometry", uncertainty=0.02, uncertainty_unit="m"),
     Answer(text="", mean_token_logprob=math.nan),
 ])
 def test_no_confidence_when_nothing_carries_one(ans: Answer) -> None:
     assert ans.confidence is None
+
+
+@pytest.mark.parametrize(("margin", "sigma", "expected"), [
+    (0.05, 0.05, 0.8413447460685429),  # Φ(1), from a table of the standard normal
+    (0.10, 0.05, 0.9772498680518208),  # Φ(2)
+    (0.0, 0.05, 0.5),  # on the boundary: a coin flip
+    (0.3, 0.0, 1.0),  # exact data: certain
+])
+def test_a_geometric_decision_is_as_sure_as_its_margin_in_standard_deviations(
+    margin: float, sigma: float, expected: float
+) -> None:
+    ans = Answer(text="Yes.", source="geometry", margin_m=margin, uncertainty=sigma, uncertainty_unit="m")
+    assert ans.confidence == pytest.approx(expected)

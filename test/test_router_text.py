@@ -13,6 +13,7 @@ import pytest
 from rynnec_ros.core.text import check_text
 from rynnec_ros.core.types import Answer, Cancelled, Frame, Region, Request
 from rynnec_ros.router import Router
+from rynnec_ros.spatial.plan import Parsed, SpatialPlan, Unanswerable
 
 
 class Engine:
@@ -34,20 +35,16 @@ class Engine:
 
 
 class Geometry:
-    """Recognises questions with 'how far'; can answer when the frame has depth."""
+    """Reads questions with 'how far' as the task ``distance``; the data cover it when the frame has depth."""
 
-    def recognise(self, request: Request) -> str | None:
-        return "distance" if "how far" in request.question else None
+    def plan(self, request: Request) -> SpatialPlan | Unanswerable:
+        if "how far" not in request.question:
+            return Unanswerable(f"not a spatial question I can measure: no task in {request.question!r}")
+        plan = SpatialPlan(Parsed("distance"), [], "distance")
+        return plan if request.frames[0].depth is not None else Unanswerable("no depth on the frames", plan)
 
-    def understand(self, request: Request) -> tuple[None, str]:
-        return None, f"not a spatial question I can measure: no task in {request.question!r}"
-
-    def can_answer(self, request: Request) -> tuple[bool, str]:
-        ok = request.frames[0].depth is not None
-        return ok, "" if ok else "no depth on the frames"
-
-    def answer(self, request: Request) -> Answer:
-        return Answer(text="1.2 m", value=1.2, unit="m", source="geometry", task=request.task)
+    def solve(self, request: Request, plan: SpatialPlan) -> Answer:
+        return Answer(text="1.2 m", value=1.2, unit="m", source="geometry", task=plan.task)
 
 
 def _request(question: str, depth: bool) -> Request:
@@ -147,3 +144,46 @@ def test_a_partly_read_question_is_never_measured() -> None:
     assert ans.reason.startswith("answered by the model: not fully understood") and "'top'" in ans.reason
     with pytest.raises(ValueError, match="does not use 'top'"):
         Router(Engine(), SpatialEngine(), "geometry").answer(request)
+
+
+def test_a_spatial_request_is_read_once_and_left_as_it_came(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21: one free-text question answered by geometry costs one parse, one object resolution and
+    one coverage check (before: 1 free-text and 3 structured parses, 6 resolutions, 2 coverage checks),
+    and the router no longer writes the canonical task back into ``request.task``. Counted on the real
+    engine; the answer (a 8×8-pixel patch 1.5 m ahead of a wall at 3 m, K with f = 32 on a 32×32 frame,
+    the patch centred on the optical axis) is 1.5 m by hand."""
+    from rynnec_ros.spatial import engine as spatial_engine
+    from rynnec_ros.spatial import plan as spatial_plan
+
+    calls: dict[str, int] = {}
+
+    def counted(module: object, name: str) -> None:
+        original = getattr(module, name)
+
+        def wrapper(*args: object, **kwargs: object) -> object:
+            calls[name] = calls.get(name, 0) + 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    for name in ("parse_question", "parse_structured", "resolve_objects"):
+        counted(spatial_engine, name)
+    counted(spatial_engine.SpatialEngine, "_check_coverage")
+    counted(spatial_plan, "unread_cue")
+    K = np.array([[32.0, 0, 16], [0, 32.0, 16], [0, 0, 1]])
+    depth = np.full((32, 32), 3.0, np.float32)
+    mask = np.zeros((32, 32), bool)
+    mask[12:20, 12:20] = True
+    depth[mask] = 1.5
+    frame = Frame(rgb=np.zeros((32, 32, 3), np.uint8), depth=depth, K=K)
+    request = Request("How far is <object0> from me?", [frame], regions=[Region(7, {0: mask})])
+    ans = Router(Engine(), spatial_engine.SpatialEngine(), "auto").answer(request)
+    assert (ans.source, ans.task, ans.reading) == ("geometry", "distance_to_camera",
+                                                   "distance_to_camera unit=m objects=0")
+    assert ans.value == pytest.approx(1.5, rel=0.01), ans.reason
+    # exact depth: only the image's resolution, one pixel (1.5 m / 32) and the 3-pixel edge band, each
+    # uniform: a face's σ = (1.5 / 32)·√((3² + 1) / 12); the centre's, and so the distance's, σ/√2
+    face = 1.5 / 32 * np.sqrt(10 / 12)
+    assert (ans.uncertainty, ans.uncertainty_unit) == (pytest.approx(face / np.sqrt(2)), "m")
+    assert calls == {"parse_question": 1, "resolve_objects": 1, "_check_coverage": 1, "unread_cue": 1}
+    assert request.task is None

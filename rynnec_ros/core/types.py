@@ -181,7 +181,11 @@ class Answer:
     geometric and option answers); ``confidence`` folds them into one number. ``boxes`` holds the box of
     every object a geometric answer measured (in the order the question names them, subject first), for
     drawing what the answer is about. ``reading`` is the structured task the geometry answered, every slot
-    and the objects spelled out (``parse.Parsed.reading``), so a caller sees which reading was used.
+    and the objects spelled out (``spatial.plan.Parsed.reading``), so a caller sees which reading was used.
+    A geometric answer carries its ``uncertainty``: the standard uncertainty (one standard deviation, in
+    ``uncertainty_unit``) of its value, or, for a choice or yes/no, of ``margin_m``, how far (metres) its
+    deciding quantity is from the decision boundary (docs/spatial.md, "Uncertainty"); None when it has no
+    estimate (model answers; a walked distance, since poses carry no covariance).
     """
 
     text: str
@@ -203,6 +207,9 @@ class Answer:
     boxes: list[ObjectBox] = field(default_factory=list)
     mean_token_logprob: float | None = None
     min_token_logprob: float | None = None
+    uncertainty: float | None = None
+    uncertainty_unit: str = ""
+    margin_m: float | None = None
     prompted: list[Region] = field(default_factory=list)
     """The regions given as prompts, with the masks SAM 2 made of them: what the answer was about."""
     followed: Followed | None = None
@@ -217,10 +224,16 @@ class Answer:
     @property
     def confidence(self) -> float | None:
         """One number in [0, 1] for a planner's threshold, or None when the answer carries none: the chosen
-        option's probability when the model chose among options, else the geometric-mean probability of
-        the generated tokens (``exp(mean_token_logprob)``). Geometric answers carry none yet."""
+        option's probability when the model chose among options; for a geometric choice or yes/no, the
+        probability that its deciding quantity lies on the side it was measured on, Φ(margin / σ) with
+        Gaussian errors (1 when σ is 0); else the geometric-mean probability of the generated tokens
+        (``exp(mean_token_logprob)``). Geometric quantities carry an ``uncertainty`` instead."""
         if self.option_probabilities and self.option_index is not None:
             return float(self.option_probabilities[self.option_index])
+        if self.margin_m is not None and self.uncertainty is not None and self.uncertainty_unit == "m":
+            if self.uncertainty <= 0:
+                return 1.0
+            return 0.5 * (1.0 + math.erf(self.margin_m / (self.uncertainty * math.sqrt(2.0))))
         if self.mean_token_logprob is not None and math.isfinite(self.mean_token_logprob):
             return math.exp(self.mean_token_logprob)
         return None

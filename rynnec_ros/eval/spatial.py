@@ -36,9 +36,10 @@ from rynnec_ros.scenes.scene import Scene, SceneObject, degrade_depth, make_scen
 from rynnec_ros.scenes.synth import observability
 from rynnec_ros.scenes.truth import ARM_LENGTH_M, ground_truth
 from rynnec_ros.spatial.engine import SpatialEngine, SpatialParams
-from rynnec_ros.spatial.parse import Parsed, object_references, parse_question, parse_structured
+from rynnec_ros.spatial.parse import object_references
+from rynnec_ros.spatial.plan import Parsed, Unanswerable, parse_question, parse_structured
 from rynnec_ros.spatial.points import backproject, transform
-from rynnec_ros.spatial.templates import TASK_BY_NAME
+from rynnec_ros.spatial.tasks import TASK_BY_NAME
 
 from .paraphrases import families, manifest, split
 
@@ -128,8 +129,12 @@ def evaluate(
         # Files from gen-scene name the slots (``structured``); older files only the task.
         expected = parse_structured(q.get("structured") or q["task"]).structured()
         t0 = time.perf_counter()
-        parsed, why = engine.understand(request)
-        answer = Answer(text="", reason=why) if parsed is None else engine.answer(request)
+        planned = engine.plan(request)
+        parsed = planned.parsed
+        if isinstance(planned, Unanswerable) and parsed is None:
+            answer = Answer(text="", reason=planned.reason)
+        else:
+            answer = engine.solve(request, planned, t0)
         if "structured" not in q and parsed is not None and parsed.task == q["task"]:
             expected = parsed.structured()  # the slots cannot be checked: routing is
         gt, ids = label_of_question(q)
@@ -236,8 +241,9 @@ def evaluate_paraphrases(
                 continue
             request = Request(question=question, frames=fr, regions=regions)
             t0 = time.perf_counter()
-            parsed, _why = engine.understand(request)
-            answer = engine.answer(request)
+            planned = engine.plan(request)
+            answer = engine.solve(request, planned, t0)
+            parsed = planned.parsed
             seconds = time.perf_counter() - t0
             value = score(gt, answer, [pick[k].object_id for k in order])
             rec = _record(want.task, want.structured(), question, parsed, answer, value)

@@ -273,6 +273,9 @@ def fill_ask(res: Any, ans: Answer, request: Request) -> Any:
     res.option_probabilities = [float(p) for p in ans.option_probabilities]
     res.mean_token_logprob = math.nan if ans.mean_token_logprob is None else float(ans.mean_token_logprob)
     res.min_token_logprob = math.nan if ans.min_token_logprob is None else float(ans.min_token_logprob)
+    res.uncertainty = math.nan if ans.uncertainty is None else float(ans.uncertainty)
+    res.uncertainty_unit = ans.uncertainty_unit if ans.uncertainty is not None else ""
+    res.margin_m = math.nan if ans.margin_m is None else float(ans.margin_m)
     res.source = ans.source
     res.task = ans.task or ""
     res.reading = ans.reading

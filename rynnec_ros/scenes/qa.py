@@ -27,9 +27,9 @@ from rynnec_ros.scenes.bagio import DEFAULT_DEPTH_SCALE, read_frames
 from rynnec_ros.scenes.dataset import MASKS_FORMAT, load_json
 from rynnec_ros.spatial.egocentric import after_turn, bearing_cw_deg, heading, lateral_and_forward
 from rynnec_ros.spatial.engine import SpatialEngine
-from rynnec_ros.spatial.parse import SLOTS, Parsed, parse_question
-from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
-from rynnec_ros.spatial.templates import TASKS, TaskSpec, turn_phrase
+from rynnec_ros.spatial.plan import Parsed, default_parse, parse_question, solve
+from rynnec_ros.spatial.solvers import Scene, Undeterminable
+from rynnec_ros.spatial.tasks import TASKS, SpatialTask, turn_phrase
 
 _SIZE_TASKS = {"object_height", "object_width", "object_length", "tallest_choice"}
 _DIRECTION_TASKS = {
@@ -135,7 +135,7 @@ def is_clear(task: str, scene: Scene, slots: dict, arm_length_m: float, min_dir_
     return True
 
 
-def _fill(spec: TaskSpec, rng: np.random.Generator, n: int) -> str:
+def _fill(spec: SpatialTask, rng: np.random.Generator, n: int) -> str:
     """A random phrasing of ``spec`` that names exactly ``n`` objects, filled with ``<objectK>``."""
     fitting = [p for p in spec.phrasings if sum(f"{{{k}}}" in p for k in "ABC") == n]
     if not fitting:
@@ -154,7 +154,7 @@ def generate(
     params: GenParams,
     rng: np.random.Generator,
     id_prefix: str = "q",
-    tasks: Sequence[TaskSpec] = TASKS,
+    tasks: Sequence[SpatialTask] = TASKS,
     observable: Callable[[str, list[int], list[int]], bool] | None = None,
     truth: Truth | None = None,
     stats: GenStats | None = None,
@@ -210,7 +210,7 @@ def generate(
             question = _fill(spec, rng, n_obj)
             parsed, _ = parse_question(question, n_obj)
             if parsed is None or parsed.task != spec.name:
-                parsed = Parsed(spec.name, dict(SLOTS[spec.name]))
+                parsed = default_parse(spec.name)
             slots = parsed.slots
             order = parsed.objects if parsed.objects is not None else list(range(n_obj))
             scene = oracle(window, [v.object_id for v in chosen])

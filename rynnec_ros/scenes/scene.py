@@ -153,6 +153,11 @@ class SceneObject:
         return float(hi[2] - lo[2])
 
     @property
+    def sigma_m(self) -> float:
+        """The standard uncertainty of a face's position: none, the scene model is exact."""
+        return 0.0
+
+    @property
     def footprint(self) -> tuple[float, float]:
         """(length, width): long and short side of the horizontal bounding box in the object frame."""
         lo, hi = self.local_bounds()

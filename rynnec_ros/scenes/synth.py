@@ -33,7 +33,7 @@ from rynnec_ros.scenes.scene import (
 )
 from rynnec_ros.scenes.truth import ground_truth
 from rynnec_ros.spatial.ground import Plane
-from rynnec_ros.spatial.parse import Parsed
+from rynnec_ros.spatial.plan import Parsed
 from rynnec_ros.spatial.solvers import Scene as Facts
 
 T0_NS = 1_700_000_000 * 1_000_000_000

@@ -14,12 +14,13 @@ Used by ``gen-scene`` (the labels of its questions file) and by the paraphrase e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from rynnec_ros.scenes.scene import Scene, SceneObject
-from rynnec_ros.spatial.parse import Parsed
+from rynnec_ros.spatial.plan import Parsed
 
 ARM_LENGTH_M = 0.8
 # Asked unit → factor from metres (written out here so that no number comes from the answering code).
@@ -71,6 +72,196 @@ def above(a: SceneObject, b: SceneObject) -> bool:
     return overlap and _point_height(a, "bottom") >= _point_height(b, "top") - 0.01
 
 
+class _Window:
+    """One question about the window ``first..last`` of ``scene``: what every label function reads."""
+
+    def __init__(
+        self, p: Parsed, scene: Scene, objs: list[SceneObject], last: int, first: int, arm_length_m: float
+    ) -> None:
+        self.scene, self.objs, self.last, self.first = scene, objs, last, first
+        self.arm_length_m = arm_length_m
+        self.s, self.task = p.slots, p.task
+        self.pos, self.fwd = _me(scene, last)
+        self.unit = _PER_METRE[str(self.s.get("unit", "m"))]
+
+    def choice(self, values: list[float], order: str, margin: float) -> dict[str, Any] | None:
+        srt = sorted(values)
+        gap = srt[1] - srt[0] if order in ("min", "near") else srt[-1] - srt[-2]
+        if gap < margin:
+            return None
+        i = int(np.argmax(values) if order in ("max", "far") else np.argmin(values))
+        if self.s.get("form") == "yesno":
+            return {"kind": "word", "word": "yes" if i == 0 else "no"}
+        return {"kind": "index", "index": i}
+
+    def rights(self) -> list[float]:
+        return [_right_offset(self.pos, self.fwd, o) for o in self.objs]
+
+    def bearing(self) -> float | None:
+        """The subject's clockwise bearing now, or None for an object too close for a direction label."""
+        if float(np.linalg.norm((self.objs[0].center - self.pos)[:2])) < 1.0:
+            return None
+        return _bearing_cw(self.pos, self.fwd, self.objs[0])
+
+
+Label = dict[str, Any] | None
+
+
+def _walked(w: _Window) -> Label:
+    xy = np.array([w.scene.base_poses[i][:2, 3] for i in range(w.first, w.last + 1)])
+    return {"kind": "mra", "value": float(np.sum(np.hypot(*np.diff(xy, axis=0).T))) * w.unit}
+
+
+def _distance(w: _Window) -> Label:
+    return {"kind": "mra", "value": float(np.linalg.norm(w.objs[0].center - w.pos)) * w.unit}
+
+
+def _center_distance(w: _Window) -> Label:
+    return {"kind": "mra", "value": float(np.linalg.norm(w.objs[0].center - w.objs[1].center)) * w.unit}
+
+
+def _height_from_ground(w: _Window) -> Label:
+    h = _point_height(w.objs[0], str(w.s["point"]))
+    return None if h < 0.05 else {"kind": "mra", "value": h * w.unit}
+
+
+def _height_difference(w: _Window) -> Label:
+    d = abs(_point_height(w.objs[0], str(w.s["point"])) - _point_height(w.objs[1], str(w.s["point"])))
+    return None if d < 0.15 else {"kind": "mra", "value": d * w.unit}
+
+
+def _size(dim: str) -> Callable[[_Window], Label]:
+    return lambda w: {"kind": "mra", "value": float(getattr(w.objs[0], dim)) * w.unit}
+
+
+def _closer(w: _Window) -> Label:
+    dists = [float(np.linalg.norm(o.center - w.pos)) for o in w.objs]
+    return w.choice(dists, str(w.s["order"]), max(0.25, 0.1 * min(dists)))
+
+
+def _tallest(w: _Window) -> Label:
+    return w.choice([float(getattr(o, str(w.s["dim"]))) for o in w.objs], str(w.s["order"]), 0.1)
+
+
+def _higher(w: _Window) -> Label:
+    return w.choice([_point_height(o, str(w.s["point"])) for o in w.objs], str(w.s["order"]), 0.15)
+
+
+def _above_predicate(w: _Window) -> Label:
+    return {"kind": "word", "word": "yes" if above(w.objs[0], w.objs[1]) else "no"}
+
+
+def _below_predicate(w: _Window) -> Label:
+    return {"kind": "word", "word": "yes" if above(w.objs[1], w.objs[0]) else "no"}
+
+
+def _above_choice(w: _Window) -> Label:
+    top = [i for i, j in ((0, 1), (1, 0)) if above(w.objs[i], w.objs[j])]
+    if not top:
+        return {"kind": "index", "index": None}
+    return {"kind": "index", "index": top[0] if w.s["relation"] == "above" else 1 - top[0]}
+
+
+def _side_of(w: _Window) -> str | None:
+    """The subject's side of the other object, or None for a close call."""
+    rights = w.rights()
+    if abs(rights[0] - rights[1]) < 0.3:
+        return None
+    return "right" if rights[0] > rights[1] else "left"
+
+
+def _is_on(side: str) -> Callable[[_Window], Label]:
+    def label(w: _Window) -> Label:
+        found = _side_of(w)
+        return None if found is None else {"kind": "word", "word": "yes" if found == side else "no"}
+
+    return label
+
+
+def _left_right(w: _Window) -> Label:
+    found = _side_of(w)
+    return None if found is None else {"kind": "word", "word": found}
+
+
+def _leftmost(w: _Window) -> Label:
+    return w.choice(w.rights(), "max" if w.s["side"] == "right" else "min", 0.3)
+
+
+def _side_of_me(w: _Window) -> Label:
+    r = w.rights()[0]
+    if abs(r) < 0.3:
+        return None
+    side = "right" if r > 0 else "left"
+    return {"kind": "word", "word": side if w.s["side"] is None else ("yes" if w.s["side"] == side else "no")}
+
+
+def _reachable(w: _Window) -> Label:
+    stated = w.s["arm_length_m"]
+    arm = float(stated) if stated is not None else w.arm_length_m
+    d = w.objs[0].nearest_distance(w.pos)
+    return None if abs(d - arm) < 0.15 else {"kind": "word", "word": "yes" if d <= arm else "no"}
+
+
+def _clock(bearing: float | None) -> Label:
+    if bearing is None or abs((bearing % 30.0) - 15.0) < 3.0:
+        return None
+    hour = round(bearing / 30.0) % 12
+    return {"kind": "clock", "value": float(12 if hour == 0 else hour)}
+
+
+def _degrees(bearing: float | None) -> Label:
+    if bearing is None or min(bearing, 360.0 - bearing) < 3.0:
+        return None
+    return {"kind": "deg", "value": bearing}
+
+
+def _after_turn(w: _Window) -> float | None:
+    bearing = w.bearing()
+    if bearing is None:
+        return None
+    turn = float(w.s["angle_deg"]) * (1 if w.s["turn"] == "left" else -1)  # type: ignore[arg-type]
+    return (bearing + turn) % 360.0
+
+
+def _rotate(w: _Window) -> Label:
+    bearing = w.bearing()
+    if bearing is not None and w.s["direction"] == "ccw":
+        bearing = (360.0 - bearing) % 360.0
+    return _degrees(bearing)
+
+
+# The label of each registered task (``spatial.tasks``), by its name: test/spatial/test_spatial_tasks.py
+# checks that every task has one.
+LABELS: dict[str, Callable[[_Window], Label]] = {
+    "walked_distance": _walked,
+    "distance_to_camera": _distance,
+    "center_distance": _center_distance,
+    "height_from_ground": _height_from_ground,
+    "height_difference": _height_difference,
+    "object_height": _size("height"),
+    "object_length": _size("length"),
+    "object_width": _size("width"),
+    "closer_to_camera": _closer,
+    "closest_to_camera": _closer,
+    "tallest_choice": _tallest,
+    "higher_choice": _higher,
+    "above_predicate": _above_predicate,
+    "below_predicate": _below_predicate,
+    "above_choice": _above_choice,
+    "left_predicate": _is_on("left"),
+    "right_predicate": _is_on("right"),
+    "left_right_choice": _left_right,
+    "leftmost_choice": _leftmost,
+    "side_of_me": _side_of_me,
+    "reachability": _reachable,
+    "direction_clock": lambda w: _clock(w.bearing()),
+    "direction_degrees": lambda w: _degrees(w.bearing()),
+    "future_direction_clock": lambda w: _clock(_after_turn(w)),
+    "future_direction_degrees": lambda w: _degrees(_after_turn(w)),
+    "rotate_to_face": _rotate,
+}
+
+
 def ground_truth(
     p: Parsed,
     scene: Scene,
@@ -87,84 +278,4 @@ def ground_truth(
     ``{"kind": "word", "word": "yes" | "no" | "left" | "right"}``. ``arm_length_m`` is the arm when the
     question states none.
     """
-    pos, fwd = _me(scene, last)
-    s, task = p.slots, p.task
-    unit = _PER_METRE[str(s.get("unit", "m"))]
-
-    def choice(values: list[float], order: str, margin: float) -> dict[str, Any] | None:
-        srt = sorted(values)
-        gap = srt[1] - srt[0] if order in ("min", "near") else srt[-1] - srt[-2]
-        if gap < margin:
-            return None
-        i = int(np.argmax(values) if order in ("max", "far") else np.argmin(values))
-        if s.get("form") == "yesno":
-            return {"kind": "word", "word": "yes" if i == 0 else "no"}
-        return {"kind": "index", "index": i}
-
-    if task == "walked_distance":
-        xy = np.array([scene.base_poses[i][:2, 3] for i in range(first, last + 1)])
-        return {"kind": "mra", "value": float(np.sum(np.hypot(*np.diff(xy, axis=0).T))) * unit}
-    if task == "distance_to_camera":
-        return {"kind": "mra", "value": float(np.linalg.norm(objs[0].center - pos)) * unit}
-    if task == "center_distance":
-        return {"kind": "mra", "value": float(np.linalg.norm(objs[0].center - objs[1].center)) * unit}
-    if task == "height_from_ground":
-        h = _point_height(objs[0], str(s["point"]))
-        return None if h < 0.05 else {"kind": "mra", "value": h * unit}
-    if task == "height_difference":
-        d = abs(_point_height(objs[0], str(s["point"])) - _point_height(objs[1], str(s["point"])))
-        return None if d < 0.15 else {"kind": "mra", "value": d * unit}
-    if task in ("object_height", "object_length", "object_width"):
-        return {"kind": "mra", "value": float(getattr(objs[0], task.split("_")[1])) * unit}
-    if task in ("closer_to_camera", "closest_to_camera"):
-        dists = [float(np.linalg.norm(o.center - pos)) for o in objs]
-        return choice(dists, str(s["order"]), max(0.25, 0.1 * min(dists)))
-    if task == "tallest_choice":
-        v = [float(getattr(o, str(s["dim"]))) for o in objs]
-        return choice(v, str(s["order"]), 0.1)
-    if task == "higher_choice":
-        v = [_point_height(o, str(s["point"])) for o in objs]
-        return choice(v, str(s["order"]), 0.15)
-    if task in ("above_predicate", "below_predicate"):
-        a, b = (objs[0], objs[1]) if task == "above_predicate" else (objs[1], objs[0])
-        return {"kind": "word", "word": "yes" if above(a, b) else "no"}
-    if task == "above_choice":
-        top = [i for i, j in ((0, 1), (1, 0)) if above(objs[i], objs[j])]
-        if not top:
-            return {"kind": "index", "index": None}
-        return {"kind": "index", "index": top[0] if s["relation"] == "above" else 1 - top[0]}
-    rights = [_right_offset(pos, fwd, o) for o in objs]
-    if task in ("left_predicate", "right_predicate", "left_right_choice"):
-        if abs(rights[0] - rights[1]) < 0.3:
-            return None
-        side = "right" if rights[0] > rights[1] else "left"
-        if task == "left_right_choice":
-            return {"kind": "word", "word": side}
-        return {"kind": "word", "word": "yes" if side == task.split("_")[0] else "no"}
-    if task == "leftmost_choice":
-        return choice(rights, "max" if s["side"] == "right" else "min", 0.3)
-    if task == "side_of_me":
-        if abs(rights[0]) < 0.3:
-            return None
-        side = "right" if rights[0] > 0 else "left"
-        return {"kind": "word", "word": side if s["side"] is None else ("yes" if s["side"] == side else "no")}
-    if task == "reachability":
-        arm = float(s["arm_length_m"]) if s["arm_length_m"] is not None else arm_length_m
-        d = objs[0].nearest_distance(pos)
-        return None if abs(d - arm) < 0.15 else {"kind": "word", "word": "yes" if d <= arm else "no"}
-    if float(np.linalg.norm((objs[0].center - pos)[:2])) < 1.0:
-        return None
-    bearing = _bearing_cw(pos, fwd, objs[0])
-    if task.startswith("future_"):
-        turn = float(s["angle_deg"]) * (1 if s["turn"] == "left" else -1)  # type: ignore[arg-type]
-        bearing = (bearing + turn) % 360.0
-    if task == "rotate_to_face" and s["direction"] == "ccw":
-        bearing = (360.0 - bearing) % 360.0
-    if task.endswith("clock"):
-        if abs((bearing % 30.0) - 15.0) < 3.0:
-            return None
-        hour = round(bearing / 30.0) % 12
-        return {"kind": "clock", "value": float(12 if hour == 0 else hour)}
-    if min(bearing, 360.0 - bearing) < 3.0:
-        return None
-    return {"kind": "deg", "value": bearing}
+    return LABELS[p.task](_Window(p, scene, objs, last, first, arm_length_m))

@@ -20,13 +20,14 @@ import numpy as np
 from rynnec_ros.core.lru import LRU
 from rynnec_ros.core.types import Answer, Frame, ObjectBox, Request
 from rynnec_ros.spatial.ground import GroundParams, Plane, choose_ground, detect_planes, rotation_aligning
-from rynnec_ros.spatial.parse import (
-    NOT_MEASURABLE,
-    Parsed,
-    TaskSyntaxError,
-    object_references,
+from rynnec_ros.spatial.parse import NOT_MEASURABLE
+from rynnec_ros.spatial.plan import (
+    SpatialPlan,
+    Unanswerable,
     parse_question,
     parse_structured,
+    resolve_objects,
+    solve,
 )
 from rynnec_ros.spatial.points import (
     FUSED_MAX_POINTS,
@@ -41,9 +42,8 @@ from rynnec_ros.spatial.points import (
     validate_K,
     validate_pose,
 )
-from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
+from rynnec_ros.spatial.solvers import Scene, Undeterminable
 from rynnec_ros.spatial.support import remove_support_points, rest_on_support
-from rynnec_ros.spatial.templates import TASK_BY_NAME
 
 
 @dataclass
@@ -116,51 +116,34 @@ class SpatialEngine:
         with self._lock:
             self._object_cache.put(key, geom)
 
-    # ------------------------------------------------------------------ routing
-    def understand(self, request: Request) -> tuple[Parsed | None, str]:
-        """Task, slots and subject-first objects of a request, or ``(None, reason)``; never raises.
+    # ------------------------------------------------------------------ planning
+    def plan(self, request: Request) -> SpatialPlan | Unanswerable:
+        """The request read once: task, slots, objects and reading, with the data checked to cover them;
+        or why the geometry will not answer it (never raises for a question it cannot map).
 
-        A structured ``request.task`` (``TASK KEY=VALUE ...``, see ``parse.py``) wins over the
-        question text. The reason of an unmappable request starts with ``NOT_MEASURABLE``.
+        A structured ``request.task`` (``TASK KEY=VALUE ...``, see ``parse.py``) wins over the question
+        text; a malformed one raises ``TaskSyntaxError`` (a ``ValueError``): the caller's error, not a
+        question to hand to the model. The reason of an unmappable request starts with ``NOT_MEASURABLE``.
         """
         if request.task:
-            try:
-                parsed = parse_structured(request.task)
-            except TaskSyntaxError as exc:
-                return None, f"{NOT_MEASURABLE}: task {request.task!r}: {exc}"
+            parsed = parse_structured(request.task)
         else:
-            parsed, why = parse_question(request.question, len(request.regions))
-            if parsed is None:
-                return None, why
+            found, why = parse_question(request.question, len(request.regions))
+            if found is None:
+                return Unanswerable(why)
+            parsed = found
         try:
-            self._object_indices(request, parsed)
+            objects = resolve_objects(parsed, request.question, len(request.regions))
         except ValueError as exc:
-            return None, f"{NOT_MEASURABLE}: {exc}"
-        return parsed, ""
-
-    def recognise(self, request: Request) -> str | None:
-        """Canonical structured task (name plus non-default slots), or ``None`` for an unmappable question.
-
-        The string round-trips: put back into ``request.task`` it means the same question, so a
-        router may store it there without losing a stated arm length or reference point. Raises
-        ``TaskSyntaxError`` (a ``ValueError``) only for a malformed structured ``request.task``, which
-        is a caller error to report, not a question to hand to the model.
-        """
-        if request.task:
-            parse_structured(request.task)
-        parsed, _ = self.understand(request)
-        return None if parsed is None else parsed.structured()
-
-    def can_answer(self, request: Request) -> tuple[bool, str]:
-        """Whether geometry covers the request (task known, depth+K+poses for the objects)."""
-        parsed, why = self.understand(request)
-        if parsed is None:
-            return False, why
+            return Unanswerable(f"{NOT_MEASURABLE}: {exc}")
+        plan = SpatialPlan(parsed, objects, parsed.reading(objects))
         try:
-            self._check_coverage(request, parsed)
-        except (_Unanswerable, ValueError) as exc:
-            return False, str(exc)
-        return True, ""
+            self._check_coverage(request, plan)
+        except _Unanswerable as exc:
+            return Unanswerable(str(exc), plan)
+        except ValueError as exc:
+            return Unanswerable(str(exc), plan, malformed=True)
+        return plan
 
     # ------------------------------------------------------------------ answering
     def answer(self, request: Request) -> Answer:
@@ -171,28 +154,41 @@ class SpatialEngine:
         gives ``task=None`` and a reason that starts with ``NOT_MEASURABLE``, never a number.
         """
         t0 = time.perf_counter()
-        if request.task:
-            parse_structured(request.task)
-        parsed, why = self.understand(request)
-        if parsed is None:
-            answer = Answer(text=f"I cannot answer this from geometry: {why}.", reason=why, source="geometry")
-            answer.timings["total"] = time.perf_counter() - t0
-            return answer
-        task = parsed.task
-        objects = self._object_indices(request, parsed)
+        return self.solve(request, self.plan(request), t0)
+
+    def solve(self, request: Request, planned: SpatialPlan | Unanswerable, t0: float | None = None) -> Answer:
+        """The answer to ``request`` as ``plan`` read it (``answer`` = ``plan`` then ``solve``); an
+        ``Unanswerable`` gives its reason as the answer, or ``ValueError`` when it is malformed input.
+        ``t0``: when the request's timing started (``perf_counter``), now when not given."""
+        t0 = time.perf_counter() if t0 is None else t0
+        if isinstance(planned, Unanswerable):
+            if planned.malformed:
+                raise ValueError(planned.reason)
+            if planned.plan is None:
+                why = planned.reason
+                answer = Answer(
+                    text=f"I cannot answer this from geometry: {why}.", reason=why, source="geometry"
+                )
+                answer.timings["total"] = time.perf_counter() - t0
+                return answer
+            plan, reason = planned.plan, planned.reason  # read, but the data do not cover it
+        else:
+            plan, reason = planned, ""
+        objects = plan.objects
         scene: Scene | None = None
-        try:
-            self._check_coverage(request, parsed)
-            scene = self._build_scene(request, task, objects)
-            answer = solve(task, scene, parsed.slots, self.params.arm_length_m)
-        except (_Unanswerable, Undeterminable) as exc:
-            reason = str(exc)
+        if not reason:
+            try:
+                scene = self._build_scene(request, plan.task, objects)
+                answer = solve(plan.task, scene, plan.slots, self.params.arm_length_m)
+            except (_Unanswerable, Undeterminable) as exc:
+                reason = str(exc)
+        if reason:
             answer = Answer(text=f"I cannot determine this from depth and poses: {reason}.", reason=reason)
         if scene is not None:  # measured, even when the quantity then could not be determined
             answer.boxes = object_boxes(scene, request, objects)
         answer.source = "geometry"
-        answer.task = task
-        answer.reading = parsed.reading(objects)
+        answer.task = plan.task
+        answer.reading = plan.reading
         if request.options and answer.option_index is None:
             answer.option_index = _match_option(answer, request.options, objects)
         # Solvers speak region indices (<objectK>); callers get the regions' own object ids.
@@ -201,33 +197,15 @@ class SpatialEngine:
         return answer
 
     # ------------------------------------------------------------------ internals
-    def _object_indices(self, request: Request, parsed: Parsed) -> list[int]:
-        """Region indices the question refers to, subject first (``<objectK>`` → regions[K])."""
-        spec = TASK_BY_NAME[parsed.task]
-        n_regions = len(request.regions)
-        if parsed.objects is not None:
-            refs = parsed.objects
-        else:
-            refs = list(dict.fromkeys(r for r in object_references(request.question) if r is not None))
-        if refs and all(0 <= r < n_regions for r in refs) and len(refs) in spec.n_objects:
-            return refs
-        if not refs and n_regions in spec.n_objects:
-            return list(range(n_regions))
-        if 0 in spec.n_objects:
-            return []
-        raise ValueError(
-            f"task {parsed.task} needs {' or '.join(map(str, spec.n_objects))} objects; the request has "
-            f"{n_regions} regions and the question references {refs or 'none'}"
-        )
-
     def _posed(self, request: Request) -> bool:
         return request.frames[-1].world_T_camera is not None
 
-    def _check_coverage(self, request: Request, parsed: Parsed) -> None:
+    def _check_coverage(self, request: Request, plan: SpatialPlan) -> None:
+        """Whether the frames carry what the plan's task needs (depth, K, poses, masks of its objects):
+        ``_Unanswerable`` when not, ``ValueError`` for malformed input."""
         if not request.frames:
             raise ValueError("the request has no frames")
-        task = parsed.task
-        objects = self._object_indices(request, parsed)
+        task, objects = plan.task, plan.objects
         posed = self._posed(request)
         if task == "walked_distance":
             missing = [i for i, f in enumerate(request.frames) if f.world_T_camera is None]
@@ -355,9 +333,10 @@ class SpatialEngine:
 
     def _object_points(
         self, frames: list[Frame], views: list[tuple[int, np.ndarray]], posed: bool, key: str
-    ) -> tuple[np.ndarray, np.ndarray, int]:
+    ) -> tuple[np.ndarray, np.ndarray, int, float]:
         """One object's points over its views (world frame, or the camera's without poses), their noise
-        covariance and the number of views that gave points.
+        covariance, the number of views that gave points and the width of one pixel at the object's depth
+        (metres; the median over those views).
 
         The subsample is seeded by the object's own key (its masks on this window), so an object's
         geometry does not depend on the other objects of the request, their order or the thread."""
@@ -370,7 +349,7 @@ class SpatialEngine:
                 self.params.points.max_points_per_frame, -(-FUSED_MAX_POINTS // max(len(views), 1))
             ),
         )
-        chunks, errors, moment = [], [], np.zeros((3, 3))
+        chunks, errors, moment, pixels = [], [], np.zeros((3, 3)), []
         for fi, mask in views:
             frame = frames[fi]
             K = validate_K(frame.K)  # type: ignore[arg-type]
@@ -382,30 +361,45 @@ class SpatialEngine:
                 chunks.append(transform(pose, pts))
                 errors.append(err)
                 moment += ray_moment(pts, pose[:3, :3])
+                pixels.append(float(np.median(pts[:, 2])) / float(np.sqrt(K[0, 0] * K[1, 1])))
         if not chunks:
-            return np.zeros((0, 3)), np.zeros((3, 3)), 0
+            return np.zeros((0, 3)), np.zeros((3, 3)), 0, 0.0
         total = sum(c.shape[0] for c in chunks)
         sigma = float(np.median(np.concatenate(errors)))
-        return np.concatenate(chunks), sigma**2 * moment / total, len(chunks)
+        return np.concatenate(chunks), sigma**2 * moment / total, len(chunks), float(np.median(pixels))
 
     def _object_summary(
         self,
-        extracted: tuple[np.ndarray, np.ndarray, int],
+        extracted: tuple[np.ndarray, np.ndarray, int, float],
         rotate: np.ndarray | None,
         planes: list[Plane],
         n_scene_points: int,
     ) -> ObjectGeometry | None:
         """The object's summary resting on its support (``rotate``: camera → gravity-aligned frame without
         poses), or None with too few points."""
-        pts, noise_cov, n_views = extracted
+        pts, noise_cov, n_views, pixel_m = extracted
         if pts.shape[0] < self.params.min_object_points:
             return None
+        sigma = self.face_sigma(noise_cov, pixel_m)
         if rotate is not None:
             pts, noise_cov = pts @ rotate.T, rotate @ noise_cov @ rotate.T
         g = self.params.ground
         pts, supports = remove_support_points(pts, planes, g.inlier_threshold_m, n_scene_points)
-        geom = summarise(pts, n_views, noise_cov=noise_cov)
+        geom = replace(summarise(pts, n_views, noise_cov=noise_cov), sigma_m=sigma)
         return rest_on_support(geom, supports, reach=2.5 * g.inlier_threshold_m)
+
+    def face_sigma(self, noise_cov: np.ndarray, pixel_m: float) -> float:
+        """Standard uncertainty (metres) of one face of an object's box, from the data.
+
+        Depth: a face is placed by the points at the object's extreme, where one pixel's noise, not the
+        average of a window, moves it. The local depth fit's standard error (√trace(noise_cov), along the
+        rays; ``ray_moment``) is that noise averaged over a full (2r+1)² window of pixels, so one pixel's
+        depth scatter is (2r+1) times it. Image: a silhouette face lies within the edge band the points
+        exclude (``edge_band_px``) and within its pixel, each uniform: (band² + 1) / 12 pixels² at the
+        object's depth. The two add in quadrature."""
+        p = self.params.points
+        pixel_noise = (2 * p.window_radius + 1) * float(np.sqrt(np.trace(noise_cov)))
+        return float(np.sqrt(pixel_noise**2 + (p.edge_band_px**2 + 1) / 12.0 * pixel_m**2))
 
     def _ground_points(self, frame: Frame, pose: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         depth = np.asarray(frame.depth, dtype=np.float32)

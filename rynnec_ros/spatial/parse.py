@@ -1,4 +1,4 @@
-"""Spatial question understanding: free text or a planner's structured task → task, slots, objects.
+"""Spatial question understanding: the words of a question, and a planner's structured task syntax.
 
 Two inputs reach the geometry. People ask in free text ("How high is the top of <object0> above the
 floor?"); planners send a structured task in ``AskQuestion.task``::
@@ -8,59 +8,33 @@ floor?"); planners send a structured task in ``AskQuestion.task``::
                                       future_direction_clock turn=left angle_deg=90
                                       tallest_choice dim=width order=min objects=1,0
 
-Slots a task does not list are rejected, as are values outside a slot's set; ``objects`` (region
-indices, subject first) is accepted by every task that names objects. ``SLOTS`` below is the
-reference of every task's slots and defaults; docs/spatial.md repeats it for planner authors.
+Slots a task does not list are rejected, as are values outside a slot's set (``read_slots``); ``objects``
+(region indices, subject first) is accepted by every task that names objects. Each task's slots and
+defaults are in its registry entry (``tasks.py``); docs/spatial.md repeats them for planner authors.
 
 Free text is read by rules, not one regular expression per phrasing: the question is normalised
-(object references → ``OBJ``, lower case, British/American spelling, hyphens), the intent is decided
-from cue words checked in an order that resolves their overlaps (a turn clause before a clock word,
-"above OBJ" before "above the floor", "closer to the floor" before "closer"), and slots (reference
-point, units, arm length, turn, order, subject) are read from the same words independently of the
-intent. Nothing here measures anything; an unmappable question gives ``None`` and the reason.
+(object references → ``OBJ``, lower case, British/American spelling, hyphens) into a ``Question``, whose
+features (asked unit, yes/no form, side words, a turn clause) are computed once; each task's registry
+entry lists its cues, the ``cue_*`` readers below, with a rank, and the first cue in rank order that
+reads the question decides the task (the order resolves overlaps: a turn clause before a clock word,
+"above OBJ" before "above the floor", "closer to the floor" before "closer"). Slots (reference point,
+units, arm length, turn, order, subject) are read from the same words independently of the task.
+Nothing here measures anything; ``plan.py`` puts the pieces together.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from functools import cached_property
 
-# Slots of each task with their defaults (None: no default, the question or planner must say).
-_UNIT = {"unit": "m"}
-SLOTS: dict[str, dict[str, str | float | None]] = {
-    "walked_distance": dict(_UNIT),
-    "distance_to_camera": dict(_UNIT),
-    "closer_to_camera": {"order": "near", "form": "choice"},
-    "closest_to_camera": {"order": "near"},
-    "center_distance": dict(_UNIT),
-    "height_from_ground": {"point": "center", **_UNIT},
-    "height_difference": {"point": "center", **_UNIT},
-    "object_height": dict(_UNIT),
-    "object_width": dict(_UNIT),
-    "object_length": dict(_UNIT),
-    "tallest_choice": {"dim": "height", "order": "max", "form": "choice"},
-    "higher_choice": {"point": "center", "order": "max", "form": "choice"},
-    "above_predicate": {},
-    "below_predicate": {},
-    "above_choice": {"relation": "above"},
-    "left_predicate": {},
-    "right_predicate": {},
-    "left_right_choice": {},
-    "leftmost_choice": {"side": "left"},
-    "side_of_me": {"side": None},
-    "direction_clock": {},
-    "direction_degrees": {},
-    "rotate_to_face": {"direction": "cw"},
-    "future_direction_clock": {"turn": None, "angle_deg": None},
-    "future_direction_degrees": {"turn": None, "angle_deg": None},
-    "reachability": {"arm_length_m": None},
-}
+Slots = dict[str, str | float | None]
 
-_CHOICES: dict[str, tuple[str, ...]] = {
+# Values of each slot in a structured task; a task may narrow one (its registry entry's ``values``).
+SLOT_VALUES: dict[str, tuple[str, ...]] = {
     "unit": ("m", "cm", "mm", "ft", "in"),
     "point": ("top", "center", "bottom"),
-    "order": ("near", "far", "max", "min"),
+    "order": ("max", "min"),
     "form": ("choice", "yesno"),
     "dim": ("height", "length", "width"),
     "relation": ("above", "below"),
@@ -69,44 +43,14 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "turn": ("left", "right"),
 }
 _NUMERIC = {"arm_length_m", "angle_deg"}
-_ORDERS = {"closer_to_camera": ("near", "far"), "closest_to_camera": ("near", "far")}
-# Tasks that name no object (the rest accept ``objects=``).
-_NO_OBJECTS = {"walked_distance"}
 
 NOT_MEASURABLE = "not a spatial question I can measure"
 # A question read as a task, but with words the reading does not use (see ``unread_cue``).
 PARTLY_READ = "not fully understood"
 
 
-@dataclass
-class Parsed:
-    """A task with its slots (defaults filled in) and the subject-first region indices, if stated."""
-
-    task: str
-    slots: dict[str, str | float | None] = field(default_factory=dict)
-    objects: list[int] | None = None
-
-    def reading(self, objects: list[int]) -> str:
-        """Every slot with its value and the objects answered about (region indices, subject first):
-        what a planner checks against what it meant, and sends back as ``task`` to ask it again."""
-        parts = [self.task, *(f"{k}={_fmt(v)}" for k, v in self.slots.items() if v is not None)]
-        if objects:
-            parts.append("objects=" + ",".join(map(str, objects)))
-        return " ".join(parts)
-
-    def structured(self) -> str:
-        """Canonical structured form: the task and the slots that differ from their defaults."""
-        parts = [self.task]
-        for key, default in SLOTS[self.task].items():
-            value = self.slots.get(key, default)
-            if value != default and value is not None:
-                parts.append(f"{key}={_fmt(value)}")
-        if self.objects is not None:
-            parts.append("objects=" + ",".join(str(k) for k in self.objects))
-        return " ".join(parts)
-
-
-def _fmt(value: str | float) -> str:
+def fmt_slot(value: str | float) -> str:
+    """A slot value as the structured syntax writes it (numbers in ``%g``)."""
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -114,21 +58,22 @@ class TaskSyntaxError(ValueError):
     """A structured task string that does not follow the ``TASK KEY=VALUE`` syntax (says what is wrong)."""
 
 
-def parse_structured(text: str) -> Parsed:
-    """Parse a planner's ``TASK [KEY=VALUE ...]`` string; raises ``TaskSyntaxError`` with the reason."""
-    tokens = text.split()
-    if not tokens:
-        raise TaskSyntaxError("empty task")
-    task = tokens[0]
-    if task not in SLOTS:
-        raise TaskSyntaxError(f"unknown spatial task {task!r}; known: {', '.join(sorted(SLOTS))}")
-    slots = dict(SLOTS[task])
+def read_slots(
+    task: str,
+    tokens: list[str],
+    defaults: Mapping[str, str | float | None],
+    values: Mapping[str, tuple[str, ...]],
+    names_objects: bool,
+) -> tuple[Slots, list[int] | None]:
+    """The slots (``defaults`` overridden) and the ``objects=`` of a structured task's ``KEY=VALUE``
+    tokens; raises ``TaskSyntaxError`` with the reason. ``values`` narrows a slot's ``SLOT_VALUES``."""
+    slots = dict(defaults)
     objects: list[int] | None = None
-    for tok in tokens[1:]:
+    for tok in tokens:
         key, sep, value = tok.partition("=")
         if not sep or not value:
             raise TaskSyntaxError(f"{tok!r} is not KEY=VALUE")
-        if key == "objects" and task not in _NO_OBJECTS:
+        if key == "objects" and names_objects:
             try:
                 objects = [int(v) for v in value.split(",")]
             except ValueError:
@@ -139,7 +84,7 @@ def parse_structured(text: str) -> Parsed:
                 raise TaskSyntaxError(f"objects must be distinct non-negative indices, got {value!r}")
             continue
         if key not in slots:
-            allowed = sorted(SLOTS[task]) + ([] if task in _NO_OBJECTS else ["objects"])
+            allowed = sorted(defaults) + (["objects"] if names_objects else [])
             raise TaskSyntaxError(
                 f"task {task} has no slot {key!r}; its slots: {', '.join(allowed) or 'none'}"
             )
@@ -152,11 +97,11 @@ def parse_structured(text: str) -> Parsed:
                 raise TaskSyntaxError(f"{key}={value} is out of range")
             slots[key] = number
             continue
-        allowed_values = _ORDERS.get(task, ("max", "min")) if key == "order" else _CHOICES[key]
+        allowed_values = values.get(key, SLOT_VALUES[key])
         if value not in allowed_values:
             raise TaskSyntaxError(f"{key} must be one of {', '.join(allowed_values)}, got {value!r}")
         slots[key] = value
-    return Parsed(task, slots, objects)
+    return slots, objects
 
 
 # ------------------------------------------------------------------------------ free text
@@ -738,215 +683,316 @@ def _subject_second(t: str) -> bool:
     return marked(first) or _has(t, _REFERENCE_FROM) or (_has(t, _REFERENCE_IT) and not marked(second))
 
 
-def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, str]:
-    """Task and slots of a free-text spatial question, or ``(None, reason)`` when it maps to none.
-
-    The number of objects is the number of distinct references (each anonymous ``<REGION>`` counts
-    once); a question without references ("How far is it from me?") counts the request's ``n_regions``.
-    """
-    t = normalise(question)
+def stated_objects(question: str, t: str) -> list[int] | None:
+    """The two named objects subject first, when the words make the second-named the subject; else None
+    (the order they are named in). ``t`` is ``normalise(question)``."""
     refs = object_references(question)
     named = [r for r in refs if r is not None]
     distinct = list(dict.fromkeys(named))
-    n = (len(distinct) + refs.count(None)) or n_regions
-    parsed = _classify(t, n)
-    if parsed is None:
-        return None, f"{NOT_MEASURABLE}: no spatial task matches {question!r} with {n} object(s)"
-    unread = unread_cue(t, parsed)
-    if unread is not None:
-        return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}, "
-                      f"but that reading does not use {unread!r}")
-    if len(distinct) == 2 and len(refs) == len(named):
-        if len(named) > 2:
-            # An object named again ("Looking at OBJ and OBJ: is OBJ the one farther?"): the subject is
-            # the first object of the last clause that names one.
-            # (a parenthetical remark restates, it does not ask: "is OBJ beneath OBJ (OBJ over it)?")
-            plain = re.sub(r"\([^)]*\)", " ", question)
-            last = [c for c in re.split(r"[,.;:?!]", plain) if object_references(c)][-1]
-            subject = next(r for r in object_references(last) if r is not None)
-            if subject != distinct[0]:
-                parsed.objects = [subject, distinct[0]]
-        elif _subject_second(t):
-            parsed.objects = [distinct[1], distinct[0]]
-    return parsed, ""
+    if len(distinct) != 2 or len(refs) != len(named):
+        return None
+    if len(named) > 2:
+        # An object named again ("Looking at OBJ and OBJ: is OBJ the one farther?"): the subject is
+        # the first object of the last clause that names one.
+        # (a parenthetical remark restates, it does not ask: "is OBJ beneath OBJ (OBJ over it)?")
+        plain = re.sub(r"\([^)]*\)", " ", question)
+        last = [c for c in re.split(r"[,.;:?!]", plain) if object_references(c)][-1]
+        subject = next(r for r in object_references(last) if r is not None)
+        return [subject, distinct[0]] if subject != distinct[0] else None
+    return [distinct[1], distinct[0]] if _subject_second(t) else None
 
 
-def _make(task: str, **slots: str | float | None) -> Parsed:
-    """A parse of ``task`` with its defaults, overridden by the slots it has."""
-    full = dict(SLOTS[task])
-    full.update({k: v for k, v in slots.items() if k in full})
-    return Parsed(task, full)
+def count_objects(question: str, n_regions: int) -> int:
+    """Objects a question is about: its distinct references (each anonymous ``<REGION>`` counts once), or,
+    with none ("How far is it from me?"), the request's ``n_regions``."""
+    refs = object_references(question)
+    return (len({r for r in refs if r is not None}) + refs.count(None)) or n_regions
+
+
+class Question:
+    """A normalised question ``t`` about ``n`` objects, with the features several cues read."""
+
+    def __init__(self, t: str, n: int) -> None:
+        self.t, self.n = t, n
+        self.unit = _asked_unit(t)
+        # "Is OBJ or OBJ closer?" offers a choice, like "which"
+        self.yesno = _has(t, _YESNO) and not _has(t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b")
+        self.form = "yesno" if self.yesno else "choice"
+        self.side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
+        self.offered = _has(t, _TWO_OBJECTS_OFFERED)  # "is OBJ or OBJ on top?" asks for one of them
+
+    def has(self, pattern: str) -> bool:
+        return _has(self.t, pattern)
+
+    @cached_property
+    def future_turn(self) -> tuple[str | None, float, bool] | None:
+        """A turn I imagine and a direction asked after it: (side, angle, asked in degrees), else None."""
+        t = self.t
+        clause = _turn_clause(t)
+        rest = t.replace(clause, " ") if clause else t
+        asked = r"o'?\s?clock|clock|where|direction|degrees?|angle|oriented|position"
+        if clause is None or not _has(rest, asked):
+            return None
+        side, angle = _turn(clause)
+        if side is None:  # "do a full about-face, turning to my left": the side in another clause
+            sides = (_turn(c)[0] for c in re.split(r"[,.;:?!]", t) if _has(c, _TURN_VERB))
+            side = next((x for x in sides if x is not None), None)
+        degrees = _has(rest, r"\bdegrees?\b|\bangle\b") and not _has(rest, r"o'?\s?clock|\bclock\b")
+        return side, angle, degrees
 
 
 _OTHER_SIDE = {"left": "right", "right": "left"}
 _ONE = r"(?:one|object|item|unit|thing)\b"
 _NEXT_REACH = r"(?:grab|reach|pick|grasp|touch)\w*"
+_MOVED = (
+    r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|moving|gone|go|covered|cover"
+    r"|route|path|trajectory|journey|trip|odometry|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
+    r"|driving)\b|\bso far\b|\bin total\b|\bhow much way\b"
+)
+_OTHER = r"(?:OBJ|the other|it)\b"
+_ABOVE_OBJ = (
+    rf"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|on|supported by|held up by) {_OTHER}|\bon top\b"
+    r"|\b(?:at the )?top of the (?:stack|pile)\b"
+)
+_BELOW_OBJ = (
+    rf"\b(?:below|under|underneath|beneath|supports?|supporting|holds? up|holding up) {_OTHER}"
+    r"|\bunderneath\b|\bbelow\b|\b(?:at the )?bottom of the (?:stack|pile)\b"
+)
+_DIST_TO_ME = rf" (?:\w+ ){{0,2}}distance (?:from|to) (?:{_ME}|it)\b"  # "a greater (centre) distance from me"
+_FAR = (
+    r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b"
+    rf"|\b(?:greater|larger|bigger|longer|greatest|largest|biggest|longest){_DIST_TO_ME}"
+)
+# "the closest points of each object" says where a distance is measured from, it compares nothing
+_NEAR = (
+    r"\b(?:closer|nearer|closest|nearest)\b(?! (?:points?|surfaces?|parts?|edges?)\b)"
+    rf"|\b(?:smaller|shorter|lesser|smallest|shortest|least){_DIST_TO_ME}"
+)
 
 
-def _classify(t: str, n: int) -> Parsed | None:
-    """The ordered decision list: earlier cues win where phrasings overlap (see the module notes)."""
-    unit = _asked_unit(t)
-    # "Is OBJ or OBJ closer?" offers a choice, like "which"
-    yesno = _has(t, _YESNO) and not _has(t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b")
-    form = "yesno" if yesno else "choice"
-    side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
-    offered = _has(t, _TWO_OBJECTS_OFFERED)  # "is OBJ or OBJ on top?" asks for one of them
+# ------------------------------------------------------------------------------ cues
+# Each reads a ``Question`` and gives the slots it states (the task's defaults fill the rest), or None
+# when its words are not there. Their order (the ranks in the registry, ``tasks.py``) is the decision
+# list: a cue is only asked when every cue ranked before it for that number of objects gave None.
 
-    if n == 0:
-        moved = (
-            r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|moving|gone|go|covered|cover"
-            r"|route|path|trajectory|journey|trip|odometry|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
-            r"|driving)\b|\bso far\b|\bin total\b|\bhow much way\b"
-        )
-        if _has(t, moved) and _has(
-            t, r"how far|distance|how (?:many|much)|how long|\blength\b|\btotal\b|\baltogether\b"
-        ):
-            return _make("walked_distance", unit=unit)
+# -- no object
+def cue_walked_distance(q: Question) -> Slots | None:
+    asked = r"how far|distance|how (?:many|much)|how long|\blength\b|\btotal\b|\baltogether\b"
+    if q.has(_MOVED) and q.has(asked):
+        return {"unit": q.unit}
+    return None
+
+
+# -- one object
+def cue_rotate_to_face(q: Question) -> Slots | None:
+    # "looking at OBJ" alone sets the scene ("I'm looking at OBJ; how far is it?"); facing it is a
+    # turn only when the question asks for one
+    if q.has(_FACE) and q.has(rf"{_TURN_VERB}|\b(?:degrees?|angle|clockwise|counterclockwise)\b"):
+        return {"direction": "ccw" if q.has(r"\bcounterclockwise\b|\bleft\b") else "cw"}
+    return None
+
+
+def cue_future_direction_degrees(q: Question) -> Slots | None:
+    turn = q.future_turn
+    return None if turn is None or not turn[2] else {"turn": turn[0], "angle_deg": turn[1]}
+
+
+def cue_future_direction_clock(q: Question) -> Slots | None:
+    turn = q.future_turn
+    return None if turn is None or turn[2] else {"turn": turn[0], "angle_deg": turn[1]}
+
+
+def cue_direction_clock(q: Question) -> Slots | None:
+    return {} if q.has(r"o'?\s?clock|\bclock\b|\bwhich hour\b") else None
+
+
+def cue_direction_degrees(q: Question) -> Slots | None:
+    return {} if q.has(r"\bbearing\b|\bangle\b|\bdegrees?\b") else None
+
+
+def cue_side_of_me(q: Question) -> Slots | None:
+    if any(q.side_words) and q.has(
+        rf"\b{_MY} (?:left|right)|(?:left|right) of {_ME}\b|relative to {_ME}\b|side of {_ME}\b|"
+        rf"\bi'?m facing|\bi am facing|\b{_MY} (?:left|right) hand|\b(?:on|to) the (?:left|right)\b"
+        r"|\bleft or (?:the )?right\b|\b(?:image|view|frame|picture|screen)\b",
+    ):
+        return {"side": None if all(q.side_words) else ("left" if q.side_words[0] else "right")}
+    if q.has(_WHICH_SIDE) or q.has(rf"\bside\b.*\brelative to {_ME}\b"):
+        return {}
+    return None
+
+
+def cue_reaches_up(q: Question) -> Slots | None:
+    """How high an object reaches: the height of its top."""
+    return {"point": "top", "unit": q.unit} if q.has(_REACH_UP) else None
+
+
+def cue_own_height(q: Question) -> Slots | None:
+    return {"unit": q.unit} if q.has(_OWN_HEIGHT) else None
+
+
+def cue_over_floor(q: Question) -> Slots | None:
+    return {"point": _point(q.t), "unit": q.unit} if q.has(_OVER_FLOOR) else None
+
+
+def cue_reachability(q: Question) -> Slots | None:
+    # "before I send the arm out, give me the range to OBJ": an arm named while a distance is
+    # asked (not a yes/no question, no reaching verb) is context
+    # ("before you grab it, how far is OBJ": the reach is the next step, the distance the question)
+    t = q.t
+    later = re.sub(rf"\b(?:before|after|once|so that) (?:you|i|we) (?:\w+ ){{0,2}}?{_NEXT_REACH}", " ", t)
+    context_arm = not q.yesno and _has(t, r"\b(?:distance|range|how far)\b") and not _has(later, _REACH_ACT)
+    return {"arm_length_m": _length_m(t)} if _has(t, _REACH) and not context_arm else None
+
+
+def cue_height_of_a_point(q: Question) -> Slots | None:
+    """"the height of its top / of the center of OBJ" is a height over the floor, not a size."""
+    if not q.has(r"\bheight\b"):
         return None
+    point = _point(q.t)
+    if point != "center" or q.has(r"\b(?:center|middle) of OBJ"):
+        return {"point": point, "unit": q.unit}
+    return None
 
-    if n == 1:
-        # "looking at OBJ" alone sets the scene ("I'm looking at OBJ; how far is it?"); facing it is a
-        # turn only when the question asks for one
-        if _has(t, _FACE) and _has(t, rf"{_TURN_VERB}|\b(?:degrees?|angle|clockwise|counterclockwise)\b"):
-            ccw = _has(t, r"\bcounterclockwise\b|\bleft\b")
-            return _make("rotate_to_face", direction="ccw" if ccw else "cw")
-        clause = _turn_clause(t)
-        rest = t.replace(clause, " ") if clause else t
-        if clause is not None and _has(
-            rest, r"o'?\s?clock|clock|where|direction|degrees?|angle|oriented|position"
-        ):
-            side, angle = _turn(clause)
-            if side is None:  # "do a full about-face, turning to my left": the side in another clause
-                sides = (_turn(c)[0] for c in re.split(r"[,.;:?!]", t) if _has(c, _TURN_VERB))
-                side = next((x for x in sides if x is not None), None)
-            degrees = _has(rest, r"\bdegrees?\b|\bangle\b") and not _has(rest, r"o'?\s?clock|\bclock\b")
-            task = "future_direction_degrees" if degrees else "future_direction_clock"
-            return _make(task, turn=side, angle_deg=angle)
-        if _has(t, r"o'?\s?clock|\bclock\b|\bwhich hour\b"):
-            return _make("direction_clock")
-        if _has(t, r"\bbearing\b|\bangle\b|\bdegrees?\b"):
-            return _make("direction_degrees")
-        if any(side_words) and _has(
-            t,
-            rf"\b{_MY} (?:left|right)|(?:left|right) of {_ME}\b|relative to {_ME}\b|side of {_ME}\b|"
-            rf"\bi'?m facing|\bi am facing|\b{_MY} (?:left|right) hand|\b(?:on|to) the (?:left|right)\b"
-            r"|\bleft or (?:the )?right\b|\b(?:image|view|frame|picture|screen)\b",
-        ):
-            side = None if all(side_words) else ("left" if side_words[0] else "right")
-            return _make("side_of_me", side=side)
-        if _has(t, _WHICH_SIDE) or _has(t, rf"\bside\b.*\brelative to {_ME}\b"):
-            return _make("side_of_me")
-        if _has(t, _REACH_UP):
-            return _make("height_from_ground", point="top", unit=unit)
-        if _has(t, _OWN_HEIGHT):
-            return _make("object_height", unit=unit)
-        if _has(t, _OVER_FLOOR):
-            return _make("height_from_ground", point=_point(t), unit=unit)
-        # "before I send the arm out, give me the range to OBJ": an arm named while a distance is
-        # asked (not a yes/no question, no reaching verb) is context
-        # ("before you grab it, how far is OBJ": the reach is the next step, the distance the question)
-        later = re.sub(rf"\b(?:before|after|once|so that) (?:you|i|we) (?:\w+ ){{0,2}}?{_NEXT_REACH}", " ", t)
-        context_arm = not yesno and _has(t, r"\b(?:distance|range|how far)\b") and not _has(later, _REACH_ACT)
-        if _has(t, _REACH) and not context_arm:
-            return _make("reachability", arm_length_m=_length_m(t))
-        if _has(t, r"\bheight\b"):
-            # "the height of its top / of the center of OBJ" is a height over the floor, not a size
-            point = _point(t)
-            if point != "center" or _has(t, r"\b(?:center|middle) of OBJ"):
-                return _make("height_from_ground", point=point, unit=unit)
-            return _make("object_height", unit=unit)
-        if _has(t, rf"\bhow (?:wide|narrow)\b|\bwidth\b|\bwide\b|\b{_SMALLER} {_SIDE}"):
-            return _make("object_width", unit=unit)
-        if _has(t, rf"\bhow long\b|\blength\b|\blong\b|\b{_LARGER} {_SIDE}"):
-            return _make("object_length", unit=unit)
-        if _has(
-            t,
-            rf"how far|distance|\brange\b|\bgap\b|\baway\b|how (?:distant|close|near)\b|\bfrom {_ME}\b"
-            rf"|how many \w+ am i from|{_HOW_MANY_UNITS}|separat|\bbetween\b"
-            r"|\bcamera to (?:the )?(?:object|OBJ)\b",
-        ):
-            return _make("distance_to_camera", unit=unit)
-        return None
 
-    # Two or three objects.
-    if n == 2 and not any(side_words) and _has(t, rf"{_WHICH_SIDE}|\bside, OBJ (?:relative to|from) OBJ\b"):
-        return _make("left_right_choice")
-    # "scanning from left to right, which comes first?": the one furthest to the side the scan starts on
-    scan = re.search(r"\bfrom (?:the )?(left|right) to (?:the )?(?:left|right)\b.*\b(first|last)\b", t)
-    if scan is not None and _has(t, _WHICH):
-        start = scan.group(1)
-        return _make("leftmost_choice", side=start if scan.group(2) == "first" else _OTHER_SIDE[start])
-    if any(side_words):
-        # "which is further left / on the left" picks one of the objects; "left or right of OBJ" relates two
-        which_one = (_has(t, _WHICH) or offered) and not _has(t, _WHICH_SIDE)
-        one_side = not all(side_words)
-        further = r"\b(?:further|farther|more|most|furthest|farthest)\b"
-        if _has(t, r"\b(?:leftmost|rightmost)\b") or (which_one and (one_side or _has(t, further))):
-            return _make("leftmost_choice", side="right" if side_words[1] and not side_words[0] else "left")
-        if n == 2 and all(side_words):
-            return _make("left_right_choice")
-        if n == 2:
-            return _make("right_predicate" if side_words[1] else "left_predicate")
+def cue_height(q: Question) -> Slots | None:
+    return {"unit": q.unit} if q.has(r"\bheight\b") else None
+
+
+def cue_object_width(q: Question) -> Slots | None:
+    wide = rf"\bhow (?:wide|narrow)\b|\bwidth\b|\bwide\b|\b{_SMALLER} {_SIDE}"
+    return {"unit": q.unit} if q.has(wide) else None
+
+
+def cue_object_length(q: Question) -> Slots | None:
+    return {"unit": q.unit} if q.has(rf"\bhow long\b|\blength\b|\blong\b|\b{_LARGER} {_SIDE}") else None
+
+
+def cue_distance_to_camera(q: Question) -> Slots | None:
+    if q.has(
+        rf"how far|distance|\brange\b|\bgap\b|\baway\b|how (?:distant|close|near)\b|\bfrom {_ME}\b"
+        rf"|how many \w+ am i from|{_HOW_MANY_UNITS}|separat|\bbetween\b"
+        r"|\bcamera to (?:the )?(?:object|OBJ)\b",
+    ):
+        return {"unit": q.unit}
+    return None
+
+
+# -- two or three objects
+def cue_which_side_of(q: Question) -> Slots | None:
+    if q.n == 2 and not any(q.side_words) and q.has(rf"{_WHICH_SIDE}|\bside, OBJ (?:relative to|from) OBJ\b"):
+        return {}
+    return None
+
+
+def cue_scan(q: Question) -> Slots | None:
+    """"scanning from left to right, which comes first?": the one furthest to the side the scan starts on."""
+    scan = re.search(r"\bfrom (?:the )?(left|right) to (?:the )?(?:left|right)\b.*\b(first|last)\b", q.t)
+    if scan is None or not q.has(_WHICH):
         return None
-    if n == 2 and (_has(t, _DIFF) or (_has(t, _HOW_MUCH) and _has(t, _VERTICAL))):
-        return _make("height_difference", point=_point(t), unit=unit)
-    other = r"(?:OBJ|the other|it)\b"
-    above_obj = (
-        rf"\babove\b(?! (?:the )?(?:floor|ground))|\b(?:over|on|supported by|held up by) {other}|\bon top\b"
-        r"|\b(?:at the )?top of the (?:stack|pile)\b"
-    )
-    below_obj = (
-        rf"\b(?:below|under|underneath|beneath|supports?|supporting|holds? up|holding up) {other}"
-        r"|\bunderneath\b|\bbelow\b|\b(?:at the )?bottom of the (?:stack|pile)\b"
-    )
-    # "which is the lower one in the stack?", "the upper object": which of them is stacked on the other
-    in_stack = _has(t, rf"{_STACK_WORDS}|\bthe (?:upper|top|bottom)(?:most)? {_ONE}")
-    if n == 2 and in_stack and (_has(t, _WHICH) or offered):
+    start = scan.group(1)
+    return {"side": start if scan.group(2) == "first" else _OTHER_SIDE[start]}
+
+
+def cue_furthest_to_a_side(q: Question) -> Slots | None:
+    """"which is further left / on the left" picks one of the objects ("left or right of OBJ" relates two)."""
+    if not any(q.side_words):
+        return None
+    which_one = (q.has(_WHICH) or q.offered) and not q.has(_WHICH_SIDE)
+    one_side = not all(q.side_words)
+    further = r"\b(?:further|farther|more|most|furthest|farthest)\b"
+    if q.has(r"\b(?:leftmost|rightmost)\b") or (which_one and (one_side or q.has(further))):
+        return {"side": "right" if q.side_words[1] and not q.side_words[0] else "left"}
+    return None
+
+
+def cue_left_or_right_of(q: Question) -> Slots | None:
+    return {} if q.n == 2 and all(q.side_words) else None
+
+
+def cue_right_of(q: Question) -> Slots | None:
+    return {} if q.n == 2 and q.side_words[1] else None
+
+
+def cue_left_of(q: Question) -> Slots | None:
+    return {} if q.n == 2 and q.side_words[0] else None
+
+
+def cue_unread_side(q: Question) -> Slots | None:
+    """Side words that no side cue read (three objects, no "which"): no reading, rather than another."""
+    return {} if any(q.side_words) else None
+
+
+def cue_height_difference(q: Question) -> Slots | None:
+    if q.n == 2 and (q.has(_DIFF) or (q.has(_HOW_MUCH) and q.has(_VERTICAL))):
+        return {"point": _point(q.t), "unit": q.unit}
+    return None
+
+
+def cue_in_stack(q: Question) -> Slots | None:
+    """"which is the lower one in the stack?", "the upper object": which of them is stacked on the other."""
+    in_stack = q.has(rf"{_STACK_WORDS}|\bthe (?:upper|top|bottom)(?:most)? {_ONE}")
+    if q.n == 2 and in_stack and (q.has(_WHICH) or q.offered):
         lower = r"\b(?:lower|lowest|bottom|bottommost|under|underneath|beneath|below)\b"
-        return _make("above_choice", relation="below" if _has(t, lower) else "above")
-    named_point = _point(t) != "center" and not _has(t, r"\bon top\b")
-    if n == 2 and named_point and _has(t, r"\b(?:above|below)\b") and not _has(t, _WHICH):
-        # "Is the top of OBJ above the top of OBJ?" compares heights of points, not a stacking
-        order = "min" if _has(t, r"\bbelow\b") else "max"
-        return _make("higher_choice", point=_point(t), order=order, form=form)
-    if n == 2 and (_has(t, above_obj) or _has(t, below_obj)):
-        below = _has(t, below_obj)
-        if _has(t, _WHICH) or offered:
-            return _make("above_choice", relation="below" if below else "above")
-        return _make("below_predicate" if below else "above_predicate")
-    if _has(
-        t,
+        return {"relation": "below" if q.has(lower) else "above"}
+    return None
+
+
+def cue_points_above(q: Question) -> Slots | None:
+    """"Is the top of OBJ above the top of OBJ?" compares heights of points, not a stacking."""
+    named_point = _point(q.t) != "center" and not q.has(r"\bon top\b")
+    if q.n == 2 and named_point and q.has(r"\b(?:above|below)\b") and not q.has(_WHICH):
+        order = "min" if q.has(r"\bbelow\b") else "max"
+        return {"point": _point(q.t), "order": order, "form": q.form}
+    return None
+
+
+def cue_which_is_above(q: Question) -> Slots | None:
+    if q.n == 2 and (q.has(_ABOVE_OBJ) or q.has(_BELOW_OBJ)) and (q.has(_WHICH) or q.offered):
+        return {"relation": "below" if q.has(_BELOW_OBJ) else "above"}
+    return None
+
+
+def cue_below(q: Question) -> Slots | None:
+    return {} if q.n == 2 and q.has(_BELOW_OBJ) else None
+
+
+def cue_above(q: Question) -> Slots | None:
+    return {} if q.n == 2 and q.has(_ABOVE_OBJ) else None
+
+
+def cue_higher(q: Question) -> Slots | None:
+    if q.has(
         rf"\b(?:higher|lower|highest|lowest)\b|{_NEAR_FLOOR}|at a greater height|{_UP_DOWN}"
         r"|\b(?:less|least) high\b",
     ):
         lower = rf"\b(?:lower|lowest|less|least)\b|{_NEAR_FLOOR}|\b(?:further|farther) down"
-        order = "min" if _has(t, lower) else "max"
-        return _make("higher_choice", point=_point(t), order=order, form=form)
-    if _has(t, _SIZE_CMP):
-        dim = "length" if _has(t, r"\blong|\blength") else "width" if _has(t, r"\bwid|\bnarrow") else "height"
-        smaller = r"\b(?:shorter|shortest|narrower|narrowest|smaller|smallest|lesser|less|least)\b"
-        order = "min" if _has(t, smaller) else "max"
-        return _make("tallest_choice", dim=dim, order=order, form=form)
-    dist_to_me = (
-        rf" (?:\w+ ){{0,2}}distance (?:from|to) (?:{_ME}|it)\b"  # "a greater (centre) distance from me"
-    )
-    far = (
-        r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b"
-        rf"|\b(?:greater|larger|bigger|longer|greatest|largest|biggest|longest){dist_to_me}"
-    )
-    # "the closest points of each object" says where a distance is measured from, it compares nothing
-    near = (
-        r"\b(?:closer|nearer|closest|nearest)\b(?! (?:points?|surfaces?|parts?|edges?)\b)"
-        rf"|\b(?:smaller|shorter|lesser|smallest|shortest|least){dist_to_me}"
-    )
-    if _has(t, rf"{near}|{far}|by distance"):
-        order = "far" if _has(t, far) else "near"
-        if n == 3:
-            return _make("closest_to_camera", order=order)
-        return _make("closer_to_camera", order=order, form=form)
-    if n == 2 and _has(t, _APART):
-        return _make("center_distance", unit=unit)
+        return {"point": _point(q.t), "order": "min" if q.has(lower) else "max", "form": q.form}
     return None
+
+
+def cue_taller(q: Question) -> Slots | None:
+    if not q.has(_SIZE_CMP):
+        return None
+    dim = "length" if q.has(r"\blong|\blength") else "width" if q.has(r"\bwid|\bnarrow") else "height"
+    smaller = r"\b(?:shorter|shortest|narrower|narrowest|smaller|smallest|lesser|less|least)\b"
+    return {"dim": dim, "order": "min" if q.has(smaller) else "max", "form": q.form}
+
+
+def cue_closest(q: Question) -> Slots | None:
+    if q.n == 3 and q.has(rf"{_NEAR}|{_FAR}|by distance"):
+        return {"order": "far" if q.has(_FAR) else "near"}
+    return None
+
+
+def cue_closer(q: Question) -> Slots | None:
+    if q.has(rf"{_NEAR}|{_FAR}|by distance"):
+        return {"order": "far" if q.has(_FAR) else "near", "form": q.form}
+    return None
+
+
+def cue_apart(q: Question) -> Slots | None:
+    return {"unit": q.unit} if q.n == 2 and q.has(_APART) else None
 
 
 
@@ -957,19 +1003,15 @@ def _classify(t: str, n: int) -> Parsed | None:
 # than no answer, so such a parse is refused with the cue (``PARTLY_READ``). Each cue is checked on the
 # text left after the cues before it took their words ("from the floor to its top" is a whole extent, so
 # its "top" names no reference point).
-_TURN_TASKS = frozenset({"future_direction_clock", "future_direction_degrees", "rotate_to_face"})
-_SIZE_TASKS = frozenset({"object_height", "object_width", "object_length", "tallest_choice"})
-_STACK_TASKS = frozenset({"above_predicate", "below_predicate", "above_choice"})
-_PICK_TASKS = frozenset({"above_choice", "leftmost_choice", "closest_to_camera", "left_right_choice"})
-# Tasks about one object (or none): a comparison ("than") in their question is with something else.
-_ONE_OBJECT_TASKS = frozenset({
-    "walked_distance", "distance_to_camera", "height_from_ground", "object_height", "object_width",
-    "object_length", "side_of_me", "direction_clock", "direction_degrees", *_TURN_TASKS,
-})
+# What a task's reading uses is in its registry entry (``SpatialTask.uses``), by these names:
+#   whole: a whole extent; stacking: a stacking, a top or a bottom; turn: a turn (also a vague one);
+#   threshold: a threshold and a length unit (an arm length); comparison: "than"; choice: a choice
+#   between the objects; direction: the numbers of a direction's convention (0, 12, 90, 360 ...).
+USES = frozenset({"whole", "stacking", "turn", "threshold", "comparison", "choice", "direction"})
 
 
-def _picks_one(p: Parsed) -> bool:
-    return p.task in _PICK_TASKS or p.slots.get("form") == "choice"
+def _picks_one(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
+    return "choice" in uses or slots.get("form") == "choice"
 
 
 _WHOLE = (
@@ -1029,24 +1071,26 @@ def _matches(pattern: str) -> Callable[[str], list[str]]:
 
 
 # (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
-_CUES: tuple[tuple[str, Callable[[str], list[str]], Callable[[Parsed], bool]], ...] = (
-    ("a whole extent", _matches(_WHOLE), lambda p: p.task in _SIZE_TASKS or p.slots.get("point") == "top"),
-    ("a stacking", _matches(_STACKED), lambda p: p.task in _STACK_TASKS),
-    ("a top", _matches(_TOP_CUE), lambda p: p.slots.get("point") == "top" or p.task in _STACK_TASKS),
-    ("a bottom", _matches(_BOTTOM_CUE), lambda p: p.slots.get("point") == "bottom" or p.task in _STACK_TASKS),
-    ("a turn", _turn_words, lambda p: p.task in _TURN_TASKS),
-    ("a requirement", _matches(_REQUIREMENT), lambda p: True),
-    ("a threshold", _matches(_THRESHOLD), lambda p: p.task == "reachability"),
-    ("a comparison", _matches(r"\bthan\b"), lambda p: p.task not in _ONE_OBJECT_TASKS),
+_Used = Callable[[Mapping[str, object], frozenset[str]], bool]
+_CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
+    ("a whole extent", _matches(_WHOLE), lambda s, u: "whole" in u or s.get("point") == "top"),
+    ("a stacking", _matches(_STACKED), lambda s, u: "stacking" in u),
+    ("a top", _matches(_TOP_CUE), lambda s, u: s.get("point") == "top" or "stacking" in u),
+    ("a bottom", _matches(_BOTTOM_CUE), lambda s, u: s.get("point") == "bottom" or "stacking" in u),
+    ("a turn", _turn_words, lambda s, u: "turn" in u),
+    ("a requirement", _matches(_REQUIREMENT), lambda s, u: True),
+    ("a threshold", _matches(_THRESHOLD), lambda s, u: "threshold" in u),
+    ("a comparison", _matches(r"\bthan\b"), lambda s, u: "comparison" in u),
     ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), _picks_one),
-    ("a negation", _matches(_NEGATED), lambda p: not _picks_one(p)),
-    ("a length unit", _matches(_LENGTH_UNIT_WORD), lambda p: "unit" in p.slots or p.task == "reachability"),
-    ("a second question", _matches(_SECOND_QUESTION), lambda p: False),
+    ("a negation", _matches(_NEGATED), lambda s, u: not _picks_one(s, u)),
+    ("a length unit", _matches(_LENGTH_UNIT_WORD), lambda s, u: "unit" in s or "threshold" in u),
+    ("a second question", _matches(_SECOND_QUESTION), lambda s, u: False),
 )
 
 
-def unread_cue(t: str, parsed: Parsed) -> str | None:
-    """The words of the first cue in normalised question ``t`` that ``parsed`` does not use, else None.
+def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[str]) -> str | None:
+    """The words of the first cue in normalised question ``t`` that a reading with ``slots``, of a task
+    that ``uses`` those cues (``USES``), leaves unused, else None.
 
     A turn by a vague amount ("turn a bit to the left") is refused too: no reading knows its angle.
     """
@@ -1054,34 +1098,36 @@ def unread_cue(t: str, parsed: Parsed) -> str | None:
         words = find(t)
         if not words:
             continue
-        if not used(parsed):
+        if not used(slots, uses):
             return words[0]
         for word in words:
             t = t.replace(word, " ")
-    if parsed.task in _TURN_TASKS:
+    if "turn" in uses:
         vague = re.search(_VAGUE_TURN, t)
         if vague is not None and not _has(t, r"\d"):
             return vague.group(0)
-    return _unread_number(t, parsed)
+    return _unread_number(t, slots, uses)
 
 
 _LABEL_BEFORE = r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone)\s*#?$"
 _CONVENTION_NUMBERS = {0.0, 3.0, 6.0, 9.0, 12.0, 90.0, 180.0, 270.0, 360.0}
 
 
-def _unread_number(t: str, parsed: Parsed) -> str | None:
+def _unread_number(
+    t: str, slots: Mapping[str, str | float | None], uses: frozenset[str]
+) -> str | None:
     """A number no slot holds ("arm extends 30 in", an angle read as another): only an arm length, a
     turn's angle, a clock hour and, in a direction question, the numbers of its convention ("with 12
     straight ahead", "0 to 360") are numbers a reading uses."""
-    angle = parsed.slots.get("angle_deg")
-    direction = parsed.task in _TURN_TASKS | {"direction_clock", "direction_degrees"}
+    angle = slots.get("angle_deg")
+    direction = "direction" in uses
     for m in re.finditer(_BARE_NUMBER, t):
         after = t[m.end():]
         if _has(after, r"^ ?o'?\s?clock\b") or (direction and float(m.group(1)) in _CONVENTION_NUMBERS):
             continue
         if _has(t[: m.start()], _LABEL_BEFORE) or _has(after, r"^ points?\b"):
             continue  # "item 7", "unit 12", "for 10 points": a label, no quantity
-        if parsed.task == "reachability" and parsed.slots.get("arm_length_m") is not None:
+        if slots.get("arm_length_m") is not None:
             continue
         if isinstance(angle, float) and float(m.group(1)) == angle:
             continue

@@ -331,7 +331,8 @@ class ObjectGeometry:
 
     ``center`` is the centre of the robust bounding box (not the point mean, which is biased toward
     the visible surfaces); ``length``/``width`` are the long/short sides of the oriented
-    horizontal rectangle, ``height`` the vertical extent.
+    horizontal rectangle, ``height`` the vertical extent. ``sigma_m`` is the standard uncertainty of one
+    face's position (the engine's ``face_sigma``; 0 where nothing says otherwise).
     """
 
     points: np.ndarray
@@ -343,6 +344,7 @@ class ObjectGeometry:
     yaw: float
     n_frames: int
     corners_xy: np.ndarray  # 4×2 corners (in order around) of the oriented horizontal box
+    sigma_m: float = 0.0
 
     @property
     def height(self) -> float:

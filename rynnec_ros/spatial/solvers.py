@@ -1,4 +1,5 @@
-"""One solver per spatial task: geometry summaries and parsed slots in, a RynnEC-style ``Answer`` out.
+"""One solver per spatial task (``solve_<task>``, named in its registry entry, ``tasks.py``): geometry
+summaries and the plan's slots in, a RynnEC-style ``Answer`` out.
 
 Definitions (the scene-model ground truth in ``truth.py`` implements them independently):
 - an object's *centre* is the centre of its box (robust extents, see ``points.summarise``); its *top*
@@ -21,7 +22,9 @@ Where the words allow more than one reading, the answer text names the one used.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
@@ -36,7 +39,6 @@ from rynnec_ros.spatial.egocentric import (
     to_clock,
 )
 from rynnec_ros.spatial.ground import Plane
-from rynnec_ros.spatial.parse import SLOTS
 
 # "Rests on": a vase's bottom meets the table's top; depth noise makes the two differ by centimetres.
 ABOVE_TOLERANCE_M = 0.05
@@ -64,6 +66,8 @@ class ObjectFacts(Protocol):
     def length(self) -> float: ...
     @property
     def width(self) -> float: ...
+    @property
+    def sigma_m(self) -> float: ...
     def nearest_distance(self, p: np.ndarray) -> float: ...
     def footprint_corners(self) -> np.ndarray: ...
 
@@ -98,8 +102,42 @@ def _amount(x_m: float, unit: str) -> tuple[float, str]:
     return v, (f"{v:.2f} {_UNIT_WORDS[unit]}" if unit in ("m", "ft") else f"{v:.1f} {_UNIT_WORDS[unit]}")
 
 
-def _quantity(text: str, value: float, unit: str, objs: list[int]) -> Answer:
-    return Answer(text=text, value=float(value), unit=unit, object_ids=list(objs))
+def _quantity(text: str, value: float, unit: str, objs: list[int], sigma: float | None) -> Answer:
+    """A quantity with its standard uncertainty ``sigma`` (in ``unit``; None: no estimate)."""
+    return Answer(
+        text=text, value=float(value), unit=unit, object_ids=list(objs), uncertainty=sigma,
+        uncertainty_unit="" if sigma is None else unit,
+    )
+
+
+# ---------------------------------------------------------------- uncertainty (docs/spatial.md)
+# An object's ``sigma_m`` is the standard uncertainty of one face of its box; a centre, the mean of two
+# opposite faces, has sigma/√2; a size, their difference, √2·sigma. Quantities of independent objects add
+# in quadrature.
+def _rss(*sigmas: float) -> float:
+    return float(np.sqrt(sum(s * s for s in sigmas)))
+
+
+def _centre_sigma(o: ObjectFacts) -> float:
+    return float(o.sigma_m) / np.sqrt(2.0)
+
+
+def _point_sigma(o: ObjectFacts, point: str) -> float:
+    return _centre_sigma(o) if point == "center" else float(o.sigma_m)
+
+
+def _decided(answer: Answer, margin_m: float, sigma_m: float) -> Answer:
+    """A choice or yes/no with how far its deciding quantity is from the boundary and that distance's
+    standard uncertainty (metres)."""
+    answer.margin_m, answer.uncertainty, answer.uncertainty_unit = float(abs(margin_m)), float(sigma_m), "m"
+    return answer
+
+
+def _bearing_sigma_deg(g: Given) -> float:
+    """Standard uncertainty of the subject's bearing: its centre's lateral uncertainty over its horizontal
+    distance."""
+    r = float(np.linalg.norm((g.objs[0].center - g.me)[:2]))
+    return float(np.degrees(np.arctan2(_centre_sigma(g.objs[0]), r)))
 
 
 def point_z(o: ObjectFacts, point: str) -> float:
@@ -130,6 +168,32 @@ def footprints_overlap(a: np.ndarray, b: np.ndarray) -> bool:
     return True
 
 
+def footprint_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """How far apart two convex plan-view outlines are along the separating axes (metres): the largest gap
+    when they do not overlap, minus the smallest overlap (how far one must move to clear the other) when
+    they do; the sign agrees with ``footprints_overlap`` (overlap ⇔ negative)."""
+    gaps = []
+    for poly in (a, b):
+        for e in np.roll(poly, -1, axis=0) - poly:
+            n = np.array([-e[1], e[0]])
+            if not np.any(n):
+                continue
+            n = n / np.linalg.norm(n)
+            pa, pb = a @ n, b @ n
+            gaps.append(max(pb.min() - pa.max(), pa.min() - pb.max()))
+    return max(gaps)
+
+
+def above_margin(a: ObjectFacts, b: ObjectFacts) -> float:
+    """How far "A is above B" is from flipping (metres): its vertical clearance from the tolerance and, over
+    B, how much of A's footprint would have to move off it; beside B, how far apart they stand."""
+    gap = footprint_gap(a.footprint_corners(), b.footprint_corners())
+    z = a.z_min - (b.z_max - ABOVE_TOLERANCE_M)
+    if gap >= 0:  # side by side: to be above, A would have to move over B (and up, when lower)
+        return max(gap, -z)
+    return min(z, -gap) if z >= 0 else -z
+
+
 def is_above(a: ObjectFacts, b: ObjectFacts) -> bool:
     """A rests on or hangs over B (see the module definitions)."""
     over = footprints_overlap(a.footprint_corners(), b.footprint_corners())
@@ -154,193 +218,290 @@ def _pick(values: list[float], order: str) -> int:
 
 
 def _choice_or_yesno(
-    ks: list[int], values: list[float], order: str, form: str, word: str, reading: str
+    ks: list[int], values: list[float], sigmas: list[float], order: str, form: str, word: str, reading: str
 ) -> Answer:
-    """A comparison as a choice ("<objectK> is the X") or a yes/no about the first object."""
+    """A comparison as a choice ("<objectK> is the X") or a yes/no about the first object; its margin is
+    the gap between the chosen value and the nearest other (``sigmas``: the values' uncertainties)."""
     i = _pick(values, order)
+    j = min((k for k in range(len(values)) if k != i), key=lambda k: abs(values[k] - values[i]))
     if form == "yesno":
         yes = "Yes" if i == 0 else "No"
-        return Answer(text=f"{yes}, {_ref(ks[i])} is {word} ({reading}).", object_ids=[ks[0], ks[1]])
-    return Answer(text=f"{_ref(ks[i])} is {word} ({reading}).", object_ids=[ks[i]])
+        answer = Answer(text=f"{yes}, {_ref(ks[i])} is {word} ({reading}).", object_ids=[ks[0], ks[1]])
+    else:
+        answer = Answer(text=f"{_ref(ks[i])} is {word} ({reading}).", object_ids=[ks[i]])
+    return _decided(answer, values[i] - values[j], _rss(sigmas[i], sigmas[j]))
 
 
-def solve(task: str, scene: Scene, slots: dict, arm_length_m: float) -> Answer:
-    """Answer ``task`` on ``scene`` with the parsed ``slots`` (``parse.SLOTS`` fills missing ones)."""
-    slots = {**SLOTS.get(task, {}), **slots}
-    me_pos = scene.me[:3, 3]
-    ks = list(scene.objects)
-    objs = [scene.objects[k] for k in ks]
-    unit = str(slots.get("unit") or "m")
+class Given:
+    """What a solver gets: the scene, the plan's slots (defaults filled in) and the configured arm length.
 
-    if task == "walked_distance":
-        assert scene.camera_path is not None
-        v, words = _amount(path_length_xy(scene.camera_path), unit)
-        return _quantity(f"I have walked {words} in total.", v, unit, [])
+    ``ks`` are the region indices of the scene's objects in the plan's order (subject first) and ``objs``
+    their summaries; ``rights`` (rightward offsets in my egocentric frame) is computed on first use.
+    """
 
-    if task == "distance_to_camera":
-        v, words = _amount(float(np.linalg.norm(objs[0].center - me_pos)), unit)
-        return _quantity(f"{_ref(ks[0])} is {words} away from me.", v, unit, ks)
+    def __init__(self, scene: Scene, slots: Mapping[str, str | float | None], arm_length_m: float) -> None:
+        self.scene, self.slots, self.arm_length_m = scene, slots, arm_length_m
+        self.me = scene.me[:3, 3]
+        self.ks = list(scene.objects)
+        self.objs = [scene.objects[k] for k in self.ks]
+        self.unit = str(slots.get("unit") or "m")
 
-    if task in ("closer_to_camera", "closest_to_camera"):
-        dists = [float(np.linalg.norm(o.center - me_pos)) for o in objs]
-        far = slots["order"] == "far"
-        word = ("farther" if far else "closer") if len(objs) == 2 else ("farthest" if far else "closest")
-        form = str(slots.get("form", "choice"))
-        reading = "distances from me to the objects' centres"
-        return _choice_or_yesno(ks, dists, str(slots["order"]), form, f"{word} to me", reading)
+    @cached_property
+    def forward(self) -> np.ndarray:
+        return heading(self.scene.me)
 
-    if task == "center_distance":
-        v, words = _amount(float(np.linalg.norm(objs[0].center - objs[1].center)), unit)
-        return _quantity(f"The centers of {_ref(ks[0])} and {_ref(ks[1])} are {words} apart.", v, unit, ks)
+    @cached_property
+    def rights(self) -> list[float]:
+        return [lateral_and_forward(self.me, self.forward, o.center)[0] for o in self.objs]
 
-    if task == "height_from_ground":
-        if scene.ground is None:
-            raise Undeterminable("no floor plane is visible in the depth of this window")
-        point = str(slots["point"])
-        v, words = _amount(_height_over(scene.ground, objs[0], point), unit)
-        return _quantity(
-            f"The {_POINT_WORDS[point]} of {_ref(ks[0])} is {words} above the ground.", v, unit, ks
-        )
-
-    if task == "height_difference":
-        point = str(slots["point"])  # a difference needs only gravity, not the floor
-        d = _height_over(scene.ground, objs[0], point) - _height_over(scene.ground, objs[1], point)
-        v, words = _amount(abs(d), unit)
-        rel = "higher" if d >= 0 else "lower"
-        p = _POINT_WORDS[point]
-        return _quantity(
-            f"The {p} of {_ref(ks[0])} is {words} {rel} than the {p} of {_ref(ks[1])}.", v, unit, ks
-        )
-
-    if task in ("object_height", "object_width", "object_length"):
-        dim = task.split("_")[1]
-        value = {"height": objs[0].height, "width": objs[0].width, "length": objs[0].length}[dim]
-        v, words = _amount(value, unit)
-        return _quantity(f"The {dim} of {_ref(ks[0])} is approximately {words}.", v, unit, ks)
-
-    if task == "tallest_choice":
-        dim, order = str(slots["dim"]), str(slots["order"])
-        values = [float(getattr(o, dim)) for o in objs]
-        words = {
-            "height": ("taller", "shorter"),
-            "length": ("longer", "shorter"),
-            "width": ("wider", "narrower"),
-        }
-        word = words[dim][0 if order == "max" else 1]
-        if len(objs) > 2:
-            word = word[:-1] + "st" if word.endswith("er") else word
-            word = "the " + word
-        return _choice_or_yesno(ks, values, order, str(slots["form"]), word, f"comparing object {dim}s")
-
-    if task == "higher_choice":
-        point, order = str(slots["point"]), str(slots["order"])
-        values = [_height_over(scene.ground, o, point) for o in objs]
-        word = (
-            ("higher" if order == "max" else "lower")
-            if len(objs) == 2
-            else ("the highest" if order == "max" else "the lowest")
-        )
-        reading = f"comparing the heights of their {_POINT_WORDS[point]}s above the floor"
-        return _choice_or_yesno(ks, values, order, str(slots["form"]), word, reading)
-
-    if task in ("above_predicate", "below_predicate"):
-        a, b = (0, 1) if task == "above_predicate" else (1, 0)
-        truth = is_above(objs[a], objs[b])
-        yes = "Yes" if truth else "No"
-        if task == "above_predicate":
-            why = _above_text(ks[0], objs[0], ks[1], objs[1])
-        else:
-            why = _above_text(ks[1], objs[1], ks[0], objs[0])
-        return Answer(text=f"{yes}. {why}.", object_ids=ks)
-
-    if task == "above_choice":
-        top = [i for i, j in ((0, 1), (1, 0)) if is_above(objs[i], objs[j])]
-        if not top:
-            return Answer(
-                text=f"Neither: {_above_text(ks[0], objs[0], ks[1], objs[1])}, nor is {_ref(ks[1])} above "
-                "it.",
-                object_ids=[],
-            )
-        i = top[0] if slots["relation"] == "above" else 1 - top[0]
-        word = "above" if slots["relation"] == "above" else "below"
-        return Answer(text=f"{_ref(ks[i])} is {word} {_ref(ks[1 - i])}.", object_ids=[ks[i]])
-
-    forward = heading(scene.me)
-    rights = [lateral_and_forward(me_pos, forward, o.center)[0] for o in objs]
-    if task in ("left_predicate", "right_predicate", "left_right_choice"):
-        right_of = rights[0] > rights[1]
-        side = "right" if right_of else "left"
-        view = f"from my viewpoint {_ref(ks[0])} is to the {side} of {_ref(ks[1])}"
-        if task == "left_right_choice":
-            return Answer(text=f"{side.capitalize()}: {view}.", object_ids=ks)
-        truth = right_of if task == "right_predicate" else not right_of
-        return Answer(text=f"{'Yes' if truth else 'No'}, {view}.", object_ids=ks)
-
-    if task == "leftmost_choice":
-        order = "max" if slots["side"] == "right" else "min"
-        i = _pick(rights, order)
-        word = f"the furthest to the {slots['side']}" if len(objs) > 2 else f"further to the {slots['side']}"
-        return Answer(text=f"{_ref(ks[i])} is {word}, from my viewpoint.", object_ids=[ks[i]])
-
-    if task == "side_of_me":
-        side = "right" if rights[0] > 0 else "left"
-        where = f"{_ref(ks[0])} is on my {side}, {_m(abs(rights[0]))} to the {side} of the direction I face"
-        asked = slots.get("side")
-        if asked is None:
-            return Answer(text=f"{side.capitalize()}: {where}.", object_ids=ks)
-        return Answer(text=f"{'Yes' if asked == side else 'No'}, {where}.", object_ids=ks)
-
-    if task in (
-        "direction_clock",
-        "direction_degrees",
-        "rotate_to_face",
-        "future_direction_clock",
-        "future_direction_degrees",
-    ):
+    def bearing(self) -> float:
+        """Clockwise bearing of the subject from where I face (degrees)."""
+        forward = self.forward  # a pose with no horizontal heading is malformed input (ValueError)
         try:
-            b = bearing_cw_deg(me_pos, forward, objs[0].center)
+            return bearing_cw_deg(self.me, forward, self.objs[0].center)
         except ValueError as exc:
             raise Undeterminable(str(exc)) from exc
-        ref = _ref(ks[0])
-        if task.startswith("future_"):
-            if slots.get("turn") is None or slots.get("angle_deg") is None:
-                raise Undeterminable("the question does not say how far and which way I turn")
-            angle = float(slots["angle_deg"])
-            b = after_turn(b, angle if slots["turn"] == "left" else -angle)
-            if task == "future_direction_clock":
-                c = to_clock(b)
-                return _quantity(f"{ref} will be at my {c} o'clock direction.", c, "oclock", ks)
-            return _quantity(
-                f"After the turn, {ref} will be {round(b)} degrees clockwise from where I face.", b, "deg", ks
-            )
-        if task == "direction_clock":
-            c = to_clock(b)
-            return _quantity(f"{ref} is at my {c} o'clock position.", c, "oclock", ks)
-        if task == "rotate_to_face":
-            if slots["direction"] == "ccw":
-                ccw = float(np.mod(360.0 - b, 360.0))
-                return _quantity(
-                    f"I need to turn {round(ccw)} degrees counterclockwise to face {ref}.", ccw, "deg", ks
-                )
-            return _quantity(f"I need to turn {round(b)} degrees clockwise to face {ref}.", b, "deg", ks)
-        side = f"{round(360 - b)} degrees to my left" if b > 180 else f"{round(b)} degrees to my right"
-        return _quantity(f"{ref} is {round(b)} degrees clockwise from where I face ({side}).", b, "deg", ks)
 
-    if task == "reachability":
-        stated = slots.get("arm_length_m")
-        arm = float(stated) if stated is not None else arm_length_m
-        whose = "the stated" if stated is not None else "my configured"
-        d = objs[0].nearest_distance(me_pos)
-        if d <= arm:
-            text = (
-                f"Yes. {_ref(ks[0])} is {_m(d)} away from me, within {whose} {arm:.2f} meter arm's "
-                "reach, so I can pick it up without walking."
-            )
-        else:
-            text = (
-                f"No. {_ref(ks[0])} is {_m(d)} away from me, beyond {whose} {arm:.2f} meter arm's reach, "
-                "so I need to walk up to it."
-            )
-        return _quantity(text, d, "m", ks)
 
-    raise ValueError(f"no solver for task {task!r}")
+# ------------------------------------------------------------------ one solver per task
+def solve_walked_distance(g: Given) -> Answer:
+    assert g.scene.camera_path is not None
+    v, words = _amount(path_length_xy(g.scene.camera_path), g.unit)
+    return _quantity(f"I have walked {words} in total.", v, g.unit, [], None)  # poses carry no covariance
+
+
+def solve_distance_to_camera(g: Given) -> Answer:
+    v, words = _amount(float(np.linalg.norm(g.objs[0].center - g.me)), g.unit)
+    sigma = _centre_sigma(g.objs[0]) * UNIT_SCALE[g.unit]
+    return _quantity(f"{_ref(g.ks[0])} is {words} away from me.", v, g.unit, g.ks, sigma)
+
+
+def solve_closer_to_camera(g: Given) -> Answer:
+    """Also ``closest_to_camera`` (three objects): the words follow the number of objects."""
+    dists = [float(np.linalg.norm(o.center - g.me)) for o in g.objs]
+    far = g.slots["order"] == "far"
+    word = ("farther" if far else "closer") if len(g.objs) == 2 else ("farthest" if far else "closest")
+    form = str(g.slots.get("form", "choice"))
+    reading = "distances from me to the objects' centres"
+    sigmas = [_centre_sigma(o) for o in g.objs]
+    return _choice_or_yesno(g.ks, dists, sigmas, str(g.slots["order"]), form, f"{word} to me", reading)
+
+
+def solve_center_distance(g: Given) -> Answer:
+    v, words = _amount(float(np.linalg.norm(g.objs[0].center - g.objs[1].center)), g.unit)
+    text = f"The centers of {_ref(g.ks[0])} and {_ref(g.ks[1])} are {words} apart."
+    sigma = _rss(*(_centre_sigma(o) for o in g.objs)) * UNIT_SCALE[g.unit]
+    return _quantity(text, v, g.unit, g.ks, sigma)
+
+
+def solve_height_from_ground(g: Given) -> Answer:
+    if g.scene.ground is None:
+        raise Undeterminable("no floor plane is visible in the depth of this window")
+    point = str(g.slots["point"])
+    v, words = _amount(_height_over(g.scene.ground, g.objs[0], point), g.unit)
+    sigma = _point_sigma(g.objs[0], point) * UNIT_SCALE[g.unit]  # the floor: thousands of inliers
+    return _quantity(
+        f"The {_POINT_WORDS[point]} of {_ref(g.ks[0])} is {words} above the ground.", v, g.unit, g.ks, sigma
+    )
+
+
+def solve_height_difference(g: Given) -> Answer:
+    point = str(g.slots["point"])  # a difference needs only gravity, not the floor
+    d = _height_over(g.scene.ground, g.objs[0], point) - _height_over(g.scene.ground, g.objs[1], point)
+    v, words = _amount(abs(d), g.unit)
+    rel = "higher" if d >= 0 else "lower"
+    p = _POINT_WORDS[point]
+    sigma = _rss(*(_point_sigma(o, point) for o in g.objs)) * UNIT_SCALE[g.unit]
+    text = f"The {p} of {_ref(g.ks[0])} is {words} {rel} than the {p} of {_ref(g.ks[1])}."
+    return _quantity(text, v, g.unit, g.ks, sigma)
+
+
+def _size(g: Given, dim: str) -> Answer:
+    v, words = _amount(float(getattr(g.objs[0], dim)), g.unit)
+    sigma = np.sqrt(2.0) * float(g.objs[0].sigma_m) * UNIT_SCALE[g.unit]
+    return _quantity(f"The {dim} of {_ref(g.ks[0])} is approximately {words}.", v, g.unit, g.ks, sigma)
+
+
+def solve_object_height(g: Given) -> Answer:
+    return _size(g, "height")
+
+
+def solve_object_width(g: Given) -> Answer:
+    return _size(g, "width")
+
+
+def solve_object_length(g: Given) -> Answer:
+    return _size(g, "length")
+
+
+def solve_tallest_choice(g: Given) -> Answer:
+    dim, order = str(g.slots["dim"]), str(g.slots["order"])
+    values = [float(getattr(o, dim)) for o in g.objs]
+    words = {"height": ("taller", "shorter"), "length": ("longer", "shorter"), "width": ("wider", "narrower")}
+    word = words[dim][0 if order == "max" else 1]
+    if len(g.objs) > 2:
+        word = word[:-1] + "st" if word.endswith("er") else word
+        word = "the " + word
+    sigmas = [np.sqrt(2.0) * float(o.sigma_m) for o in g.objs]
+    reading = f"comparing object {dim}s"
+    return _choice_or_yesno(g.ks, values, sigmas, order, str(g.slots["form"]), word, reading)
+
+
+def solve_higher_choice(g: Given) -> Answer:
+    point, order = str(g.slots["point"]), str(g.slots["order"])
+    values = [_height_over(g.scene.ground, o, point) for o in g.objs]
+    word = (
+        ("higher" if order == "max" else "lower")
+        if len(g.objs) == 2
+        else ("the highest" if order == "max" else "the lowest")
+    )
+    reading = f"comparing the heights of their {_POINT_WORDS[point]}s above the floor"
+    sigmas = [_point_sigma(o, point) for o in g.objs]
+    return _choice_or_yesno(g.ks, values, sigmas, order, str(g.slots["form"]), word, reading)
+
+
+def _faces_sigma(g: Given) -> float:
+    return _rss(*(float(o.sigma_m) for o in g.objs))
+
+
+def solve_above_predicate(g: Given) -> Answer:
+    (a, b), (oa, ob) = g.ks, g.objs
+    yes = "Yes" if is_above(oa, ob) else "No"
+    answer = Answer(text=f"{yes}. {_above_text(a, oa, b, ob)}.", object_ids=g.ks)
+    return _decided(answer, above_margin(oa, ob), _faces_sigma(g))
+
+
+def solve_below_predicate(g: Given) -> Answer:
+    (a, b), (oa, ob) = g.ks, g.objs
+    yes = "Yes" if is_above(ob, oa) else "No"
+    answer = Answer(text=f"{yes}. {_above_text(b, ob, a, oa)}.", object_ids=g.ks)
+    return _decided(answer, above_margin(ob, oa), _faces_sigma(g))
+
+
+def solve_above_choice(g: Given) -> Answer:
+    ks, objs = g.ks, g.objs
+    top = [i for i, j in ((0, 1), (1, 0)) if is_above(objs[i], objs[j])]
+    margin = min(above_margin(objs[0], objs[1]), above_margin(objs[1], objs[0]))  # both relations decide
+    if not top:
+        answer = Answer(
+            text=f"Neither: {_above_text(ks[0], objs[0], ks[1], objs[1])}, nor is {_ref(ks[1])} above it.",
+            object_ids=[],
+        )
+        return _decided(answer, margin, _faces_sigma(g))
+    i = top[0] if g.slots["relation"] == "above" else 1 - top[0]
+    word = "above" if g.slots["relation"] == "above" else "below"
+    answer = Answer(text=f"{_ref(ks[i])} is {word} {_ref(ks[1 - i])}.", object_ids=[ks[i]])
+    return _decided(answer, margin, _faces_sigma(g))
+
+
+def _side_of(g: Given) -> tuple[str, str]:
+    """The subject's side of the other object, and the words of it from my viewpoint."""
+    side = "right" if g.rights[0] > g.rights[1] else "left"
+    return side, f"from my viewpoint {_ref(g.ks[0])} is to the {side} of {_ref(g.ks[1])}"
+
+
+def _sides_decided(g: Given, answer: Answer) -> Answer:
+    """Margin of a left / right relation: the difference of the two rightward offsets."""
+    return _decided(answer, g.rights[0] - g.rights[1], _rss(*(_centre_sigma(o) for o in g.objs)))
+
+
+def solve_left_predicate(g: Given) -> Answer:
+    side, view = _side_of(g)
+    return _sides_decided(g, Answer(text=f"{'Yes' if side == 'left' else 'No'}, {view}.", object_ids=g.ks))
+
+
+def solve_right_predicate(g: Given) -> Answer:
+    side, view = _side_of(g)
+    return _sides_decided(g, Answer(text=f"{'Yes' if side == 'right' else 'No'}, {view}.", object_ids=g.ks))
+
+
+def solve_left_right_choice(g: Given) -> Answer:
+    side, view = _side_of(g)
+    return _sides_decided(g, Answer(text=f"{side.capitalize()}: {view}.", object_ids=g.ks))
+
+
+def solve_leftmost_choice(g: Given) -> Answer:
+    i = _pick(g.rights, "max" if g.slots["side"] == "right" else "min")
+    j = min((k for k in range(len(g.objs)) if k != i), key=lambda k: abs(g.rights[k] - g.rights[i]))
+    side = g.slots["side"]
+    word = f"the furthest to the {side}" if len(g.objs) > 2 else f"further to the {side}"
+    answer = Answer(text=f"{_ref(g.ks[i])} is {word}, from my viewpoint.", object_ids=[g.ks[i]])
+    sigma = _rss(_centre_sigma(g.objs[i]), _centre_sigma(g.objs[j]))
+    return _decided(answer, g.rights[i] - g.rights[j], sigma)
+
+
+def solve_side_of_me(g: Given) -> Answer:
+    r = g.rights[0]
+    side = "right" if r > 0 else "left"
+    where = f"{_ref(g.ks[0])} is on my {side}, {_m(abs(r))} to the {side} of the direction I face"
+    asked = g.slots.get("side")
+    if asked is None:
+        answer = Answer(text=f"{side.capitalize()}: {where}.", object_ids=g.ks)
+    else:
+        answer = Answer(text=f"{'Yes' if asked == side else 'No'}, {where}.", object_ids=g.ks)
+    return _decided(answer, r, _centre_sigma(g.objs[0]))
+
+
+def solve_direction_clock(g: Given) -> Answer:
+    c = to_clock(g.bearing())
+    sigma = _bearing_sigma_deg(g) / 30.0
+    return _quantity(f"{_ref(g.ks[0])} is at my {c} o'clock position.", c, "oclock", g.ks, sigma)
+
+
+def solve_direction_degrees(g: Given) -> Answer:
+    b = g.bearing()
+    side = f"{round(360 - b)} degrees to my left" if b > 180 else f"{round(b)} degrees to my right"
+    text = f"{_ref(g.ks[0])} is {round(b)} degrees clockwise from where I face ({side})."
+    return _quantity(text, b, "deg", g.ks, _bearing_sigma_deg(g))
+
+
+def solve_rotate_to_face(g: Given) -> Answer:
+    b, ref = g.bearing(), _ref(g.ks[0])
+    if g.slots["direction"] == "ccw":
+        ccw = float(np.mod(360.0 - b, 360.0))
+        text = f"I need to turn {round(ccw)} degrees counterclockwise to face {ref}."
+        return _quantity(text, ccw, "deg", g.ks, _bearing_sigma_deg(g))
+    text = f"I need to turn {round(b)} degrees clockwise to face {ref}."
+    return _quantity(text, b, "deg", g.ks, _bearing_sigma_deg(g))
+
+
+def _after_turn(g: Given) -> float:
+    """The subject's bearing after the stated turn."""
+    b = g.bearing()
+    if g.slots.get("turn") is None or g.slots.get("angle_deg") is None:
+        raise Undeterminable("the question does not say how far and which way I turn")
+    angle = float(g.slots["angle_deg"])  # type: ignore[arg-type]
+    return after_turn(b, angle if g.slots["turn"] == "left" else -angle)
+
+
+def solve_future_direction_clock(g: Given) -> Answer:
+    c = to_clock(_after_turn(g))
+    sigma = _bearing_sigma_deg(g) / 30.0
+    return _quantity(f"{_ref(g.ks[0])} will be at my {c} o'clock direction.", c, "oclock", g.ks, sigma)
+
+
+def solve_future_direction_degrees(g: Given) -> Answer:
+    b = _after_turn(g)
+    text = f"After the turn, {_ref(g.ks[0])} will be {round(b)} degrees clockwise from where I face."
+    return _quantity(text, b, "deg", g.ks, _bearing_sigma_deg(g))
+
+
+def solve_reachability(g: Given) -> Answer:
+    stated = g.slots.get("arm_length_m")
+    arm = float(stated) if stated is not None else g.arm_length_m
+    whose = "the stated" if stated is not None else "my configured"
+    d = g.objs[0].nearest_distance(g.me)
+    ref = _ref(g.ks[0])
+    if d <= arm:
+        text = (
+            f"Yes. {ref} is {_m(d)} away from me, within {whose} {arm:.2f} meter arm's "
+            "reach, so I can pick it up without walking."
+        )
+    else:
+        text = (
+            f"No. {ref} is {_m(d)} away from me, beyond {whose} {arm:.2f} meter arm's reach, "
+            "so I need to walk up to it."
+        )
+    answer = _quantity(text, d, "m", g.ks, float(g.objs[0].sigma_m))
+    answer.margin_m = abs(d - arm)
+    return answer

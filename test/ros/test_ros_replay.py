@@ -113,6 +113,10 @@ def test_spatial_question_from_replayed_depth_and_tf_is_answered_by_geometry(rep
     assert ans.reading.split()[0] == q["task"] and "objects=" in ans.reading
     again = replayed.ask("anything", regions, task=ans.reading, frame_stamps_ns=frames, timeout_s=60)
     assert (again.reading, again.value) == (ans.reading, ans.value)
+    # its standard uncertainty arrives in the answer's unit (docs/spatial.md, "Uncertainty"): at least the
+    # image's resolution, never NaN for a measured quantity; a quantity has no decision margin
+    assert ans.uncertainty is not None and 0 < ans.uncertainty < abs(ans.value)
+    assert (ans.uncertainty_unit, ans.margin_m, again.uncertainty) == (ans.unit, None, ans.uncertainty)
 
 
 def test_spatial_source_parameter_routes_questions(replayed, scene) -> None:

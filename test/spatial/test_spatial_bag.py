@@ -16,7 +16,7 @@ from rynnec_ros.eval.spatial import LABELS, evaluate
 from rynnec_ros.scenes.bagio import BAG_TF_HISTORY_S, add_tf_message, read_frames, world_pose
 from rynnec_ros.scenes.dataset import QA_FORMAT
 from rynnec_ros.scenes.synth import SceneOptions, generate_scene
-from rynnec_ros.spatial.templates import TASK_BY_NAME
+from rynnec_ros.spatial.tasks import TASK_BY_NAME
 
 OPTS = dict(seed=5, frames=8, width=160, height=120, per_task=2)
 

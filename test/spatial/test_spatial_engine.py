@@ -21,7 +21,7 @@ from rynnec_ros.scenes.scene import (
     render,
     yaw_matrix,
 )
-from rynnec_ros.spatial import SpatialEngine, SpatialParams
+from rynnec_ros.spatial import SpatialEngine, SpatialParams, SpatialPlan, Unanswerable
 from rynnec_ros.spatial.egocentric import bearing_cw_deg, heading, to_clock
 
 BOX = SceneObject(
@@ -115,7 +115,7 @@ def test_without_poses_the_last_frame_and_camera_up_prior_are_used(views) -> Non
     scene, frames, ids = views
     unposed = [dataclasses.replace(f, world_T_camera=None) for f in frames]
     req = _request((scene, unposed, ids), "How far is <object0> from you?")
-    assert engine.can_answer(req) == (True, "")
+    assert isinstance(engine.plan(req), SpatialPlan)
     assert engine.answer(req).value == pytest.approx(np.linalg.norm(BOX.center - _me(views)[:3, 3]), rel=0.08)
     height = engine.answer(_request((scene, unposed, ids), "How tall is <object0>?"))
     assert height.value == pytest.approx(0.7, rel=0.1)
@@ -128,8 +128,8 @@ def test_undeterminable_says_why_and_gives_no_number(views) -> None:
     scene, frames, ids = views
     no_depth = [dataclasses.replace(f, depth=None) for f in frames]
     req = _request((scene, no_depth, ids), "How far is <object0> from you?")
-    ok, why = engine.can_answer(req)
-    assert not ok and "depth" in why
+    planned = engine.plan(req)
+    assert isinstance(planned, Unanswerable) and "depth" in planned.reason and planned.plan is not None
     a = engine.answer(req)
     assert a.value is None and a.reason and a.source == "geometry"
     holes = [dataclasses.replace(f, depth=np.full_like(f.depth, np.nan)) for f in frames]
@@ -154,17 +154,17 @@ def test_bad_input_raises_clear_errors(views) -> None:
     with pytest.raises(ValueError, match="not registered"):
         engine.answer(_request((scene, small, ids), "How far is <object0> from you?"))
     # Questions it cannot map are answered with a reason, never raised and never given a number.
-    with pytest.raises(ValueError, match="unknown spatial task"):  # a malformed task field is a caller error
-        engine.recognise(_request(views, "x", task="teleport"))
-    ok, why = engine.can_answer(_request(views, "x", task="teleport"))
-    assert not ok and why.startswith("not a spatial question I can measure") and "unknown spatial task" in why
+    for call in (engine.plan, engine.answer):  # a malformed task field is a caller error
+        with pytest.raises(ValueError, match="unknown spatial task"):
+            call(_request(views, "x", task="teleport"))
     for question in ("What colour is <object0>?", "Is <object0> above <object1>?"):
         a = engine.answer(_request(views, question))
         assert (
             a.task is None and a.value is None and a.reason.startswith("not a spatial question I can measure")
         )
     assert "needs 2 objects" in engine.answer(_request(views, "Is <object0> above <object1>?")).reason
-    assert engine.can_answer(_request(views, "What colour is <object0>?"))[0] is False
+    unmapped = engine.plan(_request(views, "What colour is <object0>?"))
+    assert isinstance(unmapped, Unanswerable) and unmapped.plan is None
     with pytest.raises(ValueError, match="arm_length_m"):
         SpatialEngine(SpatialParams(arm_length_m=0))
 
@@ -215,9 +215,10 @@ def test_stated_arm_length_overrides_the_parameter(views) -> None:
     assert stated.text.startswith("Yes") and "stated 5.00 meter" in stated.text
     planner = engine.answer(_request(views, "", task="reachability arm_length_m=5"))
     assert planner.text.startswith("Yes") and planner.task == "reachability"
-    assert engine.recognise(_request(views, "Can I reach <object0> if my arm is 5 meters long?")) == (
-        "reachability arm_length_m=5"
-    )
+    planned = engine.plan(_request(views, "Can I reach <object0> if my arm is 5 meters long?"))
+    assert isinstance(planned, SpatialPlan)
+    assert planned.parsed.structured() == "reachability arm_length_m=5"
+    assert planned.reading == stated.reading == "reachability arm_length_m=5 objects=0"
 
 
 def test_no_well_formed_question_raises(views) -> None:
@@ -232,8 +233,8 @@ def test_no_well_formed_question_raises(views) -> None:
         req = _request(views, question, objs=(BOX, BIN)[: max(n, 1)])
         a = engine.answer(req)
         assert a.task is not None or a.reason.startswith("not a spatial question I can measure"), question
-        ok, why = engine.can_answer(req)
-        assert ok or why, question
+        planned = engine.plan(req)
+        assert isinstance(planned, SpatialPlan) or planned.reason, question
 
 
 def _dist(views, obj_index: int, objs, engine: SpatialEngine | None = None) -> Answer:

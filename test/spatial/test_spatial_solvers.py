@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -10,7 +10,8 @@ import pytest
 from rynnec_ros.core.parsing import parse_quantity
 from rynnec_ros.scenes.scene import LINK_R_OPTICAL, make_T, yaw_matrix
 from rynnec_ros.spatial.ground import Plane
-from rynnec_ros.spatial.solvers import Scene, Undeterminable, solve
+from rynnec_ros.spatial.plan import solve
+from rynnec_ros.spatial.solvers import Scene, Undeterminable
 
 
 @dataclass
@@ -20,6 +21,7 @@ class Obj:
     length: float
     width: float
     near: float
+    sigma_m: float = 0.0
 
     def nearest_distance(self, p: np.ndarray) -> float:
         return self.near
@@ -143,3 +145,41 @@ def test_height_needs_a_floor_but_difference_does_not() -> None:
     with pytest.raises(Undeterminable, match="floor"):
         solve("height_from_ground", _scene(A, ground=None), {}, 0.8)
     assert solve("height_difference", _scene(A, B, ground=None), {}, 0.8).value == pytest.approx(1.0)
+
+
+def test_uncertainty_propagates_from_each_objects_face_sigma() -> None:
+    """Face sigmas 2 cm (A) and 4 cm (B); by hand (docs/spatial.md, "Uncertainty"): a centre has σ/√2, a
+    size √2·σ, independent objects add in quadrature; a choice's margin is the gap to the runner-up.
+    A is 3 m ahead at (3, 0, 1.5), B at (0, -2, 0.5): distances 3 and √(4 + 1) = 2.2361 m from me."""
+    a, b = replace(A, sigma_m=0.02), replace(B, sigma_m=0.04)
+    dist = solve("distance_to_camera", _scene(a), {"unit": "cm"}, 0.8)
+    assert (dist.uncertainty, dist.uncertainty_unit) == (pytest.approx(100 * 0.02 / np.sqrt(2)), "cm")
+    assert dist.margin_m is None and dist.confidence is None
+    size = solve("object_width", _scene(b), {}, 0.8)
+    assert size.uncertainty == pytest.approx(np.sqrt(2) * 0.04)
+    top = solve("height_from_ground", _scene(b), {"point": "top"}, 0.8)
+    assert top.uncertainty == pytest.approx(0.04)  # a face
+    apart = solve("center_distance", _scene(a, b), {}, 0.8)
+    assert apart.uncertainty == pytest.approx(np.sqrt(0.02**2 / 2 + 0.04**2 / 2))
+    closer = solve("closer_to_camera", _scene(a, b), {}, 0.8)
+    assert closer.margin_m == pytest.approx(3.0 - np.sqrt(5.0))
+    assert (closer.uncertainty, closer.uncertainty_unit) == (pytest.approx(np.sqrt(0.0002 + 0.0008)), "m")
+    # Φ(0.7639 / 0.03162) = Φ(24.2): certain
+    assert closer.confidence == pytest.approx(1.0)
+    # B's bearing: 2 m to my right at 2 m horizontal distance, lateral σ 0.04/√2 → atan(0.02828 / 2)
+    bearing = solve("direction_degrees", _scene(b), {}, 0.8)
+    assert bearing.uncertainty == pytest.approx(np.degrees(np.arctan2(0.04 / np.sqrt(2), 2.0)))
+    clock = solve("direction_clock", _scene(b), {}, 0.8)
+    assert (clock.uncertainty, clock.uncertainty_unit) == (pytest.approx(bearing.uncertainty / 30), "oclock")
+    # D rests on B: D's bottom 1.0 m meets B's top 1.0 m, so its clearance from the 5 cm tolerance is
+    # 0.05 m; to leave B's footprint D would have to move 0.4 m (y: D spans -2.1..-1.9 inside B's
+    # -2.3..-1.7; x: 0.65 m), so the clearance decides: margin 0.05 m.
+    on = solve("above_predicate", _scene(replace(D, sigma_m=0.03), b), {}, 0.8)
+    assert on.text.startswith("Yes") and on.margin_m == pytest.approx(0.05)
+    assert on.uncertainty == pytest.approx(0.05)  # √(0.03² + 0.04²)
+    # Φ(0.05 / 0.05) = Φ(1) = 0.8413
+    assert on.confidence == pytest.approx(0.8413, abs=1e-4)
+    reach = solve("reachability", _scene(a), {}, 0.8)  # A's nearest surface 2.8 m: 2.0 m beyond the arm
+    assert (reach.margin_m, reach.uncertainty) == (pytest.approx(2.0), pytest.approx(0.02))
+    walked = solve("walked_distance", _scene(path=np.array([[0.0, 0, 0], [1, 0, 0]])), {}, 0.8)
+    assert walked.uncertainty is None and walked.uncertainty_unit == ""

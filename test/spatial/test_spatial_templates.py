@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from rynnec_ros.spatial.parse import object_references, parse_question
-from rynnec_ros.spatial.templates import TASKS, turn_phrase
+from rynnec_ros.spatial.parse import object_references
+from rynnec_ros.spatial.plan import parse_question
+from rynnec_ros.spatial.tasks import TASKS, turn_phrase
 
 
 def recognise_question(question: str, n_regions: int = 0) -> str | None:

@@ -10,7 +10,7 @@ from rynnec_ros.core.types import Answer
 from rynnec_ros.eval.spatial import label_of_question, score
 from rynnec_ros.scenes.scene import Box, Camera, Room, Scene, SceneObject, make_T, pitch_matrix, yaw_matrix
 from rynnec_ros.scenes.truth import above, ground_truth
-from rynnec_ros.spatial.parse import parse_structured
+from rynnec_ros.spatial.plan import parse_structured
 
 # A table top 0.7..0.74 m high over 1.2 × 0.6 m, a box resting on it, a second box on the floor 1 m away.
 TABLE = SceneObject(1, "table", [Box(np.array([2.0, 0.0, 0.72]), np.array([1.2, 0.6, 0.04]))], (0, 0, 0))

@@ -1,0 +1,179 @@
+"""A spatial request read once: ``Parsed`` (task, slots, stated objects), then ``SpatialPlan`` (objects
+resolved, reading spelled out) or ``Unanswerable`` (why not), then ``solve``.
+
+The router, the engine and the solver all work from the one plan: the question is parsed once, its
+objects resolved once and its coverage checked once, and nothing writes back into the request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rynnec_ros.core.types import Answer
+from rynnec_ros.spatial.parse import (
+    NOT_MEASURABLE,
+    PARTLY_READ,
+    Question,
+    Slots,
+    TaskSyntaxError,
+    count_objects,
+    fmt_slot,
+    normalise,
+    object_references,
+    read_slots,
+    stated_objects,
+    unread_cue,
+)
+from rynnec_ros.spatial.solvers import Given, Scene
+from rynnec_ros.spatial.tasks import DECISIONS, TASK_BY_NAME, SpatialTask
+
+
+@dataclass
+class Parsed:
+    """A task with its slots (defaults filled in) and the subject-first region indices, if stated."""
+
+    task: str
+    slots: Slots = field(default_factory=dict)
+    objects: list[int] | None = None
+
+    @property
+    def spec(self) -> SpatialTask:
+        return TASK_BY_NAME[self.task]
+
+    def reading(self, objects: list[int]) -> str:
+        """Every slot with its value and the objects answered about (region indices, subject first):
+        what a planner checks against what it meant, and sends back as ``task`` to ask it again."""
+        parts = [self.task, *(f"{k}={fmt_slot(v)}" for k, v in self.slots.items() if v is not None)]
+        if objects:
+            parts.append("objects=" + ",".join(map(str, objects)))
+        return " ".join(parts)
+
+    def structured(self) -> str:
+        """Canonical structured form: the task and the slots that differ from their defaults."""
+        parts = [self.task]
+        for key, default in self.spec.slots.items():
+            value = self.slots.get(key, default)
+            if value != default and value is not None:
+                parts.append(f"{key}={fmt_slot(value)}")
+        if self.objects is not None:
+            parts.append("objects=" + ",".join(str(k) for k in self.objects))
+        return " ".join(parts)
+
+
+def default_parse(task: str) -> Parsed:
+    """``task`` with its default slots."""
+    return Parsed(task, dict(TASK_BY_NAME[task].slots))
+
+
+def parse_structured(text: str) -> Parsed:
+    """Parse a planner's ``TASK [KEY=VALUE ...]`` string; raises ``TaskSyntaxError`` with the reason."""
+    tokens = text.split()
+    if not tokens:
+        raise TaskSyntaxError("empty task")
+    spec = TASK_BY_NAME.get(tokens[0])
+    if spec is None:
+        raise TaskSyntaxError(f"unknown spatial task {tokens[0]!r}; known: {', '.join(sorted(TASK_BY_NAME))}")
+    slots, objects = read_slots(spec.name, tokens[1:], spec.slots, spec.values, spec.names_objects)
+    return Parsed(spec.name, slots, objects)
+
+
+def _decide(q: Question) -> Parsed | None:
+    """The first cue, in rank order, that reads ``q``: its task with the slots it states (defaults for the
+    rest); None when none does or a refusal cue reads it first."""
+    for cue, task in DECISIONS[min(q.n, 2)]:
+        stated = cue.read(q)
+        if stated is None:
+            continue
+        if task is None:  # a refusal: no task, rather than a later cue's
+            return None
+        slots = dict(TASK_BY_NAME[task].slots)
+        slots.update({k: v for k, v in stated.items() if k in slots})
+        return Parsed(task, slots)
+    return None
+
+
+def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, str]:
+    """Task and slots of a free-text spatial question, or ``(None, reason)`` when it maps to none.
+
+    The number of objects is the number of distinct references (each anonymous ``<REGION>`` counts
+    once); a question without references ("How far is it from me?") counts the request's ``n_regions``.
+    """
+    t = normalise(question)
+    n = count_objects(question, n_regions)
+    parsed = _decide(Question(t, n))
+    if parsed is None:
+        return None, f"{NOT_MEASURABLE}: no spatial task matches {question!r} with {n} object(s)"
+    unread = unread_cue(t, parsed.slots, parsed.spec.uses)
+    if unread is not None:
+        return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}, "
+                      f"but that reading does not use {unread!r}")
+    parsed.objects = stated_objects(question, t)
+    return parsed, ""
+
+
+def resolve_objects(parsed: Parsed, question: str, n_regions: int) -> list[int]:
+    """Region indices the request is about, subject first (``<objectK>`` → regions[K]); ``ValueError``
+    when they do not fit the task's number of objects."""
+    spec = parsed.spec
+    if parsed.objects is not None:
+        refs = parsed.objects
+    else:
+        refs = list(dict.fromkeys(r for r in object_references(question) if r is not None))
+    if refs and all(0 <= r < n_regions for r in refs) and len(refs) in spec.n_objects:
+        return refs
+    if not refs and n_regions in spec.n_objects:
+        return list(range(n_regions))
+    if 0 in spec.n_objects:
+        return []
+    raise ValueError(
+        f"task {parsed.task} needs {' or '.join(map(str, spec.n_objects))} objects; the request has "
+        f"{n_regions} regions and the question references {refs or 'none'}"
+    )
+
+
+@dataclass(frozen=True)
+class SpatialPlan:
+    """What to measure for one request: the parse, the objects (region indices, subject first) and the
+    reading reported with the answer (``Answer.reading``)."""
+
+    parsed: Parsed
+    objects: list[int]
+    reading: str
+
+    @property
+    def task(self) -> str:
+        return self.parsed.task
+
+    @property
+    def slots(self) -> Slots:
+        return self.parsed.slots
+
+
+@dataclass(frozen=True)
+class Unanswerable:
+    """Why the geometry will not answer a request. ``plan`` is set when the request was read as a task
+    that the data cannot answer (no depth, pose or mask where needed); ``malformed`` when that is the
+    caller's error (masks or depth of the wrong size, masks outside the window, no frames)."""
+
+    reason: str
+    plan: SpatialPlan | None = None
+    malformed: bool = False
+
+    @property
+    def parsed(self) -> Parsed | None:
+        """The parse, when the request was read as a task."""
+        return None if self.plan is None else self.plan.parsed
+
+    @property
+    def partly_read(self) -> bool:
+        """Read as a task, but with words that reading does not use (``parse.PARTLY_READ``)."""
+        return self.reason.startswith(PARTLY_READ)
+
+
+def solve(task: str, scene: Scene, slots: Slots, arm_length_m: float) -> Answer:
+    """Answer ``task`` on ``scene`` with its registry entry's solver (the entry's defaults fill missing
+    slots)."""
+    spec = TASK_BY_NAME.get(task)
+    if spec is None:
+        raise ValueError(f"no solver for task {task!r}")
+    return spec.solve(Given(scene, {**spec.slots, **slots}, arm_length_m))
