@@ -81,6 +81,8 @@ def run_section(
             return not_available("the decode comparison runs the torch decoder against transformers'")
         engine = build_engine(_spec(args, checkpoint, args.backend, workdir), reuse=False)
         return compare_decoders(engine, frames, args.question, new_tokens=args.new_tokens, repeat=args.repeat)
+    if name == "graph-decode":
+        return _graph_decode(args, checkpoint, workdir)
     if name == "backends":
         from rynnec_ros.bench.backends_bench import compare_backends
 
@@ -104,3 +106,27 @@ def run_section(
             ),
         } | {"available": True}
     return not_available(f"unknown section {name!r}")
+
+
+def _graph_decode(args: argparse.Namespace, checkpoint: Path, workdir: Path) -> dict[str, Any]:
+    """Every ``--variants`` entry (``torch``, ``onnxruntime`` or ``onnxruntime:<weights>``) in one process."""
+    from rynnec_ros.bench.graph_decode_bench import decode_at_contexts, measure_load
+    from rynnec_ros.model.export.manifest import Manifest
+
+    engines, files, rss = {}, {}, {}
+    for variant in args.variants.split(","):
+        backend, _, weights = variant.partition(":")
+        spec = _spec(args, checkpoint, backend, workdir)
+        if weights:
+            spec = spec.replace(weights=weights)
+        engines[variant], rss[variant] = measure_load(lambda s=spec: build_engine(s, reuse=False))
+        if backend == "onnxruntime":
+            manifest = Manifest.load(spec.onnx_dir)
+            files[variant] = {
+                g: Path(spec.onnx_dir) / manifest.graph(g, weights).file for g in ("llm_decode", "lm_head")
+            }
+    contexts = [int(c) for c in args.contexts.split(",")]
+    return decode_at_contexts(
+        engines, files, checkpoint, contexts, new_tokens=args.new_tokens, repeat=args.repeat,
+        bandwidth_gbs=args.bandwidth_gbs, load_rss_mb=rss,
+    )
