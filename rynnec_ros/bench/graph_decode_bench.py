@@ -71,22 +71,33 @@ def onnx_kv_io_bytes(path: Path, context: int, new: int = 1) -> int:
     """KV bytes crossing the decode graph's boundary per call at ``context`` cached positions.
 
     Every input and output but the embeddings, positions and hidden states, with the named dimensions
-    ``past`` = context, ``new`` = ``new`` and ``total`` = context + new.
+    ``past`` = context, ``new`` = ``new`` and ``total`` = context + new. An output ``new_X`` whose row
+    width the exporter left unnamed has the rows of its input ``past_X``.
     """
     import onnx
 
     model = onnx.load(str(path), load_external_data=False)
     sizes = {"past": context, "new": new, "total": context + new}
     skip = {"inputs_embeds", "position_ids", "hidden"}
+    row: dict[str, float] = {}
     total = 0.0
     for vi in [*model.graph.input, *model.graph.output]:
         if vi.name in skip:
             continue
         t = vi.type.tensor_type
-        n = 1
-        for d in t.shape.dim:
-            n *= sizes[d.dim_param] if d.dim_param else int(d.dim_value)
-        total += n * _elem_bytes(t.elem_type)
+        dims = [d.dim_param or int(d.dim_value) for d in t.shape.dim]
+        width = _elem_bytes(t.elem_type)
+        for d in dims[1:]:
+            if isinstance(d, int):
+                width *= d
+            else:
+                width *= sizes.get(d, float("nan"))
+        if vi.name.startswith("past_"):
+            row[vi.name[len("past_") :]] = width
+        elif width != width:  # an unnamed row width: the matching past input's
+            width = row[vi.name[len("new_") :]]
+        first = dims[0] if dims else 1
+        total += (sizes[first] if isinstance(first, str) else first) * width
     return int(total)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rynnec_ros.model.spec import BACKENDS, EngineInfo, EngineSpec
 
@@ -130,9 +130,11 @@ def swap_components(engine: RynnEC, graphs: dict[str, Callable[..., Any] | None]
 
     ``graphs["llm_prefill"]`` may be None: the decode graph then prefills from an empty past.
     """
+    import torch
     from torch import nn
 
     from rynnec_ros.model.backends.modules import (
+        BoundGraph,
         GraphDecoderStack,
         GraphMLP,
         GraphRegionEncoder,
@@ -163,8 +165,18 @@ def swap_components(engine: RynnEC, graphs: dict[str, Callable[..., Any] | None]
     llm.region_encoder = GraphRegionEncoder(need("region"), llm.region_encoder)
     cfg = model.config
     head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
-    empty_past = (cfg.num_hidden_layers, 2, cfg.num_key_value_heads, 0, head_dim)  # the export's layout
-    llm.forward = GraphDecoderStack(graphs["llm_prefill"], need("llm_decode"), engine.dtype, empty_past)
+    decode = need("llm_decode")
+    if "past_k.0.0" not in getattr(decode, "input_names", ["past_k.0.0"]):
+        raise ValueError(
+            "the llm_decode graph predates the in-place KV cache (one stacked `past` input); "
+            "re-run `rynnec-ros export onnx` (and `export tensorrt`) for this checkpoint"
+        )
+    kv_dtype = getattr(decode, "dtypes", {}).get("past_k.0.0", torch.float32)  # TensorRT declares its own
+    layout = (cfg.num_hidden_layers, cfg.num_key_value_heads, head_dim)
+    prefill = cast("BoundGraph | None", graphs["llm_prefill"])
+    llm.forward = GraphDecoderStack(
+        prefill, cast("BoundGraph", decode), engine.dtype, layout, kv_dtype, engine.device
+    )
     llm.layers = nn.ModuleList()
     llm.norm = nn.Identity()  # the final norm is inside the LLM graphs
     model.lm_head = GraphMLP(need("lm_head"), model.lm_head)

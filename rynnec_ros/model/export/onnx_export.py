@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, Prefill
+from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, Prefill, kv_names
 from rynnec_ros.model.export.manifest import GraphSpec, Manifest, TensorSpec
 
 OPSET = 17
@@ -254,38 +254,42 @@ def _core(m: Any) -> ExplicitKVQwen2:
 
 
 def _export_prefill(m: Any, out: Path, dims: dict[str, tuple[int, int, int]]) -> GraphSpec:
+    core = _core(m)
     s = 5
     inputs = {
         "inputs_embeds": torch.randn(1, s, m.rconfig.hidden_size),
         "position_ids": torch.arange(s, dtype=torch.int64)[None],
     }
-    outputs = ["hidden", "present"]
+    new = kv_names("new", len(core.layers), core.num_kv)
+    outputs = ["hidden", *new]
     dyn = {
         "inputs_embeds": {1: "seq"},
         "position_ids": {1: "seq"},
         "hidden": {1: "seq"},
-        "present": {3: "seq"},
+        **{n: {0: "seq"} for n in new},
     }
-    _export(Prefill(_core(m)), tuple(inputs.values()), out / "llm_prefill.onnx", list(inputs), outputs, dyn)
+    _export(Prefill(core), tuple(inputs.values()), out / "llm_prefill.onnx", list(inputs), outputs, dyn)
     return _spec("llm_prefill.onnx", inputs, dyn, outputs, dims)
 
 
 def _export_decode(m: Any, out: Path, dims: dict[str, tuple[int, int, int]]) -> GraphSpec:
+    """Past K/V per (layer, kind, kv head) in, the new positions out (see ``export/llm.py``)."""
     core = _core(m)
     p, s = 6, 2
-    past = torch.randn(len(core.layers), 2, core.num_kv, p, core.head_dim)
+    names = kv_names("past", len(core.layers), core.num_kv)
+    new = kv_names("new", len(core.layers), core.num_kv)
     inputs = {
         "inputs_embeds": torch.randn(1, s, m.rconfig.hidden_size),
         "position_ids": torch.arange(p, p + s, dtype=torch.int64)[None],
-        "past": past,
+        **{n: torch.randn(p, core.head_dim) for n in names},
     }
-    outputs = ["hidden", "present"]
+    outputs = ["hidden", *new]
     dyn = {
         "inputs_embeds": {1: "new"},
         "position_ids": {1: "new"},
-        "past": {3: "past"},
+        **{n: {0: "past"} for n in names},
         "hidden": {1: "new"},
-        "present": {3: "total"},
+        **{n: {0: "new"} for n in new},
     }
     _export(Decode(core), tuple(inputs.values()), out / "llm_decode.onnx", list(inputs), outputs, dyn)
     return _spec("llm_decode.onnx", inputs, dyn, outputs, dims)
