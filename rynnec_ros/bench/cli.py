@@ -46,6 +46,10 @@ def _add_common(p: argparse.ArgumentParser) -> None:
         help="graph-decode: engines side by side, backend[:weights]",
     )
     p.add_argument("--contexts", default="3072,12288", help="graph-decode: cached positions per decode step")
+    p.add_argument("--quality-tokens", type=int, default=200,
+                   help="graph-decode: tokens per case comparing int8/int4 with float32 (0: skip)")
+    p.add_argument("--quality-cases",
+                   help="graph-decode: a reference fixture's cases directory (default: the synthetic window)")
     p.add_argument("--out", required=True, help="JSON report path")
 
 

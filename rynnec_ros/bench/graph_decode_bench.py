@@ -6,20 +6,22 @@ weights), each engine's own decode step (``RynnEC._step_fn``: embedding, decoder
 ``context`` cached positions. Decode cost does not depend on the cached values, so the cache is
 filled with seeded random K/V instead of a real prefill (a 12K-token prefill of every variant would
 take minutes on a CPU and measure nothing this section reports); the quality of the quantised
-weights is measured on real prompts elsewhere (``graph_quality``).
+weights is measured on real prompts (``weight_quality``).
 
 Bytes per token are read from what each variant runs: the decode and LM-head graphs' initializers
 (the weights as stored in the graph, int4 packed two per byte) and the KV bytes at the decode graph's
 boundary (its past inputs and new outputs at this context), or for torch the checkpoint's LLM weights
 and the valid KV. The bound is ``bandwidth / bytes``; the bandwidth is ``--bandwidth-gbs`` or this
 machine's read-only bandwidth measured here with numpy (a sum over 512 MiB, single thread).
+``weight_quality`` compares the quantised weights with float32 on real prompts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ import torch
 from rynnec_ros.bench.engine_bench import filler_token
 from rynnec_ros.bench.measure import Stats, rss_mb
 from rynnec_ros.bench.roofline import kv_bytes_per_token_read, llm_weight_bytes
+from rynnec_ros.core.types import Request
 from rynnec_ros.model.engine import RynnEC
 
 
@@ -211,3 +214,59 @@ def measure_load(build: Any) -> tuple[Any, dict[str, float]]:
         "load_peak_above_start_mb": rss_mb(os.getpid(), "VmHWM") - before,
     }
 
+
+
+@contextlib.contextmanager
+def _no_eos(engine: RynnEC) -> Iterator[None]:
+    """Generate exactly the asked number of tokens (a random checkpoint may emit eos at once)."""
+    saved = list(engine.config.eos_token_ids)
+    engine.config.eos_token_ids.clear()
+    try:
+        yield
+    finally:
+        engine.config.eos_token_ids[:] = saved
+
+
+def _generation(engine: RynnEC, request: Request, steps: int, force: Sequence[int] | None = None) -> Any:
+    prep = engine.prepare(request)
+    prep.keep_steps = True
+    with _no_eos(engine), torch.inference_mode():
+        return engine.generate(prep, steps, force_ids=force)
+
+
+def weight_quality(
+    engines: dict[str, RynnEC], reference: str, requests: dict[str, Request], new_tokens: int = 200
+) -> dict[str, Any]:
+    """Quantised weights against ``reference`` (float32) on real prompts, ``new_tokens`` per case.
+
+    * teacher-forced: each engine is fed the reference's greedy ids; per step, the argmax of its logits
+      agrees with the reference's or not (``top1_agreement``), and its logits differ by
+      ``logit_abs_err`` (max and mean over steps and vocabulary, with the reference's logit range);
+    * free-running: each engine's own greedy ids, the fraction equal to the reference's position by
+      position, and the first position where they differ (None: never within ``new_tokens``).
+    eos is suppressed so that every case runs ``new_tokens`` steps.
+    """
+    ref = engines[reference]
+    out: dict[str, Any] = {}
+    for case, request in requests.items():
+        base = _generation(ref, request, new_tokens)
+        ref_logits = torch.stack(base.step_logits)
+        rows: dict[str, Any] = {"prompt_tokens": len(ref.prepare(request).input_ids)}
+        for name, engine in engines.items():
+            if name == reference:
+                continue
+            forced = torch.stack(_generation(engine, request, new_tokens, base.ids).step_logits)
+            free = _generation(engine, request, new_tokens).ids
+            err = (forced - ref_logits).abs()
+            same = [a == b for a, b in zip(free, base.ids, strict=True)]
+            rows[name] = {
+                "top1_agreement": float((forced.argmax(-1) == ref_logits.argmax(-1)).float().mean()),
+                "logit_abs_err_max": float(err.max()),
+                "logit_abs_err_mean": float(err.mean()),
+                "reference_logit_range": float(ref_logits.max() - ref_logits.min()),
+                "free_running_agreement": sum(same) / len(same),
+                "first_difference": same.index(False) if not all(same) else None,
+                "steps": len(base.ids),
+            }
+        out[case] = rows
+    return out

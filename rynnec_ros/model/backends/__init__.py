@@ -66,13 +66,13 @@ def _host(spec: EngineSpec) -> RynnEC:
 def _onnxruntime(spec: EngineSpec) -> RynnEC:
     engine = _host(spec)
     provider = spec.ort_provider or ("cpu" if spec.device == "cpu" else "cuda")
-    _attach(engine, _ort_graphs(Path(spec.onnx_dir), provider, spec.threads or None))
+    _attach(engine, _ort_graphs(Path(spec.onnx_dir), provider, spec.threads or None, spec.weights))
     return engine
 
 
 def _tensorrt(spec: EngineSpec) -> RynnEC:
     engine = _host(spec)
-    _attach(engine, _trt_graphs(Path(spec.engine_dir), spec.device))
+    _attach(engine, _trt_graphs(Path(spec.engine_dir), spec.device, spec.weights))
     return engine
 
 
@@ -90,8 +90,9 @@ def _attach(engine: RynnEC, graphs: dict[str, Any]) -> None:
     })
 
 
-def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None) -> dict[str, Any]:
-    """One session per graph, except that the decode graph also prefills (from an empty past).
+def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None, weights: str = "") -> dict[str, Any]:
+    """One session per graph, except that the decode graph also prefills (from an empty past); the LLM
+    graphs with ``weights`` where asked (ONNX Runtime fuses their Q/DQ weights into ``MatMulNBits``).
 
     TensorRT needs the two LLM graphs for their own optimisation profiles; ONNX Runtime's shapes are
     dynamic, and two sessions would hold the LLM's weights twice.
@@ -104,7 +105,7 @@ def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None) -> dict[str,
         name: OrtGraph(
             onnx_dir / spec.file, provider=provider, threads=threads, trt_cache_dir=onnx_dir / "ort_trt_cache"
         )
-        for name, spec in manifest.graphs.items()
+        for name, spec in manifest.with_weights(weights).items()
         if name != "llm_prefill"
     }
     if "llm_decode" in graphs:
@@ -112,13 +113,21 @@ def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None) -> dict[str,
     return graphs
 
 
-def _trt_graphs(engine_dir: Path, device: str) -> dict[str, Any]:
+def _trt_graphs(engine_dir: Path, device: str, weights: str = "") -> dict[str, Any]:
     from rynnec_ros.model.backends.trt import TrtGraph
+    from rynnec_ros.model.export.quantize import QUANTIZED_GRAPHS
 
     index = engine_dir / "engines.json"
     if not index.is_file():
         raise FileNotFoundError(f"{index} not found: build engines with `rynnec-ros export tensorrt`")
     entries = json.loads(index.read_text(encoding="utf-8"))
+    built = {e.get("weights", "") for n, e in entries.items() if n in QUANTIZED_GRAPHS}
+    if built and built != {weights}:
+        have = ", ".join(sorted(w or "float32" for w in built))
+        raise ValueError(
+            f"{engine_dir}: the LLM engines were built with {have} weights, not {weights or 'float32'}; "
+            "rebuild with `rynnec-ros export tensorrt" + (f" --weights {weights}`" if weights else "`")
+        )
     return {name: TrtGraph(engine_dir / e["engine"], device=device) for name, e in entries.items()}
 
 

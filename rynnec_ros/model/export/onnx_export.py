@@ -9,6 +9,7 @@ graphs hold all the weights and FLOPs, and the control flow stays in the shared 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sys
 import tempfile
 import time
@@ -22,6 +23,7 @@ from torch import nn
 
 from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, Prefill, kv_names
 from rynnec_ros.model.export.manifest import GraphSpec, Manifest, TensorSpec
+from rynnec_ros.model.export.quantize import BITS, QUANTIZED_GRAPHS, quantize_graph
 
 OPSET = 17
 GRAPHS = (
@@ -156,12 +158,15 @@ def export_onnx(
     max_frame_tokens: int = 16384,
     max_seq: int = 16384,
     model: Any = None,
+    weights: Sequence[str] = (),
 ) -> Manifest:
     """Export the selected graphs (default: all the checkpoint has) and write ``manifest.json``.
 
     Exported in float32 whatever the torch dtype: TensorRT picks fp16/int8 per layer itself, and
     ONNX Runtime CPU runs float32. A ``model`` passed in (instead of loading ``checkpoint``) is
-    converted to float32 in place.
+    converted to float32 in place. ``weights`` (``int8``, ``int4``) adds weight-only quantised copies
+    of the LLM graphs (``<graph>.<weights>.onnx``, ``export/quantize.py``), listed under the
+    manifest's ``weights``; engines choose them with the ``weights`` option.
     """
     from rynnec_ros.model.loader import load_model
 
@@ -194,7 +199,10 @@ def export_onnx(
         "sam2_image": lambda: _export_sam2_image(m.sam2, out, dims),
         "sam2_decoder": lambda: _export_sam2_decoder(m.sam2, out, dims),
     }
-    step = _Step(len(wanted))
+    bad_weights = [w for w in weights if w not in BITS]
+    if bad_weights:
+        raise ValueError(f"unknown weights {bad_weights}; choose from {sorted(BITS)}")
+    step = _Step(len(wanted) + len(weights) * len([g for g in QUANTIZED_GRAPHS if g in wanted]))
     specs: dict[str, GraphSpec] = {}
     for name in wanted:
         step(name)
@@ -212,6 +220,27 @@ def export_onnx(
             "torch": torch.__version__,
         },
     )
+    manifest.save(out)
+    for w in weights:
+        manifest = add_weights(out, w, step)
+    return manifest
+
+
+def add_weights(out_dir: str | Path, weights: str, step: Callable[[str], None] | None = None) -> Manifest:
+    """Quantise the LLM graphs of an export to ``weights`` (``export/quantize.py``) and list them in its
+    manifest (``weights``; what was quantised under ``info["weights"]``)."""
+    out = Path(out_dir)
+    manifest = Manifest.load(out)
+    manifest.weights[weights] = {}
+    facts = manifest.info.setdefault("weights", {})
+    facts[weights] = {}
+    for name in [g for g in QUANTIZED_GRAPHS if g in manifest.graphs]:
+        if step is not None:
+            step(f"{name} ({weights} weights)")
+        spec = manifest.graphs[name]
+        file = f"{name}.{weights}.onnx"
+        facts[weights][name] = quantize_graph(out / spec.file, out / file, weights)
+        manifest.weights[weights][name] = dataclasses.replace(spec, file=file)
     manifest.save(out)
     return manifest
 
