@@ -124,3 +124,33 @@ def test_engine_runs_quantised_weights_and_refuses_what_it_cannot(qdir: Path, on
         EngineSpec(str(CHECKPOINT), backend="torch", weights="int8")
     with pytest.raises(ValueError, match="must be one of"):
         EngineSpec(str(CHECKPOINT), backend="onnxruntime", onnx_dir="/o", weights="int3")
+
+
+def test_graph_decode_bench_puts_every_variant_side_by_side(qdir: Path, tmp_path: Path) -> None:
+    """``bench graph-decode`` on the tiny checkpoint: torch, ONNX Runtime fp32 and int4 at two contexts,
+    plus the int4 quality rows. Bytes per token by hand from the config (L=2 layers, 2 kv heads of 16,
+    float32): the decode graph reads 2·L·2·16·4 = 512 bytes per cached position and writes one new
+    position's 512; torch reads the valid KV only."""
+    import json
+
+    from rynnec_ros.cli import main
+
+    out = tmp_path / "g.json"
+    rc = main(["bench", "graph-decode", "--checkpoint", str(CHECKPOINT), "--onnx-dir", str(qdir),
+               "--variants", "torch,onnxruntime,onnxruntime:int4", "--contexts", "32,64", "--new-tokens", "2",
+               "--repeat", "1", "--frames", "1", "--size", "56x56", "--quality-tokens", "4",
+               "--bandwidth-gbs", "10", "--out", str(out)])
+    assert rc == 0
+    sec = json.loads(out.read_text())["sections"]["graph-decode"]
+    rows = sec["variants"]
+    assert set(rows) == {"torch", "onnxruntime", "onnxruntime:int4"}
+    assert rows["torch"]["contexts"]["32"]["bytes_per_token"]["kv"] == 512 * 32
+    assert rows["onnxruntime"]["contexts"]["64"]["bytes_per_token"]["kv"] == 512 * 64 + 512
+    fp32 = rows["onnxruntime"]["contexts"]["32"]["bytes_per_token"]["weights"]
+    assert fp32 / rows["onnxruntime:int4"]["contexts"]["32"]["bytes_per_token"]["weights"] >= 6
+    for r in rows.values():
+        for c in r["contexts"].values():
+            assert c["tok_s"] > 0 and c["bound_tok_s"] == pytest.approx(10e9 / c["bytes_per_token"]["total"])
+    q = sec["quality"]["window"]["onnxruntime:int4"]
+    assert q["steps"] == 4 and 0 <= q["top1_agreement"] <= 1 and q["logit_abs_err_max"] > 0
+    assert "not answer quality" in sec["quality_note"]
