@@ -148,7 +148,8 @@ def summary(name: str, section: dict[str, Any]) -> str:
         )
     if name == "graph-decode":
         return ", ".join(
-            f"{v} {c}: {row['tok_s']:.1f} tok/s ({row['fraction_of_bound']:.2f} of bound)"
+            f"{v} {c}: {row['tok_s']:.1f} tok/s, best {row['tok_s_best']:.1f} "
+            f"({row['fraction_of_bound']:.2f} of bound)"
             for v, r in section["variants"].items()
             for c, row in r["contexts"].items()
         )

@@ -27,8 +27,8 @@ import torch
 from torch import nn
 
 
-def _rotate_half(x: torch.Tensor) -> torch.Tensor:
-    half = x.shape[-1] // 2
+def _rotate_half(x: torch.Tensor, half: int) -> torch.Tensor:
+    """``half`` is a Python int (head_dim // 2), so the graph slices at constants, not at a computed shape."""
     return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
 
 
@@ -77,32 +77,36 @@ class ExplicitKVQwen2(nn.Module):
         # row (s, g) of a kv head's query block may see new position t when t <= s
         causal = torch.ones(s, s, dtype=torch.bool, device=embeds.device).tril()
         causal = causal[:, None, :].expand(s, groups, s).reshape(s * groups, s)
+        hidden = causal.logical_not()
+        p = past[0].shape[0] if past else 0  # one past length for every layer and head
         x = embeds
         new: list[torch.Tensor] = []
+        # shapes as -1 where the length goes, so the graph computes no shapes per layer (a decode step
+        # is a few hundred small kernels: every node counts)
         for i, layer in enumerate(self.layers):
             attn = layer.self_attn
             h = _rms(layer.input_layernorm, x)[0]
-            q = attn.q_proj(h).view(s, self.num_heads, hd)
-            k = attn.k_proj(h).view(s, kv, hd)
-            v = attn.v_proj(h).view(s, kv, hd)
-            q = (q * cos + _rotate_half(q) * sin) * attn.scaling
-            k = k * cos + _rotate_half(k) * sin
-            q = q.view(s, kv, groups, hd)
-            heads = []
+            q = attn.q_proj(h).view(-1, self.num_heads, hd)
+            k = attn.k_proj(h).view(-1, kv, hd)
+            v = attn.v_proj(h).view(-1, kv, hd)
+            q = ((q * cos + _rotate_half(q, hd // 2) * sin) * attn.scaling).view(-1, kv, groups, hd)
+            k = k * cos + _rotate_half(k, hd // 2) * sin
+            heads, keys, values = [], [], []
             for j in range(kv):
-                qj = q[:, j].reshape(s * groups, hd)
+                qj = q[:, j].reshape(-1, hd)
                 kj, vj = k[:, j], v[:, j]
-                new_scores = (qj @ kj.transpose(0, 1)).masked_fill(~causal, float("-inf"))
+                new_scores = (qj @ kj.transpose(0, 1)).masked_fill(hidden, float("-inf"))
                 if past:
                     pk, pv = past[(2 * i) * kv + j], past[(2 * i + 1) * kv + j]
-                    p = pk.shape[0]
                     probs = torch.softmax(torch.cat((qj @ pk.transpose(0, 1), new_scores), dim=-1), dim=-1)
                     o = probs[:, :p] @ pv + probs[:, p:] @ vj
                 else:
                     o = torch.softmax(new_scores, dim=-1) @ vj
-                heads.append(o.view(s, groups, hd))
-            new += [k[:, j] for j in range(kv)] + [v[:, j] for j in range(kv)]
-            x = x + attn.o_proj(torch.cat(heads, dim=1).reshape(1, s, -1))
+                heads.append(o.view(-1, groups, hd))
+                keys.append(kj)
+                values.append(vj)
+            new += keys + values
+            x = x + attn.o_proj(torch.cat(heads, dim=1).view(1, -1, self.num_heads * hd))
             h = _rms(layer.post_attention_layernorm, x)
             x = x + layer.mlp(h)
         return (_rms(self.norm, x), *new)
