@@ -154,3 +154,33 @@ def test_graph_decode_bench_puts_every_variant_side_by_side(qdir: Path, tmp_path
     q = sec["quality"]["window"]["onnxruntime:int4"]
     assert q["steps"] == 4 and 0 <= q["top1_agreement"] <= 1 and q["logit_abs_err_max"] > 0
     assert "not answer quality" in sec["quality_note"]
+
+
+def test_export_cli_writes_the_weights_asked_for(tmp_path: Path) -> None:
+    from rynnec_ros.cli import main
+
+    out = tmp_path / "x"
+    assert main(["export", "onnx", "--checkpoint", str(CHECKPOINT), "--out", str(out), "--graphs", "lm_head",
+                 "--weights", "int4"]) == 0
+    manifest = Manifest.load(out)
+    assert set(manifest.weights) == {"int4"} and manifest.graph("lm_head", "int4").file == "lm_head.int4.onnx"
+    assert manifest.info["weights"]["int4"]["lm_head"]["blocks"] == {"64": 1}  # K = hidden 64
+    assert main(["export", "onnx", "--checkpoint", str(CHECKPOINT), "--out", str(out), "--graphs", "lm_head",
+                 "--weights", "int3"]) == 2
+
+
+def test_tensorrt_backend_refuses_engines_built_with_other_weights(tmp_path: Path) -> None:
+    """engines.json records each LLM engine's weights; asking for others is refused before any engine
+    is read (so this runs without TensorRT)."""
+    import json
+
+    from rynnec_ros.model.backends import _trt_graphs
+
+    (tmp_path / "engines.json").write_text(json.dumps({
+        "llm_decode": {"engine": "d.engine", "precision": "fp16", "weights": "int4"},
+        "vision": {"engine": "v.engine", "precision": "fp16", "weights": ""},
+    }))
+    with pytest.raises(ValueError, match=r"built with int4 weights, not float32.*export tensorrt`"):
+        _trt_graphs(tmp_path, "cuda", "")
+    with pytest.raises(ValueError, match=r"not int8.*--weights int8"):
+        _trt_graphs(tmp_path, "cuda", "int8")
