@@ -14,8 +14,8 @@ from typing import Any
 
 from rynnec_ros.model.spec import LOCAL_BACKENDS, add_engine_args
 
-SECTIONS = ("engine", "reuse", "live", "decode", "backends", "configure", "prompts", "ingest", "service",
-            "cancel")
+SECTIONS = ("engine", "reuse", "live", "decode", "graph-decode", "backends", "configure", "prompts", "ingest",
+            "service", "cancel")
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -40,6 +40,16 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--slide-frames", type=int, default=2, help="live: frames ingested after the window is full"
     )
+    p.add_argument(
+        "--variants",
+        default="torch,onnxruntime,onnxruntime:int8,onnxruntime:int4",
+        help="graph-decode: engines side by side, backend[:weights]",
+    )
+    p.add_argument("--contexts", default="3072,12288", help="graph-decode: cached positions per decode step")
+    p.add_argument("--quality-tokens", type=int, default=200,
+                   help="graph-decode: tokens per case comparing int8/int4 with float32 (0: skip)")
+    p.add_argument("--quality-cases",
+                   help="graph-decode: a reference fixture's cases directory (default: the synthetic window)")
     p.add_argument("--out", required=True, help="JSON report path")
 
 
@@ -54,6 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "reuse": "work reuse: 5 questions on one window with vs without caches",
         "live": "live window: TTFT on a precomputed window vs a cold one, ingest CPU per frame",
         "decode": "static-KV decode step vs transformers' DynamicCache loop: identical ids, tok/s",
+        "graph-decode": "decode tok/s, bytes/token and bandwidth bound of torch and ONNX Runtime "
+        "fp32/int8/int4 at long contexts",
         "backends": "ONNX Runtime vs torch on the same checkpoint",
         "configure": "peak RSS of loading each backend in a fresh process (torch vs ONNX Runtime)",
         "prompts": "click -> SAM 2 mask (cold / cached), 3D point placement, propagation per frame, bytes",
@@ -133,6 +145,13 @@ def summary(name: str, section: dict[str, Any]) -> str:
             f"static/dynamic decode time {section['ratio_static_vs_dynamic']:.3f}, "
             f"{section['static_tok_s']:.1f} vs {section['dynamic_tok_s']:.1f} tok/s (identical ids: "
             f"{section['greedy_ids_identical']})"
+        )
+    if name == "graph-decode":
+        return ", ".join(
+            f"{v} {c}: {row['tok_s']:.1f} tok/s, best {row['tok_s_best']:.1f} "
+            f"({row['fraction_of_bound']:.2f} of bound)"
+            for v, r in section["variants"].items()
+            for c, row in r["contexts"].items()
         )
     if name == "prompts":
         return (

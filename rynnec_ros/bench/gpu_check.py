@@ -10,6 +10,8 @@ reason), under one time budget:
                fp32 ids, within ``LOGIT_TOLERANCE`` of the fp32 logit range
 ``decode``     static-KV decode (CUDA graphs on CUDA) vs transformers' DynamicCache loop, with the
                bandwidth bound; ``engine``, ``reuse``, ``live`` the ``rynnec-ros bench`` sections
+``graph-decode`` ``bench graph-decode``'s decode tok/s and bytes per token at 3K / 12K cached positions
+               (bf16 torch with CUDA graphs; the ONNX Runtime variants need onnxruntime-gpu, see below)
 ``onnxruntime-gpu`` / ``tensorrt``  only reported: their wheels are not on that machine
 
 On a machine without CUDA (the CI dry run, ``--size mini``) the same phases run on the CPU and the
@@ -177,6 +179,22 @@ def _decode(ckpt: Path, device: str, frames: list[Any], new_tokens: int, repeat:
     return out
 
 
+def _graph_decode(ckpt: Path, device: str, new_tokens: int, repeat: int) -> dict[str, Any]:
+    """``bench graph-decode`` on this device; against the measured copy bandwidth on CUDA (read and write
+    bytes, so the bound is optimistic by up to 2×), the contexts cut to 256 / 512 on the CPU dry run."""
+    from rynnec_ros.bench.graph_decode_bench import decode_at_contexts
+    from rynnec_ros.bench.roofline import measure_copy_bandwidth
+
+    engine = RynnEC.from_pretrained(ckpt, device=device, dtype="bfloat16", reuse=False)
+    cuda = engine.device.type == "cuda"
+    out = decode_at_contexts(
+        {"torch": engine}, {}, ckpt, (3072, 12288) if cuda else (256, 512), new_tokens=new_tokens,
+        repeat=repeat, bandwidth_gbs=measure_copy_bandwidth(engine.device) if cuda else None,
+    )
+    out["onnxruntime_variants"] = "not run: need onnxruntime-gpu (not on this machine)"
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True, type=Path)
@@ -222,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
 
         _phase(results, "agreement", budget, lambda: _agreement(ckpt, device, frames[:2], 16))
         _phase(results, "decode", budget, lambda: _decode(ckpt, device, frames, args.new_tokens, args.repeat))
+        _phase(
+            results, "graph-decode", budget, lambda: _graph_decode(ckpt, device, args.new_tokens, args.repeat)
+        )
         _phase(
             results,
             "engine",

@@ -11,20 +11,26 @@ from rynnec_ros.bench.report import not_available
 from rynnec_ros.bench.workload import (
     build_engine,
     ensure_onnx,
+    fixture_requests,
     resolve_checkpoint,
     synthetic_window,
+    window_request,
 )
 from rynnec_ros.model.spec import EngineSpec
 
 
-def _spec(args: argparse.Namespace, checkpoint: Path, backend: str, workdir: Path) -> EngineSpec:
+def _spec(
+    args: argparse.Namespace, checkpoint: Path, backend: str, workdir: Path, weights: str | None = None
+) -> EngineSpec:
     """The engine ``args`` describe on ``backend`` (a section may compare two), with a fresh export for
-    onnxruntime unless ``--onnx-dir`` names one."""
+    onnxruntime unless ``--onnx-dir`` names one; ``weights`` overrides ``--weights``."""
     onnx = backend == "onnxruntime"
+    w = (args.weights or "") if weights is None else weights
     return EngineSpec.from_args(
         args, checkpoint=str(checkpoint), backend=backend,
-        onnx_dir=str(ensure_onnx(checkpoint, args.onnx_dir, workdir)) if onnx else "",
+        onnx_dir=str(ensure_onnx(checkpoint, args.onnx_dir, workdir, w)) if onnx else "",
         ort_provider=(args.ort_provider or "") if onnx else "",
+        weights=w if onnx else "",
     )
 
 
@@ -81,6 +87,8 @@ def run_section(
             return not_available("the decode comparison runs the torch decoder against transformers'")
         engine = build_engine(_spec(args, checkpoint, args.backend, workdir), reuse=False)
         return compare_decoders(engine, frames, args.question, new_tokens=args.new_tokens, repeat=args.repeat)
+    if name == "graph-decode":
+        return _graph_decode(args, checkpoint, workdir, width, height)
     if name == "backends":
         from rynnec_ros.bench.backends_bench import compare_backends
 
@@ -104,3 +112,41 @@ def run_section(
             ),
         } | {"available": True}
     return not_available(f"unknown section {name!r}")
+
+
+def _graph_decode(
+    args: argparse.Namespace, checkpoint: Path, workdir: Path, width: int, height: int
+) -> dict[str, Any]:
+    """Every ``--variants`` entry (``torch``, ``onnxruntime`` or ``onnxruntime:<weights>``) in one process."""
+    from rynnec_ros.bench.graph_decode_bench import decode_at_contexts, measure_load, weight_quality
+    from rynnec_ros.model.export.manifest import Manifest
+
+    engines, files, rss = {}, {}, {}
+    for variant in args.variants.split(","):
+        backend, _, weights = variant.partition(":")
+        spec = _spec(args, checkpoint, backend, workdir, weights)
+        engines[variant], rss[variant] = measure_load(lambda s=spec: build_engine(s, reuse=False))
+        if backend == "onnxruntime":
+            manifest = Manifest.load(spec.onnx_dir)
+            files[variant] = {
+                g: Path(spec.onnx_dir) / manifest.graph(g, weights).file for g in ("llm_decode", "lm_head")
+            }
+    contexts = [int(c) for c in args.contexts.split(",")]
+    section = decode_at_contexts(
+        engines, files, checkpoint, contexts, new_tokens=args.new_tokens, repeat=args.repeat,
+        bandwidth_gbs=args.bandwidth_gbs, load_rss_mb=rss,
+    )
+    quantized = [v for v in engines if v.startswith("onnxruntime:")]
+    if args.quality_tokens > 0 and "onnxruntime" in engines and quantized:
+        if args.quality_cases:
+            requests = fixture_requests(Path(args.quality_cases))
+        else:
+            requests = {"window": window_request(synthetic_window(args.frames, width, height), args.question)}
+        section["quality"] = weight_quality(
+            {v: engines[v] for v in ["onnxruntime", *quantized]}, "onnxruntime", requests, args.quality_tokens
+        )
+        section["quality_note"] = (
+            "agreement with the float32 graphs of the same checkpoint; on a random-weight checkpoint this "
+            "measures how far the quantisation moves the logits, not answer quality"
+        )
+    return section

@@ -33,15 +33,19 @@ def resolve_checkpoint(name: str, workdir: Path) -> Path:
     return path
 
 
-def ensure_onnx(checkpoint: Path, onnx_dir: str | None, workdir: Path) -> Path:
-    """The given export directory, or a fresh export of ``checkpoint`` under ``workdir``."""
+def ensure_onnx(checkpoint: Path, onnx_dir: str | None, workdir: Path, weights: str = "") -> Path:
+    """The given export directory, or a fresh export of ``checkpoint`` under ``workdir`` (with the LLM
+    graphs quantised to ``weights`` too, when given)."""
     if onnx_dir:
         return Path(onnx_dir)
-    from rynnec_ros.model.export.onnx_export import export_onnx
+    from rynnec_ros.model.export.manifest import Manifest
+    from rynnec_ros.model.export.onnx_export import add_weights, export_onnx
 
     out = workdir / f"onnx-{checkpoint.name}"
     if not (out / "manifest.json").is_file():  # else exported by an earlier section of this run
         export_onnx(checkpoint, out)
+    if weights and weights not in Manifest.load(out).weights:
+        add_weights(out, weights)
     return out
 
 
@@ -93,3 +97,22 @@ def window_request(
 
 def scratch_dir() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(prefix="rynnec-bench-")
+
+
+def fixture_requests(cases_dir: Path) -> dict[str, Request]:
+    """The question-and-frames cases of a reference fixture (``<case>/case.json`` + its frame files);
+    cases with region masks are left out (their masks are arrays the fixture keeps elsewhere)."""
+    import json
+
+    from PIL import Image
+
+    out: dict[str, Request] = {}
+    for case in sorted(p for p in cases_dir.iterdir() if (p / "case.json").is_file()):
+        meta = json.loads((case / "case.json").read_text(encoding="utf-8"))
+        if meta.get("mask_ids"):
+            continue
+        frames = [np.asarray(Image.open(case / f).convert("RGB")) for f in meta["frame_files"]]
+        out[case.name] = window_request(frames, meta["question"])
+    if not out:
+        raise ValueError(f"no question-and-frames cases under {cases_dir}")
+    return out

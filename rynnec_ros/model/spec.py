@@ -25,6 +25,7 @@ BACKENDS = ("torch", "onnxruntime", "tensorrt", "remote")
 LOCAL_BACKENDS = BACKENDS[:3]
 DTYPES = ("float32", "float16", "bfloat16")
 ORT_PROVIDERS = ("", "cpu", "cuda", "tensorrt")
+WEIGHTS = ("", "int8", "int4")
 DEFAULT_CACHE_MB = 1024.0
 _PATHS = ("checkpoint", "onnx_dir", "engine_dir")  # a pathlib.Path is taken as its string
 
@@ -43,6 +44,7 @@ CHECKS: dict[str, Check] = {
     "onnx_dir": no_control_chars,
     "engine_dir": no_control_chars,
     "ort_provider": one_of(*ORT_PROVIDERS),
+    "weights": one_of(*WEIGHTS),
     "threads": in_range(0, 1024),
     "max_visual_tokens": in_range(16, 1 << 20),
     "reuse": anything,
@@ -64,8 +66,9 @@ class EngineSpec:
     (vision features, prompt-prefix K/V, SAM2 features) together; ``cache_frames`` (vision and SAM2
     features) and ``cache_windows`` (prompt prefixes) bound their entries, one robot's window by default
     (a site server sizes them for its robots); ``reuse`` False turns them off (the benchmarks' cold
-    path). The ``server_*`` options apply to backend remote only, whose ``checkpoint`` is the server's
-    business; ``server_token`` is never shown by ``repr``.
+    path). ``weights`` int8 / int4 runs the LLM graphs an export quantised that way (weight-only; ""
+    = the float32 graphs). The ``server_*`` options apply to backend remote only, whose ``checkpoint``
+    is the server's business; ``server_token`` is never shown by ``repr``.
     """
 
     checkpoint: str = ""
@@ -75,6 +78,7 @@ class EngineSpec:
     onnx_dir: str = ""
     engine_dir: str = ""
     ort_provider: str = ""
+    weights: str = ""
     threads: int = 0
     max_visual_tokens: int = 16384
     reuse: bool = True
@@ -121,6 +125,12 @@ class EngineSpec:
             return "backend remote needs server_url (host:port of `rynnec-ros serve`)"
         if self.ort_provider and b != "onnxruntime":
             return f"ort_provider applies to backend onnxruntime only, but backend is {b}"
+        if self.weights and b not in ("onnxruntime", "tensorrt"):
+            why = ": torch would need torchao, which this package does not depend on" if b == "torch" else ""
+            return (
+                f"weights {self.weights} applies to backends onnxruntime and tensorrt (quantised graphs of "
+                f"`rynnec-ros export onnx --weights`), but backend is {b}{why}"
+            )
         return ""
 
     def replace(self, **changes: Any) -> EngineSpec:
@@ -161,6 +171,8 @@ def add_engine_args(parser: argparse.ArgumentParser, backends: tuple[str, ...] =
         g.add_argument("--onnx-dir", help="`rynnec-ros export onnx` output (backend onnxruntime)")
         g.add_argument("--ort-provider", "--provider", dest="ort_provider", choices=ORT_PROVIDERS[1:],
                        help="ONNX Runtime provider (default: cpu for device cpu, else cuda)")
+        g.add_argument("--weights", choices=WEIGHTS[1:],
+                       help="weight-only int8/int4 LLM graphs of the export (default: float32)")
     if "tensorrt" in backends:
         g.add_argument("--engine-dir", help="`rynnec-ros export tensorrt` output (backend tensorrt)")
     g.add_argument("--threads", type=int, default=d["threads"],
@@ -177,5 +189,5 @@ def add_engine_args(parser: argparse.ArgumentParser, backends: tuple[str, ...] =
         g.add_argument("--server-request-timeout-s", type=float, default=d["server_request_timeout_s"])
 
 
-__all__ = ["BACKENDS", "CHECKS", "DEFAULTS", "DTYPES", "LOCAL_BACKENDS", "EngineInfo", "EngineSpec",
-           "add_engine_args"]
+__all__ = ["BACKENDS", "CHECKS", "DEFAULTS", "DTYPES", "LOCAL_BACKENDS", "WEIGHTS", "EngineInfo",
+           "EngineSpec", "add_engine_args"]

@@ -115,6 +115,9 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("ort_provider", "", "ONNX Runtime execution provider for backend onnxruntime: cpu, cuda or "
               "tensorrt; empty = cpu for device cpu, else cuda. A provider ONNX Runtime cannot give fails "
               "configure.", CHECKS["ort_provider"], live=False),
+    ParamSpec("weights", _ENGINE["weights"], "Weight-only quantised LLM graphs for backends onnxruntime and "
+              "tensorrt: int8 or int4 (exported with `rynnec-ros export onnx --weights`); empty = float32.",
+              CHECKS["weights"], live=False),
     ParamSpec("server_url", "", "host:port (gRPC) of the site server for backend remote; required then.",
               CHECKS["server_url"], live=False),
     ParamSpec("server_token_file", "", "File holding the site server's access token (required by servers "

@@ -29,6 +29,31 @@ def test_every_graph_runs_on_the_provider_asked_for(engines) -> None:
     assert len(ort_engine.model.model.layers) == 0  # torch decoder weights were released
 
 
+def test_graph_decoder_writes_the_cache_in_place(engines) -> None:
+    """The decode graph reads the cached rows and writes the new ones where they lie in the engine's
+    buffer: after a 9-token prefill and two steps the buffers are the same objects, and their rows equal
+    the torch decoder's (the checkpoint's own Qwen2 modules with SDPA), position for position."""
+    import torch
+
+    x = torch.randn(1, 9, 64, generator=torch.Generator().manual_seed(5))
+    caches = []
+    for e in engines:
+        cache = e.decoder.new_cache(16)
+        pointers = (cache.k.data_ptr(), cache.v.data_ptr())
+        with torch.inference_mode():
+            e.decoder.forward(x, cache)
+            for step in range(2):
+                pos, span = torch.tensor([cache.length]), cache.length + 1
+                e.decoder.decode_step(x[:, step : step + 1], pos, cache, span, False)
+                cache.length += 1
+        assert (cache.k.data_ptr(), cache.v.data_ptr()) == pointers and cache.length == 11
+        caches.append(cache)
+    t, o = caches
+    torch.testing.assert_close(o.k[:, :, :11], t.k[:, :, :11], rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(o.v[:, :, :11], t.v[:, :, :11], rtol=1e-4, atol=1e-5)
+    assert not o.k[:, :, 11:].any()  # nothing written past the valid positions
+
+
 def test_greedy_answer_matches_torch_and_upstream(engines) -> None:
     meta, frames, _ = load_case("a1_video_qa_224x168")
     answers = [
@@ -162,19 +187,20 @@ def test_graph_backend_still_checks_every_key(onnx_dir: Path, tmp_path: Path) ->
 
 def test_decode_graph_prefills_like_the_prefill_graph(onnx_dir: Path) -> None:
     """ONNX Runtime prefills through llm_decode with an empty past (one copy of the LLM weights); the
-    exported prefill graph is the reference: same hidden states and present, to the bit."""
+    exported prefill graph is the reference: same hidden states and new K/V rows, to the bit."""
     from rynnec_ros.model.backends.ort import OrtGraph
+    from rynnec_ros.model.export.llm import kv_names
 
     prefill, decode = OrtGraph(onnx_dir / "llm_prefill.onnx"), OrtGraph(onnx_dir / "llm_decode.onnx")
-    layers, two, kv, _, head_dim = decode.session.get_inputs()[2].shape
     hidden = prefill.session.get_inputs()[0].shape[2]
     x = np.random.default_rng(0).standard_normal((1, 37, hidden)).astype(np.float32)
     pos = np.arange(37, dtype=np.int64)[None]
     ref = prefill.run_numpy({"inputs_embeds": x, "position_ids": pos})
-    empty = np.zeros((layers, two, kv, 0, head_dim), np.float32)
-    got = decode.run_numpy({"inputs_embeds": x, "position_ids": pos, "past": empty})
-    np.testing.assert_array_equal(got["hidden"], ref["hidden"])
-    np.testing.assert_array_equal(got["present"], ref["present"])
+    empty = {n: np.zeros((0, 16), np.float32) for n in kv_names("past", 2, 2)}
+    got = decode.run_numpy({"inputs_embeds": x, "position_ids": pos, **empty})
+    assert set(got) == set(ref)
+    for name in ref:
+        np.testing.assert_array_equal(got[name], ref[name])
 
 
 def test_configure_memory_bench_reports_what_each_backend_holds(onnx_dir: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from rynnec_ros.model.backends.ort import OrtGraph
+from rynnec_ros.model.export.llm import kv_names
 from rynnec_ros.model.export.manifest import Manifest
 from rynnec_ros.model.export.onnx_export import GRAPHS, VisionGraph
 from rynnec_ros.model.export.parity import TOLERANCE, check_graphs
@@ -26,7 +27,8 @@ def test_export_writes_every_graph_and_a_manifest(onnx_dir: Path) -> None:
         for name, (lo, opt, hi) in spec.profile().items():
             assert len(lo) == len(opt) == len(hi) == len(spec.inputs[name].shape)
             assert all(a <= b <= c for a, b, c in zip(lo, opt, hi, strict=True)), name
-    assert manifest.graphs["llm_decode"].inputs["past"].shape[3] == "past"
+    assert manifest.graphs["llm_decode"].inputs["past_k.0.0"].shape == ["past", 16]  # tiny: head_dim 16
+    assert manifest.graphs["llm_decode"].outputs[1:] == kv_names("new", 2, 2)
     assert manifest.graphs["vision"].inputs["pixel_values"].shape[0] == "patches"
 
 
@@ -56,28 +58,47 @@ def test_vision_graph_takes_any_frame_size(onnx_dir: Path, torch_model, grid_h: 
 
 
 def test_decode_graph_extends_the_cache_step_by_step(onnx_dir: Path, torch_model) -> None:
-    """Prefill 6 tokens then decode 1 + 1 + 3: hidden states equal a single 11-token prefill."""
+    """Prefill 6 tokens then decode 1 + 1 + 3, each step reading the past K/V rows and returning only the
+    new ones: hidden states equal transformers' own Qwen2Model over all 11 tokens (the upstream module
+    the checkpoint runs in, not the exported wrapper), and the K/V rows a single 11-token prefill's."""
     prefill = OrtGraph(onnx_dir / "llm_prefill.onnx")
     decode = OrtGraph(onnx_dir / "llm_decode.onnx")
+    past_names, new_names = kv_names("past", 2, 2), kv_names("new", 2, 2)
     ids = torch.randint(0, 600, (1, 11), generator=torch.Generator().manual_seed(3))
     with torch.no_grad():
-        emb = torch_model.model.embed_tokens(ids).numpy()
+        emb = torch_model.model.embed_tokens(ids)
+        upstream = torch_model.model(inputs_embeds=emb).last_hidden_state.numpy()
+    emb = emb.numpy()
     full = prefill.run_numpy({"inputs_embeds": emb, "position_ids": np.arange(11)[None]})
     out = prefill.run_numpy({"inputs_embeds": emb[:, :6], "position_ids": np.arange(6)[None]})
-    past, pos, hidden = out["present"], 6, [out["hidden"]]
+    past = {p: out[n] for p, n in zip(past_names, new_names, strict=True)}
+    pos, hidden = 6, [out["hidden"]]
     for n in (1, 1, 3):
-        step = decode.run_numpy(
-            {
-                "inputs_embeds": emb[:, pos : pos + n],
-                "position_ids": np.arange(pos, pos + n)[None],
-                "past": past,
-            }
-        )
-        past, pos = step["present"], pos + n
+        feeds = {"inputs_embeds": emb[:, pos : pos + n], "position_ids": np.arange(pos, pos + n)[None]}
+        step = decode.run_numpy({**feeds, **past})
+        assert all(step[name].shape == (n, 16) for name in new_names)
+        past = {p: np.concatenate([past[p], step[q]]) for p, q in zip(past_names, new_names, strict=True)}
+        pos += n
         hidden.append(step["hidden"])
-    np.testing.assert_allclose(np.concatenate(hidden, axis=1), full["hidden"], rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(past, full["present"], rtol=1e-4, atol=1e-4)
-    assert past.shape[3] == 11
+    np.testing.assert_allclose(np.concatenate(hidden, axis=1), upstream, rtol=1e-4, atol=1e-4)
+    for p, q in zip(past_names, new_names, strict=True):
+        np.testing.assert_allclose(past[p], full[q], rtol=1e-4, atol=1e-4)
+
+
+def test_decode_graph_reads_each_kv_head_once(onnx_dir: Path) -> None:
+    """GQA without repetition: no op in the decode graph takes a past K/V input and makes more rows of
+    it (Expand, Tile, Concat, repeat-style Gather); the past inputs feed MatMuls only (the scores
+    and the weighted sum), optionally through a Transpose that ONNX Runtime folds into the MatMul, and
+    Shape (which reads no data)."""
+    import onnx
+
+    graph = onnx.load(str(onnx_dir / "llm_decode.onnx")).graph
+    past = {i.name for i in graph.input if i.name.startswith("past_")}
+    assert len(past) == 2 * 2 * 2
+    consumers = [n for n in graph.node if past & set(n.input)]
+    assert {n.op_type for n in consumers} <= {"MatMul", "Transpose", "Shape"}
+    transposed = {o for n in consumers if n.op_type == "Transpose" for o in n.output}
+    assert {n.op_type for n in graph.node if transposed & set(n.input)} == {"MatMul"}
 
 
 def test_export_rejects_unknown_graph_names(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ def test_gpu_check_dry_run_on_cpu(tmp_path: Path) -> None:
         "ckpt": "ok",
         "agreement": "ok",
         "decode": "ok",
+        "graph-decode": "ok",
         "engine": "ok",
         "reuse": "ok",
         "live": "ok",
@@ -47,3 +48,5 @@ def test_gpu_check_dry_run_on_cpu(tmp_path: Path) -> None:
     assert phases["agreement"]["fp32_ids"] == phases["agreement"]["bf16_ids"]
     assert phases["decode"]["greedy_ids_identical"] and phases["live"]["answers_identical"]
     assert phases["tensorrt"]["reason"]
+    decode = phases["graph-decode"]["variants"]["torch"]["contexts"]
+    assert set(decode) == {"256", "512"} and all(c["tok_s"] > 0 for c in decode.values())

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rynnec_ros.model.spec import BACKENDS, EngineInfo, EngineSpec
 
@@ -66,13 +66,13 @@ def _host(spec: EngineSpec) -> RynnEC:
 def _onnxruntime(spec: EngineSpec) -> RynnEC:
     engine = _host(spec)
     provider = spec.ort_provider or ("cpu" if spec.device == "cpu" else "cuda")
-    _attach(engine, _ort_graphs(Path(spec.onnx_dir), provider, spec.threads or None))
+    _attach(engine, _ort_graphs(Path(spec.onnx_dir), provider, spec.threads or None, spec.weights))
     return engine
 
 
 def _tensorrt(spec: EngineSpec) -> RynnEC:
     engine = _host(spec)
-    _attach(engine, _trt_graphs(Path(spec.engine_dir), spec.device))
+    _attach(engine, _trt_graphs(Path(spec.engine_dir), spec.device, spec.weights))
     return engine
 
 
@@ -90,8 +90,9 @@ def _attach(engine: RynnEC, graphs: dict[str, Any]) -> None:
     })
 
 
-def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None) -> dict[str, Any]:
-    """One session per graph, except that the decode graph also prefills (from an empty past).
+def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None, weights: str = "") -> dict[str, Any]:
+    """One session per graph, except that the decode graph also prefills (from an empty past); the LLM
+    graphs with ``weights`` where asked (ONNX Runtime fuses their Q/DQ weights into ``MatMulNBits``).
 
     TensorRT needs the two LLM graphs for their own optimisation profiles; ONNX Runtime's shapes are
     dynamic, and two sessions would hold the LLM's weights twice.
@@ -104,7 +105,7 @@ def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None) -> dict[str,
         name: OrtGraph(
             onnx_dir / spec.file, provider=provider, threads=threads, trt_cache_dir=onnx_dir / "ort_trt_cache"
         )
-        for name, spec in manifest.graphs.items()
+        for name, spec in manifest.with_weights(weights).items()
         if name != "llm_prefill"
     }
     if "llm_decode" in graphs:
@@ -112,13 +113,21 @@ def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None) -> dict[str,
     return graphs
 
 
-def _trt_graphs(engine_dir: Path, device: str) -> dict[str, Any]:
+def _trt_graphs(engine_dir: Path, device: str, weights: str = "") -> dict[str, Any]:
     from rynnec_ros.model.backends.trt import TrtGraph
+    from rynnec_ros.model.export.quantize import QUANTIZED_GRAPHS
 
     index = engine_dir / "engines.json"
     if not index.is_file():
         raise FileNotFoundError(f"{index} not found: build engines with `rynnec-ros export tensorrt`")
     entries = json.loads(index.read_text(encoding="utf-8"))
+    built = {e.get("weights", "") for n, e in entries.items() if n in QUANTIZED_GRAPHS}
+    if built and built != {weights}:
+        have = ", ".join(sorted(w or "float32" for w in built))
+        raise ValueError(
+            f"{engine_dir}: the LLM engines were built with {have} weights, not {weights or 'float32'}; "
+            "rebuild with `rynnec-ros export tensorrt" + (f" --weights {weights}`" if weights else "`")
+        )
     return {name: TrtGraph(engine_dir / e["engine"], device=device) for name, e in entries.items()}
 
 
@@ -130,9 +139,11 @@ def swap_components(engine: RynnEC, graphs: dict[str, Callable[..., Any] | None]
 
     ``graphs["llm_prefill"]`` may be None: the decode graph then prefills from an empty past.
     """
+    import torch
     from torch import nn
 
     from rynnec_ros.model.backends.modules import (
+        BoundGraph,
         GraphDecoderStack,
         GraphMLP,
         GraphRegionEncoder,
@@ -163,8 +174,18 @@ def swap_components(engine: RynnEC, graphs: dict[str, Callable[..., Any] | None]
     llm.region_encoder = GraphRegionEncoder(need("region"), llm.region_encoder)
     cfg = model.config
     head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
-    empty_past = (cfg.num_hidden_layers, 2, cfg.num_key_value_heads, 0, head_dim)  # the export's layout
-    llm.forward = GraphDecoderStack(graphs["llm_prefill"], need("llm_decode"), engine.dtype, empty_past)
+    decode = need("llm_decode")
+    if "past_k.0.0" not in getattr(decode, "input_names", ["past_k.0.0"]):
+        raise ValueError(
+            "the llm_decode graph predates the in-place KV cache (one stacked `past` input); "
+            "re-run `rynnec-ros export onnx` (and `export tensorrt`) for this checkpoint"
+        )
+    kv_dtype = getattr(decode, "dtypes", {}).get("past_k.0.0", torch.float32)  # TensorRT declares its own
+    layout = (cfg.num_hidden_layers, cfg.num_key_value_heads, head_dim)
+    prefill = cast("BoundGraph | None", graphs["llm_prefill"])
+    llm.forward = GraphDecoderStack(
+        prefill, cast("BoundGraph", decode), engine.dtype, layout, kv_dtype, engine.device
+    )
     llm.layers = nn.ModuleList()
     llm.norm = nn.Identity()  # the final norm is inside the LLM graphs
     model.lm_head = GraphMLP(need("lm_head"), model.lm_head)

@@ -8,13 +8,14 @@ or whatever TensorRT built; adapters cast inputs to the graph and outputs back t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 from torch import nn
 
 from rynnec_ros.core.types import StopFn
 from rynnec_ros.model.decoding import KVCache, check_stop
+from rynnec_ros.model.export.llm import kv_names
 from rynnec_ros.model.heads import MaskExtractor
 from rynnec_ros.model.vision import Videollama3VisionEncoderModel
 
@@ -58,38 +59,60 @@ class GraphRegionEncoder(nn.Module):
         return self.mlp(pooled)
 
 
+class BoundGraph(Protocol):
+    """A graph that runs with its inputs and outputs bound to torch tensors (``OrtGraph``, ``TrtGraph``)."""
+
+    def run_bound(self, inputs: Mapping[str, torch.Tensor], outputs: Mapping[str, torch.Tensor]) -> None: ...
+
+
 class GraphDecoderStack:
-    """The engine's ``Decoder`` (``model.decoding``) over the prefill/decode graphs.
+    """The engine's ``Decoder`` (``model.decoding``) over the prefill/decode graphs, KV cache in place.
 
-    ``swap_components`` installs it as ``Qwen2Model.forward``, where the engine looks for it. It
-    keeps the engine's ``KVCache`` layout: the graphs take the cached positions stacked as
-    ``past [layers, 2, kv_heads, P, head_dim]`` and return ``present`` with the new ones, which are
-    written back into the cache buffers. A graph runs the whole stack in one call, so ``should_stop``
-    is checked per chunk, not per layer.
+    ``swap_components`` installs it as ``Qwen2Model.forward``, where the engine looks for it. The
+    cache is the engine's ``KVCache`` (``[layers, kv_heads, capacity, head_dim]`` buffers, in the
+    graphs' ``kv_dtype`` on ``device``); a call binds ``k[i, j, :P]`` and ``v[i, j, :P]`` as the graph's
+    past inputs and ``k[i, j, P:P+S]`` / ``v[...]`` as its new outputs (``export/llm.py``), so the
+    graph reads the valid positions where they lie and writes the new ones at the current position:
+    no byte of the cache is copied, and the unused capacity is never read. A graph runs the whole
+    stack in one call, so ``should_stop`` is checked per chunk, not per layer.
 
-    ``prefill=None`` runs the first chunk through the decode graph with an empty past of
-    ``empty_past`` = (layers, 2, kv_heads, 0, head_dim): the same results to the bit in ONNX Runtime
-    (``test_backends_engine``), and the LLM's weights are loaded once instead of once per graph.
+    ``prefill=None`` runs the first chunk through the decode graph with P = 0 (zero-size past
+    bindings): the same results to the bit in ONNX Runtime (``test_backends_engine``), and the LLM's
+    weights are loaded once instead of once per graph. TensorRT keeps a prefill graph (its
+    optimisation profiles take no zero-size dimension).
     """
 
     def __init__(
         self,
-        prefill: Graph | None,
-        decode: Graph,
+        prefill: BoundGraph | None,
+        decode: BoundGraph,
         dtype: torch.dtype,
-        empty_past: tuple[int, ...] | None = None,
+        layout: tuple[int, int, int],
+        kv_dtype: torch.dtype = torch.float32,
+        device: torch.device | str = "cpu",
     ) -> None:
-        if prefill is None and (empty_past is None or len(empty_past) != 5 or empty_past[3] != 0):
-            raise ValueError(f"without a prefill graph the empty past shape is needed, got {empty_past}")
         self.prefill = prefill
         self.decode = decode
         self.dtype = dtype
-        self.empty_past = empty_past
+        self.layers, self.kv_heads, self.head_dim = layout
+        self.kv_dtype = kv_dtype
+        self.device = torch.device(device)
+        self._past = kv_names("past", self.layers, self.kv_heads)
+        self._new = kv_names("new", self.layers, self.kv_heads)
 
     def new_cache(self, capacity: int) -> KVCache:
-        """An empty cache of ``capacity`` positions; its buffers take their shape from the first present."""
-        empty = torch.empty((0, 0, int(capacity), 0), dtype=self.dtype)
-        return KVCache(empty, empty.clone())
+        shape = (self.layers, self.kv_heads, int(capacity), self.head_dim)
+        k = torch.zeros(shape, dtype=self.kv_dtype, device=self.device)
+        return KVCache(k, torch.zeros_like(k))
+
+    def _views(self, cache: KVCache, start: int, end: int) -> list[torch.Tensor]:
+        """Slices ``[start:end]`` of every (layer, K/V, head) row of the cache, in ``kv_names`` order."""
+        return [
+            buf[i, j, start:end]
+            for i in range(self.layers)
+            for buf in (cache.k, cache.v)
+            for j in range(self.kv_heads)
+        ]
 
     def forward(
         self, embeds: torch.Tensor, cache: KVCache, should_stop: StopFn | None = None
@@ -98,28 +121,22 @@ class GraphDecoderStack:
         start, s = cache.length, embeds.shape[1]
         if start + s > cache.capacity:
             raise ValueError(f"{start + s} positions exceed the KV cache capacity {cache.capacity}")
-        positions = torch.arange(start, start + s, device=embeds.device, dtype=torch.int64)[None]
-        like = torch.empty(0, dtype=self.dtype, device=embeds.device)
+        dev = cache.k.device
+        inputs = {
+            "inputs_embeds": embeds.to(dev, self.kv_dtype).contiguous(),
+            "position_ids": torch.arange(start, start + s, device=dev, dtype=torch.int64)[None],
+        }
+        graph = self.decode
         if start == 0 and self.prefill is not None:
-            outs = _run(self.prefill, {"inputs_embeds": embeds, "position_ids": positions}, like)
-        elif start == 0:
-            assert self.empty_past is not None  # checked in __init__
-            past = torch.zeros(self.empty_past, dtype=self.dtype, device=embeds.device)
-            outs = _run(self.decode, {"inputs_embeds": embeds, "position_ids": positions, "past": past}, like)
+            graph = self.prefill
         else:
-            past = torch.stack((cache.k[:, :, :start], cache.v[:, :, :start]), dim=1)
-            feeds = {"inputs_embeds": embeds, "position_ids": positions, "past": past}
-            outs = _run(self.decode, feeds, like)
-        present = outs["present"]
-        if cache.k.numel() == 0:
-            layers, _, kv, _, head_dim = present.shape
-            shape = (layers, kv, cache.capacity, head_dim)
-            cache.k = torch.zeros(shape, dtype=present.dtype, device=present.device)
-            cache.v = torch.zeros_like(cache.k)
-        cache.k[:, :, start : start + s] = present[:, 0, :, start:]
-        cache.v[:, :, start : start + s] = present[:, 1, :, start:]
+            inputs.update(zip(self._past, self._views(cache, 0, start), strict=True))
+        hidden = torch.empty((1, s, embeds.shape[2]), dtype=self.kv_dtype, device=dev)
+        outputs = {"hidden": hidden}
+        outputs.update(zip(self._new, self._views(cache, start, start + s), strict=True))
+        graph.run_bound(inputs, outputs)
         cache.length = start + s
-        return outs["hidden"]
+        return hidden.to(embeds.device, self.dtype)
 
     def decode_step(
         self, embeds: torch.Tensor, pos: torch.Tensor, cache: KVCache, span: int, masked: bool
@@ -130,7 +147,6 @@ class GraphDecoderStack:
         hidden = self.forward(embeds, cache)[0, -1]
         cache.length -= 1  # the caller advances the length, as with StaticQwen2.decode_step
         return hidden
-
 
 class GraphVisionTower(nn.Module):
     """Replaces ``Videollama3VisionEncoderModel``: RoPE tables from the torch tower's own helper."""

@@ -21,6 +21,16 @@ PROVIDERS = {
 }
 
 
+# torch dtype name → the numpy type IO binding describes the element type with
+_NUMPY = {
+    "torch.float32": np.float32,
+    "torch.float16": np.float16,
+    "torch.int64": np.int64,
+    "torch.int32": np.int32,
+    "torch.bool": np.bool_,
+}
+
+
 class ProviderError(RuntimeError):
     """The requested execution provider is not available or was silently dropped by ONNX Runtime."""
 
@@ -114,6 +124,36 @@ class OrtGraph:
             raise ValueError(f"{self.path.name}: missing inputs {missing}")
         outs = self.session.run(self.output_names, {n: feeds[n] for n in self.input_names})
         return dict(zip(self.output_names, outs, strict=True))
+
+    def run_bound(self, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
+        """Run with every input and output bound to the memory of a torch tensor (IO binding).
+
+        The session reads the inputs where they lie and writes the outputs into the given tensors,
+        which may be views into larger buffers (contiguous ones): this is how the decode graph reads
+        the KV cache and writes the new positions in place. Zero-size inputs are bound too.
+        """
+        missing = [n for n in self.input_names if n not in inputs]
+        missing += [n for n in self.output_names if n not in outputs]
+        if missing:
+            raise ValueError(f"{self.path.name}: missing bindings {missing}")
+        binding = self.session.io_binding()
+        for names, tensors, bind in (
+            (self.input_names, inputs, binding.bind_input),
+            (self.output_names, outputs, binding.bind_output),
+        ):
+            for name in names:
+                t = tensors[name]
+                if not t.is_contiguous():
+                    raise ValueError(f"{self.path.name}: {name} must be a contiguous tensor to bind")
+                bind(
+                    name,
+                    t.device.type,
+                    t.device.index or 0,
+                    _NUMPY[str(t.dtype)],
+                    list(t.shape),
+                    t.data_ptr(),
+                )
+        self.session.run_with_iobinding(binding)
 
     def __call__(self, feeds: Mapping[str, Any], device: Any = None) -> dict[str, Any]:
         """Run with torch tensors (moved to CPU for the session) and return torch tensors on ``device``."""

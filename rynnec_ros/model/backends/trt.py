@@ -64,6 +64,32 @@ class TrtGraph:
         self.dtypes = {n: _torch_dtype(self.engine.get_tensor_dtype(n)) for n in names}
         self.active_provider = "TensorRT"
 
+    def run_bound(self, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
+        """Run with inputs read from and outputs written into the given CUDA tensors (views allowed, if
+        contiguous): the decode graph's KV cache is read and written in place this way."""
+        import torch
+
+        for name in self.input_names + self.output_names:
+            t = inputs.get(name) if name in self.input_names else outputs.get(name)
+            if t is None:
+                raise ValueError(f"{self.path.name}: missing binding {name!r}")
+            if t.device != self.device or t.dtype != self.dtypes[name] or not t.is_contiguous():
+                want = f"a contiguous {self.dtypes[name]} tensor on {self.device}"
+                raise ValueError(f"{self.path.name}: {name} must be {want}")
+            if name in self.input_names and not self.context.set_input_shape(name, tuple(t.shape)):
+                raise ValueError(
+                    f"{self.path.name}: input {name} shape {tuple(t.shape)} is outside the "
+                    "engine's optimisation profile; rebuild with larger --max-* limits"
+                )
+            self.context.set_tensor_address(name, t.data_ptr())
+        for name in self.output_names:
+            shape, bound = tuple(self.context.get_tensor_shape(name)), tuple(outputs[name].shape)
+            if shape != bound:
+                raise ValueError(f"{self.path.name}: output {name} is {shape}, bound {bound}")
+        stream = torch.cuda.current_stream(self.device)
+        if not self.context.execute_async_v3(stream.cuda_stream):
+            raise RuntimeError(f"TensorRT execution of {self.path.name} failed")
+
     def __call__(self, feeds: Mapping[str, Any], device: Any = None) -> dict[str, Any]:
         import torch
 

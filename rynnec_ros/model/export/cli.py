@@ -33,7 +33,8 @@ def _onnx(args: argparse.Namespace) -> int:
     torch.set_num_threads(args.threads)
     graphs = args.graphs.split(",") if args.graphs else None
     manifest = export_onnx(
-        args.checkpoint, args.out, graphs=graphs, max_frame_tokens=args.max_frame_tokens, max_seq=args.max_seq
+        args.checkpoint, args.out, graphs=graphs, max_frame_tokens=args.max_frame_tokens,
+        max_seq=args.max_seq, weights=args.weights.split(",") if args.weights else (),
     )
     print(f"wrote {len(manifest.graphs)} graphs to {args.out}: {', '.join(manifest.graphs)}")
     if args.check:
@@ -64,6 +65,7 @@ def _tensorrt(args: argparse.Namespace) -> int:
         Path(args.onnx),
         Path(args.out),
         precision=args.precision,
+        weights=args.weights or "",
         graphs=graphs,
         dim_overrides=_dims(args.dims),
         workspace_gb=args.workspace_gb,
@@ -108,6 +110,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--graphs", help="comma-separated subset (default: all)")
     p.add_argument("--max-frame-tokens", type=int, default=16384, help="largest LLM tokens per frame")
     p.add_argument("--max-seq", type=int, default=16384, help="largest prompt + generated length")
+    p.add_argument(
+        "--weights", help="also write the LLM graphs with weight-only int8 and/or int4 weights (int8,int4)"
+    )
     p.add_argument("--threads", type=int, default=2)
     p.add_argument(
         "--check", action="store_true", help="check parity with torch (ONNX Runtime CPU) afterwards"
@@ -118,6 +123,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument("--onnx", required=True, help="directory written by `export onnx`")
     t.add_argument("--out", required=True, help="engine directory (also the engine cache)")
     t.add_argument("--precision", default="fp16", choices=["fp32", "fp16", "bf16", "int8", "fp8"])
+    t.add_argument("--weights", choices=["int8", "int4"],
+                   help="build the LLM graphs from the export's weight-only int8/int4 Q/DQ graphs")
     t.add_argument("--graphs", help="comma-separated subset (default: all)")
     t.add_argument("--dims", help="override profile ranges, e.g. seq=1:2048:8192,past=1:2048:8192")
     t.add_argument("--workspace-gb", type=float, default=8.0)

@@ -48,8 +48,29 @@ class GraphSpec:
 
 @dataclass
 class Manifest:
+    """``weights`` maps a weight precision (``int8``, ``int4``) to the graphs exported with those weights
+    (the LLM graphs); every other graph is shared with the float32 export in ``graphs``."""
+
     graphs: dict[str, GraphSpec]
     info: dict[str, Any] = field(default_factory=dict)
+    weights: dict[str, dict[str, GraphSpec]] = field(default_factory=dict)
+
+    def graph(self, name: str, weights: str = "") -> GraphSpec:
+        """Graph ``name`` with ``weights`` ("" = as exported, float32); refuses a precision not exported."""
+        if weights:
+            if weights not in self.weights:
+                have = sorted(self.weights) or "float32 only"
+                raise ValueError(
+                    f"this export has no {weights} weights (it has: {have}); "
+                    f"re-run `rynnec-ros export onnx --weights {weights}`"
+                )
+            if name in self.weights[weights]:
+                return self.weights[weights][name]
+        return self.graphs[name]
+
+    def with_weights(self, weights: str = "") -> dict[str, GraphSpec]:
+        """Every graph, the ``weights`` variant where one exists."""
+        return {name: self.graph(name, weights) for name in self.graphs}
 
     def save(self, out_dir: str | Path) -> Path:
         path = Path(out_dir) / MANIFEST
@@ -64,13 +85,20 @@ class Manifest:
                 f"{path} not found: is {directory} an `rynnec-ros export onnx` directory?"
             )
         raw = json.loads(path.read_text(encoding="utf-8"))
-        graphs = {
-            name: GraphSpec(
-                file=g["file"],
-                inputs={k: TensorSpec(**v) for k, v in g["inputs"].items()},
-                outputs=list(g["outputs"]),
-                dims={k: (int(v[0]), int(v[1]), int(v[2])) for k, v in g.get("dims", {}).items()},
-            )
-            for name, g in raw["graphs"].items()
-        }
-        return cls(graphs=graphs, info=raw.get("info", {}))
+        return cls(
+            graphs=_graphs(raw["graphs"]),
+            info=raw.get("info", {}),
+            weights={w: _graphs(g) for w, g in raw.get("weights", {}).items()},
+        )
+
+
+def _graphs(raw: dict[str, Any]) -> dict[str, GraphSpec]:
+    return {
+        name: GraphSpec(
+            file=g["file"],
+            inputs={k: TensorSpec(**v) for k, v in g["inputs"].items()},
+            outputs=list(g["outputs"]),
+            dims={k: (int(v[0]), int(v[1]), int(v[2])) for k, v in g.get("dims", {}).items()},
+        )
+        for name, g in raw.items()
+    }

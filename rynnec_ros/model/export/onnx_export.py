@@ -9,6 +9,7 @@ graphs hold all the weights and FLOPs, and the control flow stays in the shared 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sys
 import tempfile
 import time
@@ -20,8 +21,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, Prefill
+from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, Prefill, kv_names
 from rynnec_ros.model.export.manifest import GraphSpec, Manifest, TensorSpec
+from rynnec_ros.model.export.quantize import BITS, QUANTIZED_GRAPHS, quantize_graph
 
 OPSET = 17
 GRAPHS = (
@@ -156,12 +158,15 @@ def export_onnx(
     max_frame_tokens: int = 16384,
     max_seq: int = 16384,
     model: Any = None,
+    weights: Sequence[str] = (),
 ) -> Manifest:
     """Export the selected graphs (default: all the checkpoint has) and write ``manifest.json``.
 
     Exported in float32 whatever the torch dtype: TensorRT picks fp16/int8 per layer itself, and
     ONNX Runtime CPU runs float32. A ``model`` passed in (instead of loading ``checkpoint``) is
-    converted to float32 in place.
+    converted to float32 in place. ``weights`` (``int8``, ``int4``) adds weight-only quantised copies
+    of the LLM graphs (``<graph>.<weights>.onnx``, ``export/quantize.py``), listed under the
+    manifest's ``weights``; engines choose them with the ``weights`` option.
     """
     from rynnec_ros.model.loader import load_model
 
@@ -194,7 +199,10 @@ def export_onnx(
         "sam2_image": lambda: _export_sam2_image(m.sam2, out, dims),
         "sam2_decoder": lambda: _export_sam2_decoder(m.sam2, out, dims),
     }
-    step = _Step(len(wanted))
+    bad_weights = [w for w in weights if w not in BITS]
+    if bad_weights:
+        raise ValueError(f"unknown weights {bad_weights}; choose from {sorted(BITS)}")
+    step = _Step(len(wanted) + len(weights) * len([g for g in QUANTIZED_GRAPHS if g in wanted]))
     specs: dict[str, GraphSpec] = {}
     for name in wanted:
         step(name)
@@ -212,6 +220,27 @@ def export_onnx(
             "torch": torch.__version__,
         },
     )
+    manifest.save(out)
+    for w in weights:
+        manifest = add_weights(out, w, step)
+    return manifest
+
+
+def add_weights(out_dir: str | Path, weights: str, step: Callable[[str], None] | None = None) -> Manifest:
+    """Quantise the LLM graphs of an export to ``weights`` (``export/quantize.py``) and list them in its
+    manifest (``weights``; what was quantised under ``info["weights"]``)."""
+    out = Path(out_dir)
+    manifest = Manifest.load(out)
+    manifest.weights[weights] = {}
+    facts = manifest.info.setdefault("weights", {})
+    facts[weights] = {}
+    for name in [g for g in QUANTIZED_GRAPHS if g in manifest.graphs]:
+        if step is not None:
+            step(f"{name} ({weights} weights)")
+        spec = manifest.graphs[name]
+        file = f"{name}.{weights}.onnx"
+        facts[weights][name] = quantize_graph(out / spec.file, out / file, weights)
+        manifest.weights[weights][name] = dataclasses.replace(spec, file=file)
     manifest.save(out)
     return manifest
 
@@ -254,38 +283,42 @@ def _core(m: Any) -> ExplicitKVQwen2:
 
 
 def _export_prefill(m: Any, out: Path, dims: dict[str, tuple[int, int, int]]) -> GraphSpec:
+    core = _core(m)
     s = 5
     inputs = {
         "inputs_embeds": torch.randn(1, s, m.rconfig.hidden_size),
         "position_ids": torch.arange(s, dtype=torch.int64)[None],
     }
-    outputs = ["hidden", "present"]
+    new = kv_names("new", len(core.layers), core.num_kv)
+    outputs = ["hidden", *new]
     dyn = {
         "inputs_embeds": {1: "seq"},
         "position_ids": {1: "seq"},
         "hidden": {1: "seq"},
-        "present": {3: "seq"},
+        **{n: {0: "seq"} for n in new},
     }
-    _export(Prefill(_core(m)), tuple(inputs.values()), out / "llm_prefill.onnx", list(inputs), outputs, dyn)
+    _export(Prefill(core), tuple(inputs.values()), out / "llm_prefill.onnx", list(inputs), outputs, dyn)
     return _spec("llm_prefill.onnx", inputs, dyn, outputs, dims)
 
 
 def _export_decode(m: Any, out: Path, dims: dict[str, tuple[int, int, int]]) -> GraphSpec:
+    """Past K/V per (layer, kind, kv head) in, the new positions out (see ``export/llm.py``)."""
     core = _core(m)
     p, s = 6, 2
-    past = torch.randn(len(core.layers), 2, core.num_kv, p, core.head_dim)
+    names = kv_names("past", len(core.layers), core.num_kv)
+    new = kv_names("new", len(core.layers), core.num_kv)
     inputs = {
         "inputs_embeds": torch.randn(1, s, m.rconfig.hidden_size),
         "position_ids": torch.arange(p, p + s, dtype=torch.int64)[None],
-        "past": past,
+        **{n: torch.randn(p, core.head_dim) for n in names},
     }
-    outputs = ["hidden", "present"]
+    outputs = ["hidden", *new]
     dyn = {
         "inputs_embeds": {1: "new"},
         "position_ids": {1: "new"},
-        "past": {3: "past"},
+        **{n: {0: "past"} for n in names},
         "hidden": {1: "new"},
-        "present": {3: "total"},
+        **{n: {0: "new"} for n in new},
     }
     _export(Decode(core), tuple(inputs.values()), out / "llm_decode.onnx", list(inputs), outputs, dyn)
     return _spec("llm_decode.onnx", inputs, dyn, outputs, dims)

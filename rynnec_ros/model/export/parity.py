@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, Prefill
+from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, Prefill, kv_names
 from rynnec_ros.model.export.onnx_export import Sam2DecoderGraph, Sam2ImageGraph, VisionGraph
 
 # Relative-norm tolerances: float32 graphs differ from torch by reordered float32 sums only;
@@ -88,6 +88,10 @@ def example_inputs(model: Any, seed: int = 0) -> dict[str, dict[str, torch.Tenso
     return inputs
 
 
+def _past(feeds: Mapping[str, torch.Tensor], core: ExplicitKVQwen2) -> list[torch.Tensor]:
+    return [feeds[n] for n in kv_names("past", core.num_layers, core.num_kv)]
+
+
 @torch.no_grad()
 def check_graphs(
     model: Any, graphs: Mapping[str, Graph], precision: str = "fp32", seed: int = 0
@@ -100,12 +104,15 @@ def check_graphs(
         g: {k: v.to(device) for k, v in feeds.items()} for g, feeds in example_inputs(model, seed).items()
     }
     core = ExplicitKVQwen2(model.model).eval()
+    llm_out = ["hidden", *kv_names("new", core.num_layers, core.num_kv)]
     torch_mods: dict[str, Callable[..., Any]] = {
         "vision": lambda f: {"features": VisionGraph(model.vision_tower)(**f)},
         "projector": lambda f: {"y": model.model.mm_projector(f["x"])},
         "region": lambda f: {"y": model.model.region_encoder.feat_linear(f["x"])},
-        "llm_prefill": lambda f: dict(zip(("hidden", "present"), Prefill(core)(**f), strict=True)),
-        "llm_decode": lambda f: dict(zip(("hidden", "present"), Decode(core)(**f), strict=True)),
+        "llm_prefill": lambda f: dict(zip(llm_out, Prefill(core)(**f), strict=True)),
+        "llm_decode": lambda f: dict(
+            zip(llm_out, Decode(core)(f["inputs_embeds"], f["position_ids"], *_past(f, core)), strict=True)
+        ),
         "lm_head": lambda f: {"y": model.lm_head(f["x"])},
         "seg_head": lambda f: {"y": model.seg_head(f["x"])},
         "sam2_image": lambda f: dict(
@@ -117,7 +124,8 @@ def check_graphs(
     }
     if "llm_decode" in graphs:
         prefill_out = torch_mods["llm_prefill"](inputs["llm_prefill"])
-        inputs["llm_decode"]["past"] = prefill_out["present"]
+        for past, new in zip(kv_names("past", core.num_layers, core.num_kv), llm_out[1:], strict=True):
+            inputs["llm_decode"][past] = prefill_out[new]
     if "sam2_decoder" in graphs and model.sam2 is not None:
         embed, s0, s1 = Sam2ImageGraph(model.sam2)(inputs["sam2_image"]["pixels"][:1])
         seg = torch.randn(model.sam2.config.d_model, generator=torch.Generator().manual_seed(seed + 1)).to(

@@ -197,6 +197,7 @@ class BuildResult:
     cached: bool
     seconds: float
     precision: str
+    weights: str = ""
 
 
 def build_engine(
@@ -208,8 +209,13 @@ def build_engine(
     workspace_gb: float = 8.0,
     calibration: Callable[[], Iterator[dict[str, np.ndarray]]] | None = None,
     force: bool = False,
+    weights: str = "",
 ) -> BuildResult:
-    """Build (or reuse from the cache) one engine; ``profile`` maps input name to (min, opt, max) shapes."""
+    """Build (or reuse from the cache) one engine; ``profile`` maps input name to (min, opt, max) shapes.
+
+    ``weights`` names the weight-only quantisation of a Q/DQ graph; the builder flag of that type is
+    set so TensorRT keeps the DQ weights (the ONNX digest in the cache key already tells the graphs
+    apart)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     ok, why = tensorrt_available()
@@ -223,7 +229,7 @@ def build_engine(
     engine_path = out_dir / f"{onnx_path.stem}.{precision}.{key}.engine"
     if engine_path.is_file() and not force:
         print(f"[{label}] cache hit: {engine_path.name}", file=sys.stderr)
-        return BuildResult(label, engine_path, True, 0.0, precision)
+        return BuildResult(label, engine_path, True, 0.0, precision, weights)
 
     t0 = time.perf_counter()
     logger = trt.Logger(trt.Logger.WARNING)
@@ -267,6 +273,11 @@ def build_engine(
             cache = out_dir / f"{onnx_path.stem}.{key}.calib"
             config.int8_calibrator = _calibrator(trt.IInt8EntropyCalibrator2, calibration, cache)
             config.set_calibration_profile(opt_profile)
+    if weights:
+        flag = getattr(trt.BuilderFlag, weights.upper(), None)
+        if flag is None:
+            raise ValueError(f"TensorRT {trt.__version__} has no {weights} weight-only quantisation")
+        config.set_flag(flag)
     if precision == "fp8":
         if not hasattr(trt.BuilderFlag, "FP8"):
             raise ValueError(f"TensorRT {trt.__version__} has no fp8 support")
@@ -289,6 +300,7 @@ def build_engine(
     meta = {
         "onnx": onnx_path.name,
         "precision": precision,
+        "weights": weights,
         "tensorrt": trt.__version__,
         "gpu": gpu_identity(),
         "profile": {k: [list(s) for s in v] for k, v in profile.items()},
@@ -296,7 +308,7 @@ def build_engine(
     }
     engine_path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     print(f"[{label}] built in {seconds:.1f}s -> {engine_path.name}", file=sys.stderr)
-    return BuildResult(label, engine_path, False, seconds, precision)
+    return BuildResult(label, engine_path, False, seconds, precision, weights)
 
 
 def build_all(
@@ -308,9 +320,14 @@ def build_all(
     workspace_gb: float = 8.0,
     calib_dir: Path | None = None,
     force: bool = False,
+    weights: str = "",
 ) -> list[BuildResult]:
     """Build every graph of an export directory and record graph -> engine file in ``engines.json``,
-    which is what the ``tensorrt`` backend loads (so it never has to recompute cache keys)."""
+    which is what the ``tensorrt`` backend loads (so it never has to recompute cache keys).
+
+    ``weights`` int8 / int4 builds the LLM graphs from the export's weight-only Q/DQ graphs
+    (``export/quantize.py``): TensorRT keeps those weights quantised and dequantises them into the
+    GEMMs at ``precision`` (fp16 on Orin); ``engines.json`` records the weights per graph."""
     manifest = Manifest.load(onnx_dir)
     names = graphs or list(manifest.graphs)
     unknown = [n for n in names if n not in manifest.graphs]
@@ -318,7 +335,8 @@ def build_all(
         raise ValueError(f"unknown graphs {unknown}; the export has {list(manifest.graphs)}")
     results: list[BuildResult] = []
     for i, name in enumerate(names, 1):
-        spec = manifest.graphs[name]
+        spec = manifest.graph(name, weights)
+        quantized = weights if spec is not manifest.graphs[name] else ""
         if dim_overrides:
             spec.dims.update({k: v for k, v in dim_overrides.items() if k in spec.dims})
         calibration = None
@@ -335,9 +353,12 @@ def build_all(
                 workspace_gb=workspace_gb,
                 calibration=calibration,
                 force=force,
+                weights=quantized,
             )
         )
-    index = {r.graph: {"engine": r.engine.name, "precision": r.precision} for r in results}
+    index = {
+        r.graph: {"engine": r.engine.name, "precision": r.precision, "weights": r.weights} for r in results
+    }
     existing = out_dir / "engines.json"
     merged = json.loads(existing.read_text()) if existing.is_file() else {}
     merged.update(index)
