@@ -447,8 +447,9 @@ class CognitionNode(LifecycleNode):
         if precompute is None or self._state != "active" or not self._p["precompute_window"]:
             return
         try:  # the window a question without stamps gets
-            frames = self._buffer.select(fps=self._p["sample_fps"],
-                                         max_frames=self._p["max_frames_per_query"])
+            p = self._p
+            frames = self._buffer.select(fps=p["sample_fps"], max_frames=p["max_frames_per_query"],
+                                         block_frames=p["live_window_block_frames"])
         except ValueError:
             return  # nothing buffered yet
         keys = [f.key for f in frames]
