@@ -632,6 +632,13 @@ class RynnEC:
                 chunks.append(Chunk(c, min(c + PREFILL_CHUNK, b), sub))
         return chunks
 
+    def resized_sizes(self, height: int, width: int, counts: Sequence[int]) -> set[tuple[int, int]]:
+        """The (h, w) a height×width frame is resized to in windows of each of ``counts`` frames: one size
+        unless the visual-token budget binds (then every frame shrinks as the window grows, and a window
+        that gained a frame shares no vision features or prefix with the one before)."""
+        merge = self.config.merge_size
+        return {target_size(height, width, n, self.processor, merge) for n in counts}
+
     def encode_frame(self, fi: FrameInput) -> FrameFeatures:
         """Vision tower + 2×2 merge + projector for one frame."""
         return self.encode_frames([fi])[0]

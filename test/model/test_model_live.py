@@ -119,6 +119,17 @@ def test_block_window_precompute_extends_within_a_block_and_answers_like_a_cold_
     ]
 
 
+def test_resized_sizes_say_when_the_token_budget_binds(untied_ckpt: Path) -> None:
+    """Hand-worked for patch 14, merge 2 (28-px blocks) and 16384 tokens: up to 12 845 056 px per window.
+    640×480 rounds to 644×476 = 306 544 px, within 12 845 056 / 30 = 428 168: one size for 23..30 frames.
+    1280×720 (921 600 px) shrinks by sqrt(921 600 / max_pixels): at 30 frames 476×868 px (floors of
+    17.5 and 31.2 blocks), at 23 frames (558 480 px) 560×980 (20.02 and 35.6 blocks)."""
+    eng = RynnEC.from_pretrained(untied_ckpt, reuse=False)
+    assert eng.processor.max_tokens == 16384 and eng.processor.patch_size == 14 and eng.config.merge_size == 2
+    assert eng.resized_sizes(480, 640, range(23, 31)) == {(476, 644)}
+    assert eng.resized_sizes(720, 1280, [23, 30]) == {(560, 980), (476, 868)}
+
+
 def test_interrupted_precompute_keeps_its_work(
     untied_ckpt: Path, cold: RynnEC, frames: list[np.ndarray]
 ) -> None:
