@@ -205,6 +205,15 @@ def test_recent_window_every_frame_counts_ordinals_across_eviction() -> None:
     ]
 
 
+def test_recent_window_periods_are_exact_at_epoch_stamps() -> None:
+    """fps 0.5: 2 s periods counted from stamp 0, so at T = 1.7e9 s (even) frames T + 0..9 s pair up as
+    (0, 1), (2, 3), ... and each pair's first is the sample; block 1 keeps the newest 3."""
+    t = 1_700_000_000
+    stamps = _s(*(t + i for i in range(10)))
+    assert sample_recent(stamps, 0.5, 3, block=1) == _s(t + 4, t + 6, t + 8)
+    assert sample_recent(stamps[1:], 0.5, 10, block=1) == _s(t + 1, t + 2, t + 4, t + 6, t + 8)
+
+
 def test_recent_window_keeps_mask_frames_and_drops_the_oldest_others() -> None:
     stamps = _s(*range(10))
     assert sample_recent(stamps, 1.0, 4, 2, required=_s(2)) == _s(2, 7, 8, 9)  # [6, 7, 8, 9] + 2 - 6

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 
 import numpy as np
 
@@ -413,9 +411,9 @@ def sample_recent(
     ordered = sorted(set(int(s) for s in stamps))
     samples: dict[int, int] = {}  # sample number -> stamp
     if fps > 0:
-        rate = Fraction(fps)
+        num, den = float(fps).as_integer_ratio()  # exact: the sample number is floor(s · fps / 1e9)
         for s in ordered:
-            samples.setdefault(math.floor(s * rate / NS_PER_S), s)
+            samples.setdefault(s * num // (den * NS_PER_S), s)
     else:
         samples = {first_ordinal + i: s for i, s in enumerate(ordered)}
     chosen = set(req)
