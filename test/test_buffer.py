@@ -7,7 +7,14 @@ import threading
 import numpy as np
 import pytest
 
-from rynnec_ros.core.buffer import NS_PER_S, BufferLimits, FrameBuffer, frame_nbytes, sample_stamps
+from rynnec_ros.core.buffer import (
+    NS_PER_S,
+    BufferLimits,
+    FrameBuffer,
+    frame_nbytes,
+    sample_recent,
+    sample_stamps,
+)
 from rynnec_ros.core.types import Frame
 
 
@@ -132,6 +139,94 @@ def test_select_window_stamps_and_errors() -> None:
         buf.select(start_ns=1000 * NS_PER_S)
     with_mask = buf.select(fps=1.0, max_frames=3, required_ns=[int(7.5 * NS_PER_S)])
     assert int(7.5 * NS_PER_S) in [f.stamp_ns for f in with_mask] and len(with_mask) == 3
+
+
+def _s(*seconds: float) -> list[int]:
+    return [round(t * NS_PER_S) for t in seconds]
+
+
+def test_recent_window_grows_and_its_start_moves_in_blocks() -> None:
+    """Hand-worked: 2 fps frames at 0, 0.5, ... s; 1 fps samples are the first frame of each second
+    (sample n = n s). max_frames 4, block 2: start = lowest multiple of 2 with newest - start < 4."""
+    stamps = _s(*(i * 0.5 for i in range(20)))  # 0 .. 9.5 s: newest sample 9
+    windows = []
+    for last in (9.5, 10.0, 10.5, 11.0, 12.0, 13.0, 14.0):
+        stamps += _s(last) if last > 9.5 else []
+        windows.append(sample_recent(stamps, fps=1.0, max_frames=4, block=2))
+    assert windows == [
+        _s(6, 7, 8, 9),  # newest 9: start ceil(6/2)*2 = 6
+        _s(8, 9, 10),  # newest 10: start ceil(7/2)*2 = 8
+        _s(8, 9, 10),  # 10.5 s is sample 10's second frame: nothing changes
+        _s(8, 9, 10, 11),  # grew: the prefix of [8, 9, 10] is kept
+        _s(10, 11, 12),  # newest 12: start 10
+        _s(10, 11, 12, 13),
+        _s(12, 13, 14),
+    ]
+    # block 1: the newest 4 samples, a new start with every sample
+    assert sample_recent(stamps, 1.0, 4, block=1) == _s(11, 12, 13, 14)
+    # a block longer than max_frames acts as max_frames: start = multiple of 4 with 14 - start < 4
+    assert sample_recent(stamps, 1.0, 4, block=9) == _s(12, 13, 14)
+
+
+def test_recent_window_is_not_reshuffled_by_eviction() -> None:
+    """Frames at 0.3, 0.8, ... s in a 20-frame buffer. The paper's sampling is anchored on the oldest
+    frame, so evicting it changes every sampled frame; the recent window (samples = each second's
+    first frame) is unchanged while the frames it holds stay buffered."""
+    buf = FrameBuffer(BufferLimits(max_frames=20, jump_back_s=100))
+    for i in range(20):
+        buf.add(_frame(0.3 + 0.5 * i))  # 0.3 .. 9.8 s
+
+    def picks(block: int) -> list[int]:
+        return [f.stamp_ns for f in buf.select(fps=1.0, max_frames=4, block_frames=block)]
+
+    # the 1 fps chain from 0.3 s gives 0.3, 1.3, ..., 9.3 (10 frames); linspace(0, 9, 4) -> 0, 3, 6, 9
+    assert picks(0) == _s(0.3, 3.3, 6.3, 9.3)
+    assert picks(2) == _s(6.3, 7.3, 8.3, 9.3)  # samples 6..9
+    buf.add(_frame(10.3))  # evicts 0.3 s: the chain now starts at 0.8 and 10.3 is 0.5 s after 9.8
+    assert picks(0) == _s(0.8, 3.8, 6.8, 9.8)
+    assert picks(2) == _s(8.3, 9.3, 10.3)  # newest sample 10: start 8
+    buf.add(_frame(10.8))  # evicts 0.8 s
+    assert picks(2) == _s(8.3, 9.3, 10.3)
+
+
+def test_recent_window_every_frame_counts_ordinals_across_eviction() -> None:
+    """fps 0: every frame is a sample, numbered by its ordinal (frames evicted before it + position)."""
+    buf = FrameBuffer(BufferLimits(max_frames=5, jump_back_s=100))
+    seen = []
+    for t in range(1, 9):  # 1 .. 8 s; from 6 s on the oldest is evicted each time
+        buf.add(_frame(t))
+        if t >= 5:
+            seen.append([f.stamp_ns for f in buf.select(fps=0, max_frames=3, block_frames=2)])
+    assert seen == [
+        _s(3, 4, 5),  # ordinals 0..4, newest 4: start ceil(2/2)*2 = 2
+        _s(5, 6),  # 1 s evicted: ordinals 1..5, newest 5: start ceil(3/2)*2 = 4
+        _s(5, 6, 7),  # newest 6: start 4
+        _s(7, 8),  # newest 7: start 6
+    ]
+
+
+def test_recent_window_periods_are_exact_at_epoch_stamps() -> None:
+    """fps 0.5: 2 s periods counted from stamp 0, so at T = 1.7e9 s (even) frames T + 0..9 s pair up as
+    (0, 1), (2, 3), ... and each pair's first is the sample; block 1 keeps the newest 3."""
+    t = 1_700_000_000
+    stamps = _s(*(t + i for i in range(10)))
+    assert sample_recent(stamps, 0.5, 3, block=1) == _s(t + 4, t + 6, t + 8)
+    assert sample_recent(stamps[1:], 0.5, 10, block=1) == _s(t + 1, t + 2, t + 4, t + 6, t + 8)
+
+
+def test_recent_window_keeps_mask_frames_and_drops_the_oldest_others() -> None:
+    stamps = _s(*range(10))
+    assert sample_recent(stamps, 1.0, 4, 2, required=_s(2)) == _s(2, 7, 8, 9)  # [6, 7, 8, 9] + 2 - 6
+    assert sample_recent(stamps, 1.0, 4, 2, required=_s(7)) == _s(6, 7, 8, 9)  # already in it
+    assert sample_recent([], 1.0, 4, 2, required=_s(3)) == _s(3)
+    with pytest.raises(ValueError, match="exceed max_frames"):
+        sample_recent(stamps, 1.0, 1, 1, required=_s(1, 2))
+    with pytest.raises(ValueError, match="block"):
+        sample_recent(stamps, 1.0, 4, 0)
+    buf = FrameBuffer()
+    buf.add(_frame(1.0))
+    with pytest.raises(ValueError, match="block_frames"):
+        buf.select(block_frames=-1)
 
 
 def test_update_attaches_depth_and_recounts_bytes() -> None:

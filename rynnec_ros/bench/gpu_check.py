@@ -257,12 +257,14 @@ def main(argv: list[str] | None = None) -> int:
             budget,
             lambda: work_reuse(bf16(True), bf16(False), frames, new_tokens=16, repeat=args.repeat),
         )
-        stream = synthetic_window(args.live_frames + 2, width, height)
+        block = min(8, args.live_frames)  # the window mode with blocks of 8 frames, one block of steady state
+        stream = synthetic_window(args.live_frames + block, width, height)
         _phase(
             results,
             "live",
             budget,
-            lambda: live_window(bf16(True), stream, args.live_frames, QUESTION, new_tokens=16, repeat=2),
+            lambda: live_window(bf16(True), stream, args.live_frames, QUESTION, new_tokens=16, repeat=2,
+                                block=block),
         )
     why = "its wheel is not on the GPU machine (no package index there); the robot-side path"
     _phase(results, "onnxruntime-gpu", budget, lambda: _optional("onnxruntime", why))

@@ -3,6 +3,11 @@
 Both engines get the same frame keys (as the node passes ROS stamps) and the same questions; the
 ratio is the median total time with reuse over the median without, from interleaved runs. The
 answers must be identical, otherwise the reuse is wrong and the ratio meaningless.
+
+``region_qa``: one cold region question on the window with the vision tower fed frame by frame (the
+engine's CPU default) and 4 frames per call (its CUDA default, and every device's before issue 26 item 6),
+interleaved on one engine; CPU time of ``prepare`` (preprocessing, vision, region encoder) and of the
+prefill and decode.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import numpy as np
 
 from rynnec_ros.bench.measure import Stats, ratio
 from rynnec_ros.bench.workload import window_request
+from rynnec_ros.core.types import Region
 
 DEFAULT_QUESTIONS = (
     "<video>\nWhat is the red object?",
@@ -86,4 +92,55 @@ def work_reuse(
         "per_question_timings_with_reuse": per_question["with"],
         "method": "5 questions on one window, total wall/CPU time per set; caches cleared before each set; "
         "sets interleaved (with/without) and repeated; median",
+    }
+
+
+def region_qa(
+    engine: Any, frames: Sequence[np.ndarray], new_tokens: int = 16, repeat: int = 3,
+    batches: Sequence[int] = (1, 4),
+) -> dict[str, Any]:
+    """Process CPU of one cold region question per ``vision_batch`` (frames per vision-tower call)."""
+    if engine.reuse:
+        raise ValueError("region_qa measures cold questions: it needs an engine built with reuse=False")
+    h, w = frames[0].shape[:2]
+    mask = np.zeros((h, w), bool)
+    mask[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3] = True  # the object: the middle ninth of frame 1
+
+    def ask() -> tuple[float, float, list[int]]:
+        request = window_request(frames, "<video>\nWhat is <object0> doing?", max_new_tokens=new_tokens)
+        request.regions = [Region(0, {min(1, len(frames) - 1): mask})]
+        c0 = time.process_time()
+        prep = engine.prepare(request, keep_inputs=False)
+        prep.keep_steps = False
+        c1 = time.process_time()
+        gen = engine.generate(prep, new_tokens)
+        return c1 - c0, time.process_time() - c1, gen.ids
+
+    default = engine.vision_batch
+    cpu: dict[int, tuple[list[float], list[float]]] = {b: ([], []) for b in batches}
+    ids: dict[int, list[int]] = {}
+    try:
+        engine.vision_batch = batches[0]
+        ask()  # warm-up
+        for r in range(repeat):
+            for b in batches if r % 2 == 0 else list(reversed(batches)):
+                engine.vision_batch = b
+                prepare, rest, ids[b] = ask()
+                cpu[b][0].append(prepare)
+                cpu[b][1].append(rest)
+    finally:
+        engine.vision_batch = default
+    arms = {f"vision_batch_{b}": {"prepare_cpu": Stats.of(p), "prefill_decode_cpu": Stats.of(q)}
+            for b, (p, q) in cpu.items()}
+    first, last = batches[0], batches[-1]
+    return {
+        "frames": len(frames),
+        "engine_default_vision_batch": default,
+        "arms": arms,
+        "ratio_prepare_cpu": ratio(Stats.of(cpu[first][0]).median, Stats.of(cpu[last][0]).median),
+        "ratio_prepare_cpu_is": f"vision_batch {first} / {last}",
+        "answers_identical": len({tuple(v) for v in ids.values()}) == 1,
+        "method": "one region question (mask on frame 1), caches off; prepare() and generate() timed with "
+        "time.process_time (threads spinning under load count too: run with --threads 1 for steady "
+        "figures); arms interleaved, order alternating; median",
     }

@@ -57,23 +57,24 @@ def run_section(
             bandwidth_gbs=args.bandwidth_gbs,
         )
     if name == "reuse":
-        from rynnec_ros.bench.reuse_bench import work_reuse
+        from rynnec_ros.bench.reuse_bench import region_qa, work_reuse
 
         spec = _spec(args, checkpoint, args.backend, workdir)
-        return work_reuse(
-            build_engine(spec, reuse=True),
-            build_engine(spec, reuse=False),
-            frames,
-            new_tokens=args.new_tokens,
-            repeat=args.repeat,
-        )
+        cold = build_engine(spec, reuse=False)
+        section = work_reuse(build_engine(spec, reuse=True), cold, frames, new_tokens=args.new_tokens,
+                             repeat=args.repeat)
+        if args.backend == "torch":  # the graph backends' vision graphs take one frame per call
+            section["region_qa"] = region_qa(cold, frames, new_tokens=args.new_tokens, repeat=args.repeat)
+        return section
     if name == "live":
         from rynnec_ros.bench.live_bench import live_window
 
-        stream = synthetic_window(args.live_frames + args.slide_frames, width, height)
+        slide = args.slide_frames or args.block_frames
+        stream = synthetic_window(args.live_frames + slide, width, height)
         engine = build_engine(_spec(args, checkpoint, args.backend, workdir), reuse=True)
         return live_window(
-            engine, stream, args.live_frames, args.question, new_tokens=args.new_tokens, repeat=args.repeat
+            engine, stream, args.live_frames, args.question, new_tokens=args.new_tokens, repeat=args.repeat,
+            block=args.block_frames, slide=slide,
         )
     if name == "prompts":
         from rynnec_ros.bench.prompt_bench import prompt_costs

@@ -87,6 +87,7 @@ class FrameBuffer:
         self._suspect_since = 0.0
         self._clock = clock
         self._bytes = 0
+        self._passed = 0  # frames evicted from the oldest end since the last reset: the oldest one's ordinal
         self.resets = 0
         self.evicted = 0
         self.outliers = 0  # frames dropped as one-off bad stamps
@@ -184,6 +185,7 @@ class FrameBuffer:
             or (min_stamp is not None and self._stamps[0] < min_stamp)
         ):
             self._drop(self._stamps.pop(0))
+            self._passed += 1
         if self._bytes > lim.max_bytes and self._stamps:
             # A single frame larger than the whole budget is not kept either.
             self._drop(self._stamps.pop())
@@ -199,6 +201,7 @@ class FrameBuffer:
 
     def _clear(self) -> None:
         self._suspects = []
+        self._passed = 0
         self._stamps.clear()
         self._frames.clear()
         self._serial_of.clear()
@@ -279,16 +282,20 @@ class FrameBuffer:
         max_frames: int = 30,
         required_ns: Iterable[int] = (),
         tolerance_ns: int = 0,
+        block_frames: int = 0,
     ) -> list[Frame]:
         """Frames for one query, oldest first.
 
         With ``stamps_ns`` exactly those frames (each must be buffered). Otherwise the frames in
         [start_ns, end_ns] sampled at ``fps`` and, when more than ``max_frames`` remain, thinned uniformly
-        (the way RynnEC loads videos: 1 fps, then ``linspace``). Frames in ``required_ns`` (the ones that
-        carry a query's masks) are always kept. Raises ValueError naming what is missing.
+        (the way RynnEC loads videos: 1 fps, then ``linspace``), or with ``block_frames`` > 0 the recent
+        window of ``sample_recent``. Frames in ``required_ns`` (the ones that carry a query's masks) are
+        always kept. Raises ValueError naming what is missing.
         """
         if max_frames < 1:
             raise ValueError(f"max_frames must be >= 1, got {max_frames}")
+        if block_frames < 0:
+            raise ValueError(f"block_frames must be >= 0, got {block_frames}")
         if not np.isfinite(fps) or fps < 0:
             raise ValueError(f"fps must be a finite number >= 0, got {fps}")
         with self._lock:
@@ -304,6 +311,7 @@ class FrameBuffer:
             lo = bisect.bisect_left(self._stamps, start_ns) if start_ns else 0
             hi = bisect.bisect_right(self._stamps, end_ns) if end_ns else len(self._stamps)
             window = self._stamps[lo:hi]
+            first_ordinal = self._passed + lo
             frames = {s: self._frames[s] for s in window}
             frames.update({s: self._frames[s] for s in required})
         if not window and not required:
@@ -313,7 +321,10 @@ class FrameBuffer:
             )
         if len(set(required)) > max_frames:
             raise ValueError(f"masks are on {len(set(required))} frames, more than max_frames={max_frames}")
-        chosen = sample_stamps(window, fps, max_frames, required)
+        if block_frames:
+            chosen = sample_recent(window, fps, max_frames, block_frames, first_ordinal, required)
+        else:
+            chosen = sample_stamps(window, fps, max_frames, required)
         return [replace(frames[s]) for s in chosen]
 
     def _resolve(self, stamps: Iterable[int], tolerance_ns: int, what: str) -> list[int]:
@@ -367,3 +378,52 @@ def sample_stamps(
             idx = np.linspace(0, len(rest) - 1, room).round().astype(int)
             rest = [rest[i] for i in sorted(set(idx.tolist()))]
     return sorted(req_set | set(rest))
+
+
+def sample_recent(
+    stamps: Sequence[int],
+    fps: float,
+    max_frames: int,
+    block: int,
+    first_ordinal: int = 0,
+    required: Iterable[int] = (),
+) -> list[int]:
+    """The live window: the newest sampled frames, whose first one moves only every ``block`` samples.
+
+    Each sample period of 1/``fps`` seconds counted from stamp 0 (not from the oldest buffered frame)
+    contributes its first frame; with ``fps`` 0 every frame is a sample, numbered from ``first_ordinal``
+    (the oldest frame's ordinal: how many frames were evicted before it). So a frame's sample number
+    never changes while it is buffered, and evicting the oldest frame never reshuffles the rest
+    (``sample_stamps`` does both: its 1 fps pass is anchored on the oldest frame, its ``linspace`` on
+    the count). The window holds the samples numbered from ``start`` to the newest one ``n``, where
+    ``start`` is the lowest multiple of ``k = min(block, max_frames)`` with ``n - start < max_frames``:
+    it grows by one sample per period, and every ``k`` periods its start moves on by ``k``. A steady
+    stream therefore gives between ``max_frames - k + 1`` and ``max_frames`` frames, always including
+    the newest sample; a window that only grew keeps its prompt prefix, so the engine rebuilds the
+    prefix once per ``k`` samples instead of once per frame. Frames in ``required`` are added, and the
+    oldest other frames dropped while more than ``max_frames`` remain.
+    """
+    if block < 1:
+        raise ValueError(f"block must be >= 1, got {block}")
+    req = sorted(set(int(s) for s in required))
+    if len(req) > max_frames:
+        raise ValueError(f"{len(req)} required frames exceed max_frames={max_frames}")
+    ordered = sorted(set(int(s) for s in stamps))
+    samples: dict[int, int] = {}  # sample number -> stamp
+    if fps > 0:
+        num, den = float(fps).as_integer_ratio()  # exact: the sample number is floor(s · fps / 1e9)
+        for s in ordered:
+            samples.setdefault(s * num // (den * NS_PER_S), s)
+    else:
+        samples = {first_ordinal + i: s for i, s in enumerate(ordered)}
+    chosen = set(req)
+    if samples:
+        newest = max(samples)
+        k = min(block, max_frames)
+        start = -(-(newest - max_frames + 1) // k) * k
+        chosen.update(s for n, s in samples.items() if n >= start)
+    out = sorted(chosen)
+    req_set = set(req)
+    while len(out) > max_frames:
+        out.remove(next(s for s in out if s not in req_set))
+    return out

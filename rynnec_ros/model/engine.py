@@ -62,6 +62,14 @@ from .tracking import Sam2Tracker, Track
 PREFILL_CHUNK = 2048
 """Longest prefill chunk: bounds activation memory on 16K-token windows and the cancellation delay."""
 
+VISION_BATCH_CUDA = 4
+"""Frames per vision-tower call on CUDA, where one call over several frames fills the GPU better.
+
+On the CPU the engine encodes frame by frame: a camera frame is already hundreds of patches, so the
+tower's matrix products gain nothing from more rows, while a batch's activations overflow the caches;
+batching 4 frames of 640×480 cost 8–15 % more CPU per frame (docs/acceleration.md, issue 26 item 6).
+"""
+
 _F = TypeVar("_F", bound=Callable[..., Any])
 StepFn = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 
@@ -209,7 +217,7 @@ class RynnEC:
         prefix_cache_windows: int = 2,
         cuda_graphs: bool = True,
         cache_mb: float = DEFAULT_CACHE_MB,
-        vision_batch: int = 4,
+        vision_batch: int | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -217,10 +225,12 @@ class RynnEC:
         self.device = device
         self.dtype = dtype
         self.reuse = reuse
+        if vision_batch is None:
+            vision_batch = VISION_BATCH_CUDA if device.type == "cuda" else 1
         if vision_batch < 1:
             raise ValueError(f"vision_batch must be >= 1, got {vision_batch}")
-        # frames per vision-tower call: fewer passes over the weights; activations and float32 patches
-        # (14 MB per 720p frame) are held for this many frames at once
+        # frames per vision-tower call (default: VISION_BATCH_CUDA on CUDA, 1 elsewhere); activations
+        # and float32 patches (14 MB per 720p frame) are held for this many frames at once
         self.vision_batch = vision_batch
         # what runs the compute: eager torch until backends.load_engine swaps in exported graphs
         self.info = EngineInfo("torch")
@@ -621,6 +631,13 @@ class RynnEC:
                 sub = None if sig is None else (sig, c - a)
                 chunks.append(Chunk(c, min(c + PREFILL_CHUNK, b), sub))
         return chunks
+
+    def resized_sizes(self, height: int, width: int, counts: Sequence[int]) -> set[tuple[int, int]]:
+        """The (h, w) a height×width frame is resized to in windows of each of ``counts`` frames: one size
+        unless the visual-token budget binds (then every frame shrinks as the window grows, and a window
+        that gained a frame shares no vision features or prefix with the one before)."""
+        merge = self.config.merge_size
+        return {target_size(height, width, n, self.processor, merge) for n in counts}
 
     def encode_frame(self, fi: FrameInput) -> FrameFeatures:
         """Vision tower + 2×2 merge + projector for one frame."""

@@ -43,6 +43,7 @@ class Limits:
     tolerance_ns: int
     max_new_tokens: int
     track_window: bool = False  # track_window or track_objects: follow masks over the whole window
+    block_frames: int = 0  # live_window_block_frames: the recent window for questions without stamps
 
 
 def check_text(text: str, what: str, limit: int, optional: bool = False) -> str:
@@ -54,6 +55,7 @@ def limits_from(p: dict[str, Any]) -> Limits:
         max_chars=p["max_question_chars"], max_frames=p["max_frames_per_query"], sample_fps=p["sample_fps"],
         tolerance_ns=int(p["stamp_tolerance_s"] * NS_PER_S), max_new_tokens=p["max_new_tokens"],
         track_window=bool(p["track_window"] or p["track_objects"]),
+        block_frames=p["live_window_block_frames"],
     )
 
 
@@ -95,7 +97,7 @@ def _window(msg: Any, buffer: FrameBuffer, lim: Limits, required: list[int], pos
     frames = buffer.select(
         stamps_ns=[_stamp(s, f"frame_stamps[{i}]") for i, s in enumerate(msg.frame_stamps)],
         start_ns=start, end_ns=end, fps=lim.sample_fps, max_frames=max_frames, required_ns=required,
-        tolerance_ns=lim.tolerance_ns,
+        tolerance_ns=lim.tolerance_ns, block_frames=lim.block_frames if start is None and end is None else 0,
     )
     for f in frames:  # copies: the pose belongs to this request only
         f.world_T_camera = pose(f)

@@ -85,6 +85,7 @@ class CognitionNode(LifecycleNode):
                               on_internal_error=self._log_error)
         self._tracks = LiveTracks(int(self._p["max_tracked_objects"]), int(self._p["cache_mb"]) << 20)
         self._ready_keys: list[Any] = []  # frame keys of the last window precompute finished
+        self._sizes_checked: tuple[int, ...] = ()  # frame size and window bounds _check_block_sizes saw
         self._points_asked = 0  # points received on point_prompt_topic: each one's object_id
         self._router: Router | None = None
         self._pose: PoseSource | None = None
@@ -447,13 +448,34 @@ class CognitionNode(LifecycleNode):
         if precompute is None or self._state != "active" or not self._p["precompute_window"]:
             return
         try:  # the window a question without stamps gets
-            frames = self._buffer.select(fps=self._p["sample_fps"],
-                                         max_frames=self._p["max_frames_per_query"])
+            p = self._p
+            frames = self._buffer.select(fps=p["sample_fps"], max_frames=p["max_frames_per_query"],
+                                         block_frames=p["live_window_block_frames"])
         except ValueError:
             return  # nothing buffered yet
+        self._check_block_sizes(frames[-1], router)
         keys = [f.key for f in frames]
         if keys != self._ready_keys and precompute(frames, should_stop=should_stop).complete:
             self._ready_keys = keys
+
+    def _check_block_sizes(self, newest: Frame, router: Any) -> None:
+        """Warn once per frame size and window bounds when a block window's frames would be resized as
+        it grows (the visual-token budget binds): each new frame then re-encodes the whole window."""
+        p = self._p
+        sizes = getattr(router.engine, "resized_sizes", None)
+        block, most = p["live_window_block_frames"], p["max_frames_per_query"]
+        if not block or sizes is None:
+            return
+        h, w = newest.rgb.shape[:2]
+        fewest = most - min(block, most) + 1
+        if (h, w, fewest, most) == self._sizes_checked:
+            return
+        self._sizes_checked = (h, w, fewest, most)
+        if len(sizes(h, w, range(fewest, most + 1))) > 1:
+            self.get_logger().warning(
+                f"max_visual_tokens binds for {w}x{h} frames in windows of {fewest}-{most} frames: every "
+                "frame is resized as the block window grows, so each new frame re-encodes the whole window; "
+                "raise max_visual_tokens or set live_window_block_frames to 1")
 
     def _can_take_goal(self) -> bool:
         return self._state == "active" and len(self._jobs) < self._p["request_queue_size"]

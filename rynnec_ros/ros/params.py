@@ -173,6 +173,12 @@ PARAMS: tuple[ParamSpec, ...] = (
               "0 = every buffered frame).", in_range(0.0, 1000.0)),
     ParamSpec("max_frames_per_query", 30, "Most frames per query (paper: 30); mask frames always included.",
               in_range(1, 1000)),
+    ParamSpec("live_window_block_frames", 0, "0: a question without stamps or window gets the whole "
+              "buffer sampled the paper's way (sample_fps, thinned to max_frames_per_query), which changes "
+              "with every new frame. K > 0: it gets the newest sampled frames, whose first frame moves on "
+              "only every K samples, so the idle-time precompute rebuilds the prompt prefix once per K "
+              "frames and otherwise extends it (max_frames_per_query - K + 1 to max_frames_per_query "
+              "frames, the newest sample always among them).", in_range(0, 1000)),
     ParamSpec("stamp_tolerance_s", 0.001, "How far a requested stamp may be from a buffered frame's.",
               in_range(0.0, 10.0)),
     # Requests.

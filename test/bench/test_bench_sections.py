@@ -11,7 +11,8 @@ import torch
 
 from rynnec_ros.bench.backends_bench import compare_backends
 from rynnec_ros.bench.engine_bench import engine_stages
-from rynnec_ros.bench.reuse_bench import work_reuse
+from rynnec_ros.bench.live_bench import live_window
+from rynnec_ros.bench.reuse_bench import region_qa, work_reuse
 from rynnec_ros.bench.roofline import decode_bound, kv_bytes_per_token_read, llm_weight_bytes
 from rynnec_ros.bench.workload import build_engine, synthetic_window, window_request
 from rynnec_ros.model.spec import EngineSpec
@@ -63,6 +64,42 @@ def test_reuse_gives_identical_answers_faster(frames: list[np.ndarray]) -> None:
     assert len(s["per_question_timings_with_reuse"]) == 5
     with pytest.raises(ValueError, match="reuse"):
         work_reuse(build_engine(spec, False), build_engine(spec, False), frames)
+
+
+def test_region_qa_compares_vision_batches_with_identical_answers(frames: list[np.ndarray]) -> None:
+    engine = build_engine(EngineSpec(str(CHECKPOINT)), False)
+    assert engine.vision_batch == 1  # the CPU default
+    s = region_qa(engine, frames, new_tokens=3, repeat=1)
+    assert s["answers_identical"] is True and s["engine_default_vision_batch"] == 1
+    assert set(s["arms"]) == {"vision_batch_1", "vision_batch_4"}
+    assert all(a["prepare_cpu"].n == 1 and a["prepare_cpu"].median > 0 for a in s["arms"].values())
+    assert engine.vision_batch == 1  # restored
+    with pytest.raises(ValueError, match="reuse=False"):
+        region_qa(build_engine(EngineSpec(str(CHECKPOINT)), True), frames)
+
+
+def test_live_window_modes_side_by_side() -> None:
+    """Window 4, blocks of 2, one block of steady state (frames 4 and 5, one sample each second).
+    Expected windows from sample_recent's rule (start = lowest multiple of 2 with newest - start < 4):
+    newest 4 -> start 2; newest 5 -> start 2. K = 1: the newest 4 samples."""
+    engine = build_engine(EngineSpec(str(CHECKPOINT)), True)
+    s = live_window(engine, synthetic_window(6, 64, 48), 4, "<video>\nWhat is it?", new_tokens=2, repeat=1,
+                    block=2)
+    assert s["answers_identical"] is True
+    modes = s["modes"]
+    assert set(modes) == {"paper", "block_1", "block_2"}
+    assert modes["block_2"]["windows_steady"] == [[2, 3, 4], [2, 3, 4, 5]]
+    assert modes["block_1"]["windows_steady"] == [[1, 2, 3, 4], [2, 3, 4, 5]]
+    # the paper's sampling thins the 5, then 6 buffered samples to 4: linspace(0, 4 | 5, 4), rounded
+    assert modes["paper"]["windows_steady"] == [[0, 1, 3, 4], [0, 2, 3, 5]]
+    first, second = modes["block_2"]["per_position"]
+    assert (first["position_in_block"], second["position_in_block"]) == (0, 1)
+    # position 0 rebuilds the prefix of 3 frames, position 1 adds one frame's chunk to it
+    assert 0 < second["prefix_tokens_computed"] < first["prefix_tokens_computed"]
+    assert modes["block_1"]["steady"]["frames_encoded_per_call"].max == 1
+    assert s["steady_cpu_per_frame"]["block_2"] > 0 and s["ratio_steady_cpu_block_vs_1"] is not None
+    with pytest.raises(ValueError, match="block"):
+        live_window(engine, synthetic_window(6, 64, 48), 4, "q", block=5)
 
 
 def test_backend_comparison_checks_identical_ids(frames: list[np.ndarray], tmp_path: Path) -> None:

@@ -80,6 +80,56 @@ def test_appended_frames_extend_the_stored_prefix(
     )
 
 
+def test_block_window_precompute_extends_within_a_block_and_answers_like_a_cold_run(
+    untied_ckpt: Path, cold: RynnEC, make_frames
+) -> None:
+    """The node's live window with blocks (``live_window_block_frames`` 2, 4 frames): frames one second
+    apart into a buffer, the window precomputed after each. Within a block the stored prefix only gains
+    the new frame's chunk; when the start moves the prefix is rebuilt; every window's logits equal a
+    cold engine's on the same frames (atol 0)."""
+    from rynnec_ros.core.buffer import BufferLimits, FrameBuffer
+    from rynnec_ros.core.types import NS_PER_S, Frame
+
+    stream = make_frames(7, 120, 160, seed=3)
+    live = RynnEC.from_pretrained(untied_ckpt)
+    buf = FrameBuffer(BufferLimits(max_frames=20, jump_back_s=1e6))
+    log, sizes = [], []
+    for i, rgb in enumerate(stream):
+        buf.add(Frame(rgb, stamp_ns=i * NS_PER_S))
+        window = buf.select(fps=1.0, max_frames=4, block_frames=2)
+        status = live.precompute(window)
+        log.append(([f.stamp_ns // NS_PER_S for f in window], status.frames_encoded,
+                    status.prefix_tokens - status.prefix_tokens_computed))
+        sizes.append(status.prefix_tokens)
+        keys = [f.key for f in window]
+        torch.testing.assert_close(_logits(live, [f.rgb for f in window], keys),
+                                   _logits(cold, [f.rgb for f in window], keys), atol=0, rtol=0)
+    # start = lowest multiple of 2 with newest - start < 4; one new frame encoded per call (the per-frame
+    # grid of 120x160 does not depend on the frame count here); tokens reused: the previous window's
+    # whole prefix while the window grows, only the text before the frames when the start moved
+    text = live.prepare(request(stream[:1], "", keys=[0])).prefix_chunks[0].end
+    assert log == [
+        ([0], 1, 0),
+        ([0, 1], 1, sizes[0]),
+        ([0, 1, 2], 1, sizes[1]),
+        ([0, 1, 2, 3], 1, sizes[2]),
+        ([2, 3, 4], 1, text),
+        ([2, 3, 4, 5], 1, sizes[4]),
+        ([4, 5, 6], 1, text),
+    ]
+
+
+def test_resized_sizes_say_when_the_token_budget_binds(untied_ckpt: Path) -> None:
+    """Hand-worked for patch 14, merge 2 (28-px blocks) and 16384 tokens: up to 12 845 056 px per window.
+    640×480 rounds to 644×476 = 306 544 px, within 12 845 056 / 30 = 428 168: one size for 23..30 frames.
+    1280×720 (921 600 px) shrinks by sqrt(921 600 / max_pixels): at 30 frames 476×868 px (floors of
+    17.5 and 31.2 blocks), at 23 frames (558 480 px) 560×980 (20.02 and 35.6 blocks)."""
+    eng = RynnEC.from_pretrained(untied_ckpt, reuse=False)
+    assert eng.processor.max_tokens == 16384 and eng.processor.patch_size == 14 and eng.config.merge_size == 2
+    assert eng.resized_sizes(480, 640, range(23, 31)) == {(476, 644)}
+    assert eng.resized_sizes(720, 1280, [23, 30]) == {(560, 980), (476, 868)}
+
+
 def test_interrupted_precompute_keeps_its_work(
     untied_ckpt: Path, cold: RynnEC, frames: list[np.ndarray]
 ) -> None:

@@ -316,6 +316,7 @@ def _set_params(client, values: dict[str, object]) -> list[str]:
         ("sample_fps", -1.0, "must be in"),
         ("sample_fps", float("nan"), "finite"),
         ("max_frames_per_query", 0, "must be in"),
+        ("live_window_block_frames", -1, "must be in"),
         ("device", "tpu", "cpu, cuda or cuda:N"),
         ("color_topic", "bad topic", "not a valid topic"),
         ("depth_topic", "/camera/1depth", "token must not start with a number"),  # rclpy's rule, at set time
@@ -372,6 +373,26 @@ def test_valid_live_parameter_is_applied(client, stamps) -> None:
         assert len(client.last_frame_stamps_ns) == 2 and client.last_frame_stamps_ns[-1] == stamps[-1]
     finally:
         _set_params(client, {"max_frames_per_query": 30})
+
+
+def test_live_window_blocks_choose_the_recent_window(client, stamps) -> None:
+    """sample_fps 0: every frame is a sample numbered by its ordinal (0..5 for the module's 6 frames,
+    none evicted). max_frames 3: blocks of 2 start at the lowest even ordinal with 5 - start < 3, i.e.
+    4; blocks of 1 at 3; the paper's sampling (0) thins all 6 with linspace(0, 5, 3) -> 0, 2, 5."""
+    assert client.buffered_stamps() == stamps
+    want = {2: stamps[4:], 1: stamps[3:], 0: [stamps[0], stamps[2], stamps[5]]}
+    try:
+        for block, expected in want.items():
+            assert _set_params(client, {"max_frames_per_query": 3, "live_window_block_frames": block}) \
+                == ["", ""]
+            client.ask("Which frames?", max_new_tokens=1)
+            assert client.last_frame_stamps_ns == expected, block
+        # stamps given: exactly those frames, whatever the window mode
+        assert _set_params(client, {"live_window_block_frames": 2}) == [""]
+        client.ask("Which frames?", frame_stamps_ns=stamps[:2], max_new_tokens=1)
+        assert client.last_frame_stamps_ns == stamps[:2]
+    finally:
+        _set_params(client, {"max_frames_per_query": 30, "live_window_block_frames": 0})
 
 
 def test_parameter_services_answer_while_inference_runs(client, stamps) -> None:
