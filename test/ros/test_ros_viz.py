@@ -357,6 +357,16 @@ def test_every_topic_the_viewer_configs_name_is_the_running_nodes(client, node) 
             "/rynnec/overlay/compressed"} <= shown, sorted(shown)
 
 
+def test_the_viewer_configs_are_installed_with_the_package() -> None:
+    """CMakeLists.txt installs config/ to share/rynnec_ros: both viewer files are where docs/ros.md
+    tells users to load them from (`ros2 pkg prefix rynnec_ros`/share/rynnec_ros/config), unchanged."""
+    from ament_index_python.packages import get_package_share_directory
+
+    share = Path(get_package_share_directory("rynnec_ros")) / "config"
+    for name in ("rynnec.rviz", "rynnec.foxglove.json"):
+        assert (share / name).read_bytes() == (REPO / "config" / name).read_bytes(), name
+
+
 def _point_tree(client: Any, ask: Any) -> Any:
     import py_trees
 
