@@ -1,6 +1,6 @@
 """The node's answer topics: ~/object_masks, ~/spatial_answers, ~/overlay (raw, and JPEG on
-~/overlay/compressed as image_transport names it), ~/annotations (the overlay's contours and boxes as
-image markers), ~/markers and ~/detections_3d / ~/detections_2d (lifecycle publishers).
+~/overlay/compressed as image_transport names it), ~/annotations (the overlay's contours, boxes and
+labels for Foxglove), ~/markers and ~/detections_3d / ~/detections_2d (lifecycle publishers).
 
 Created on configure and enabled on activate, so nothing is published while the node is inactive. Which
 optional topics are published is read from the node's live parameters at each answer.
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from foxglove_msgs.msg import ImageMarkerArray
+from foxglove_msgs.msg import ImageAnnotations
 from sensor_msgs.msg import CompressedImage, Image
 from std_msgs.msg import Header
 from vision_msgs.msg import Detection2DArray, Detection3DArray
@@ -37,7 +37,7 @@ class Outputs:
         self.spatial = node.create_lifecycle_publisher(SpatialAnswer, "~/spatial_answers", 10)
         self.overlay = node.create_lifecycle_publisher(Image, "~/overlay", 2)
         self.overlay_compressed = node.create_lifecycle_publisher(CompressedImage, "~/overlay/compressed", 2)
-        self.annotations = node.create_lifecycle_publisher(ImageMarkerArray, "~/annotations", 2)
+        self.annotations = node.create_lifecycle_publisher(ImageAnnotations, "~/annotations", 2)
         self.markers = node.create_lifecycle_publisher(MarkerArray, "~/markers", 2)
         self.detections_3d = node.create_lifecycle_publisher(Detection3DArray, "~/detections_3d", 10)
         self.detections_2d = node.create_lifecycle_publisher(Detection2DArray, "~/detections_2d", 10)
@@ -107,7 +107,7 @@ class Outputs:
             self._overlay(frame, masks, labels)
         if self._p["publish_annotations"]:
             stamp = convert.ns_to_stamp(frame.stamp_ns)
-            self.annotations.publish(image_annotations(masks, captions, stamp, frame.frame_id))
+            self.annotations.publish(image_annotations(masks, captions, stamp))
 
     def _overlay(self, frame: Frame, masks: list[np.ndarray], labels: list[str]) -> None:
         img = convert.draw_overlay(frame.rgb, masks, labels)

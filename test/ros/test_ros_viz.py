@@ -129,20 +129,24 @@ def _overlay_grey(img: Any) -> np.ndarray:
 SCALE = 6  # PNG pixels per image pixel in the rendered check
 
 
-def _render(markers: list, background: np.ndarray, path: Path) -> np.ndarray:
-    """Draw received ImageMarkers as Foxglove's Image panel does, over ``background`` (grey, so no pixel
-    of it has an outline's saturated colour): each POLYGON closed, filled when ``filled``, its outline
-    ``scale`` pixels wide with round joins (a sharp corner's mitre would reach past it), the ``ns`` label
-    above each box. The axes fill the figure and the image spans
-    (0, W) x (H, 0) in data units, so image coordinate (x, y) is PNG pixel (x, y) * SCALE. Antialiasing is
-    off so an outline is drawn in its exact colour. Returns the PNG's RGB pixels."""
+def _render(ann: Any, background: np.ndarray, path: Path) -> np.ndarray:
+    """Draw received ImageAnnotations as Foxglove's Image panel does, over ``background`` (grey, so no
+    pixel of it has an outline's saturated colour): each LINE_LOOP closed, filled with ``fill_color``, its
+    outline ``thickness`` pixels wide with round joins (a sharp corner's mitre would reach past it); each
+    text with its bottom-left corner at ``position``, on its background colour. The axes fill the figure
+    and the image spans (0, W) x (H, 0) in data units, so image coordinate (x, y) is PNG pixel
+    (x, y) * SCALE. Antialiasing is off so an outline is drawn in its exact colour. Returns the PNG's RGB
+    pixels."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from foxglove_msgs.msg import PointsAnnotation
     from matplotlib.image import imread
     from matplotlib.patches import Polygon
-    from visualization_msgs.msg import ImageMarker
+
+    def rgba(c: Any) -> tuple[float, float, float, float]:
+        return (c.r, c.g, c.b, c.a)
 
     h, w = background.shape[:2]
     fig = plt.figure(figsize=(w * SCALE / 100, h * SCALE / 100), dpi=100)
@@ -151,22 +155,19 @@ def _render(markers: list, background: np.ndarray, path: Path) -> np.ndarray:
     ax.set_xlim(0, w)
     ax.set_ylim(h, 0)
     ax.axis("off")
-    for m in markers:
-        assert m.type == ImageMarker.POLYGON
-        pts = [(p.x, p.y) for p in m.points]
-        edge = (m.outline_color.r, m.outline_color.g, m.outline_color.b)
-        if m.filled:
-            fill = (m.fill_color.r, m.fill_color.g, m.fill_color.b, m.fill_color.a)
-            ax.add_patch(Polygon(pts, closed=True, facecolor=fill, edgecolor="none", antialiased=False))
-        width_pt = m.scale * SCALE * 72 / 100  # the outline's width in image pixels, in points at 100 dpi
-        ax.add_patch(Polygon(pts, closed=True, fill=False, edgecolor=edge, linewidth=width_pt,
-                             joinstyle="round", antialiased=False))
-        if not m.filled:  # a box: its label above it, or inside it at the image's top
-            x0, y0 = pts[0]
-            above = y0 >= 8
-            ax.text(x0, y0 - 1 if above else y0 + 1, m.ns, color="white", fontsize=8,
-                    va="bottom" if above else "top",
-                    bbox={"facecolor": "black", "alpha": 0.6, "pad": 1, "linewidth": 0})
+    for a in ann.points:
+        assert a.type == PointsAnnotation.LINE_LOOP
+        pts = [(p.x, p.y) for p in a.points]
+        if a.fill_color.a > 0:
+            ax.add_patch(Polygon(pts, closed=True, facecolor=rgba(a.fill_color), edgecolor="none",
+                                 antialiased=False))
+        width_pt = a.thickness * SCALE * 72 / 100  # the outline's width in image pixels, in points at 100 dpi
+        ax.add_patch(Polygon(pts, closed=True, fill=False, edgecolor=rgba(a.outline_color),
+                             linewidth=width_pt, joinstyle="round", antialiased=False))
+    for t in ann.texts:
+        ax.text(t.position.x, t.position.y, t.text, color=rgba(t.text_color), va="bottom", ha="left",
+                fontsize=t.font_size * SCALE * 72 / 100,
+                bbox={"facecolor": rgba(t.background_color), "pad": 1, "linewidth": 0})
     fig.savefig(path, dpi=100)
     plt.close(fig)
     keep = os.environ.get("RYNNEC_TEST_ARTIFACTS")
@@ -176,20 +177,21 @@ def _render(markers: list, background: np.ndarray, path: Path) -> np.ndarray:
     return (imread(path)[:, :, :3] * 255).round().astype(np.uint8)
 
 
-def _check_traces(markers: list, mask: np.ndarray) -> list:
-    """The markers of one object trace ``mask``: every contour vertex is a boundary pixel of it (a mask
-    pixel with a 4-neighbour outside it or on the image's edge), the contours enclose every mask pixel, and
-    the one unfilled polygon is the box of pixel edges around it (from numpy here). Returns the box."""
+def _check_traces(ann: Any, mask: np.ndarray) -> Any:
+    """The annotations of one object trace ``mask``: every contour vertex is a boundary pixel of it (a
+    mask pixel with a 4-neighbour outside it or on the image's edge), the contours enclose every mask
+    pixel, and the one unfilled loop is the box of pixel edges around it (from numpy here). Returns the
+    box."""
     import cv2
 
     padded = np.pad(mask, 1)
     inner = padded[:-2, 1:-1] & padded[2:, 1:-1] & padded[1:-1, :-2] & padded[1:-1, 2:]
     boundary = mask & ~inner
-    contours = [m for m in markers if m.filled]
-    (box,) = [m for m in markers if not m.filled]
+    contours = [a for a in ann.points if a.fill_color.a > 0]
+    (box,) = [a for a in ann.points if a.fill_color.a == 0]
     enclosed = np.zeros(mask.shape, np.uint8)
-    for m in contours:
-        px = np.array([(p.x - 0.5, p.y - 0.5) for p in m.points])
+    for a in contours:
+        px = np.array([(p.x - 0.5, p.y - 0.5) for p in a.points])
         assert np.all(px == np.round(px)), "vertices are not pixel centres"
         cols, rows = px[:, 0].astype(int), px[:, 1].astype(int)
         assert boundary[rows, cols].all(), "a contour vertex is not on the mask's boundary"
@@ -216,7 +218,7 @@ def test_annotations_box_the_scene_models_object_of_a_region_question(client, sc
     ~/annotations carries its contour and box on that frame, stamped and framed as ~/overlay's image,
     labelled with the region's label and the answer. Rendered as Foxglove draws it, the box's outline
     lies on the scene model's box (pixel edges, to within the line's width)."""
-    from foxglove_msgs.msg import ImageMarkerArray
+    from foxglove_msgs.msg import ImageAnnotations
     from sensor_msgs.msg import Image
 
     from rynnec_ros.core.types import Region
@@ -230,39 +232,41 @@ def test_annotations_box_the_scene_models_object_of_a_region_question(client, sc
     present, counts = np.unique(ids[ids > 0], return_counts=True)
     oid = int(present[np.argmax(counts)])
     mask = ids == oid
-    rx = Received(client, {"/rynnec/annotations": ImageMarkerArray, "/rynnec/overlay": Image})
+    rx = Received(client, {"/rynnec/annotations": ImageAnnotations, "/rynnec/overlay": Image})
     try:
         ans = client.ask("What is <object0>?", [Region(oid, {0: mask}, "target")],
                          frame_stamps_ns=[stamps[frame]], max_new_tokens=2, timeout_s=60)
         rx.wait()
     finally:
         rx.close()
-    markers = rx.got["/rynnec/annotations"][-1].markers
+    ann = rx.got["/rynnec/annotations"][-1]
     overlay = rx.got["/rynnec/overlay"][-1]
-    assert markers and all(m.header == overlay.header for m in markers)
+    assert ann.points and all(a.timestamp == overlay.header.stamp for a in [*ann.points, *ann.texts])
     assert _ns(overlay.header.stamp) == stamps[frame]
     assert overlay.header.frame_id == "camera_color_optical_frame"  # gen-scene's colour frame
-    assert {m.ns for m in markers} == {f"target: {answer_words(ans)}"}, ans.text
-    box = _check_traces(markers, mask)
-    png = _render(markers, _overlay_grey(overlay), tmp_path / "annotations_region.png")
+    (label,) = ann.texts
+    assert label.text == f"target: {answer_words(ans)}", ans.text
+    box = _check_traces(ann, mask)
+    assert (label.position.x, label.position.y) == (box.points[0].x, box.points[0].y)  # above the box
+    png = _render(ann, _overlay_grey(overlay), tmp_path / "annotations_region.png")
     assert png.shape[:2] == (96 * SCALE, 128 * SCALE)
     # the scene model's box, in pixel edges (numpy on the instance mask, as _check_traces found it)
     rows, cols = np.nonzero(mask)
     model_box = (cols.min(), rows.min(), cols.max() + 1, rows.max() + 1)
     got = _drawn_extent(png, box.outline_color)
-    # the outline straddles the box's edges: half its width (box.scale pixels) either side
-    assert got == pytest.approx(model_box, abs=box.scale), (got, model_box)
+    # the outline straddles the box's edges: half its width (box.thickness pixels) either side
+    assert got == pytest.approx(model_box, abs=box.thickness), (got, model_box)
 
 
 def test_annotations_trace_the_mask_a_segmentation_returned(client, scene, tmp_path) -> None:
     """A referring segmentation on two frames: ~/annotations traces the newest frame's mask (the one
     ~/overlay draws, the last ObjectMask the node returned), labelled with the expression; the PNG is
     what issue 23's closing note shows."""
-    from foxglove_msgs.msg import ImageMarkerArray
+    from foxglove_msgs.msg import ImageAnnotations
     from sensor_msgs.msg import Image
 
     stamps = [int(s["stamp_ns"]) for s in json.loads((scene / "scene.json").read_text())["camera"]]
-    rx = Received(client, {"/rynnec/annotations": ImageMarkerArray, "/rynnec/overlay": Image})
+    rx = Received(client, {"/rynnec/annotations": ImageAnnotations, "/rynnec/overlay": Image})
     try:
         seg = client.segment("the biggest object", frame_stamps_ns=[stamps[0], stamps[4]], timeout_s=60)
         reply = client.last_response
@@ -271,24 +275,25 @@ def test_annotations_trace_the_mask_a_segmentation_returned(client, scene, tmp_p
     finally:
         rx.close()
     newest = reply.masks[-1]
-    markers = rx.got["/rynnec/annotations"][-1].markers
+    ann = rx.got["/rynnec/annotations"][-1]
     overlay = rx.got["/rynnec/overlay"][-1]
-    assert all(m.header == newest.header == overlay.header for m in markers)
-    assert {m.ns for m in markers} == {"the biggest object"}
-    box = _check_traces(markers, _decode(newest))
-    png = _render(markers, _overlay_grey(overlay), tmp_path / "annotations_segmentation.png")
+    assert newest.header == overlay.header
+    assert all(a.timestamp == newest.header.stamp for a in [*ann.points, *ann.texts])
+    assert [t.text for t in ann.texts] == ["the biggest object"]
+    box = _check_traces(ann, _decode(newest))
+    png = _render(ann, _overlay_grey(overlay), tmp_path / "annotations_segmentation.png")
     got = _drawn_extent(png, box.outline_color)
     expected = (box.points[0].x, box.points[0].y, box.points[2].x, box.points[2].y)
-    assert got == pytest.approx(expected, abs=box.scale)
+    assert got == pytest.approx(expected, abs=box.thickness)
 
 
 def test_annotations_follow_the_parameter(client, scene) -> None:
     """``publish_annotations:=false`` (live): the next answer publishes its overlay but no annotations."""
-    from foxglove_msgs.msg import ImageMarkerArray
+    from foxglove_msgs.msg import ImageAnnotations
     from sensor_msgs.msg import Image
 
     stamps = [int(s["stamp_ns"]) for s in json.loads((scene / "scene.json").read_text())["camera"]]
-    rx = Received(client, {"/rynnec/annotations": ImageMarkerArray, "/rynnec/overlay": Image})
+    rx = Received(client, {"/rynnec/annotations": ImageAnnotations, "/rynnec/overlay": Image})
     assert client.set_parameters({"publish_annotations": False}) == [""]
     try:
         client.segment("the object", frame_stamps_ns=[stamps[1]], timeout_s=60)
