@@ -89,9 +89,9 @@ grep -rlE '/opt/python/cp311-cp311' --include=*.cmake "$VENV/share" 2>/dev/null 
 # colcon build of the interfaces (msg/srv); rebuilt when any interface or build file changes.
 # CMake refuses exported include paths inside the source tree, and this venv (numpy's headers) lives in
 # the work tree, so colcon builds a copy of the interface sources under build/colcon_src/.
-# tf2_msgs and vision_msgs are not published as wheels: each vendored copy (vendor/README.md) is built only
-# when no such package is importable.
-VENDORED=(tf2_msgs vision_msgs)
+# tf2_msgs, vision_msgs and foxglove_msgs are not published as wheels: each vendored copy
+# (vendor/README.md) is built only when no such package is importable.
+VENDORED=(tf2_msgs vision_msgs foxglove_msgs)
 IFACE_INPUTS=(CMakeLists.txt package.xml msg/*.msg srv/*.srv scripts/setup_env.sh scripts/ros/*)
 for v in "${VENDORED[@]}"; do IFACE_INPUTS+=(vendor/"$v"/package.xml vendor/"$v"/CMakeLists.txt vendor/"$v"/msg/*.msg); done
 for a in action/*.action; do [ -f "$a" ] && IFACE_INPUTS+=("$a"); done

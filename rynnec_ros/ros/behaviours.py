@@ -1,5 +1,6 @@
-"""py_trees behaviours that ask the cognition node: ``Ask`` (the ``~/ask_stream`` action) and ``Segment``
-(the ``~/segment_stream`` action), on the non-blocking handles of ``CognitionClient``.
+"""py_trees behaviours that ask the cognition node: ``Ask`` (the ``~/ask_stream`` action), ``AskAboutPoint``
+(``Ask`` about the object at a 3D point or a pixel click) and ``Segment`` (the ``~/segment_stream`` action),
+on the non-blocking handles of ``CognitionClient``.
 
 A behaviour tree ticks every behaviour briefly and often, so nothing here waits for the node: the request
 goes out in ``initialise()``, each ``update()`` only polls its handle (RUNNING while in flight, SUCCESS with
@@ -12,13 +13,14 @@ so they tick in any tree, with or without ROS spinning in the planner.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import py_trees
 from py_trees.common import Access, Status
 
-from rynnec_ros.core.types import Answer, Region
+from rynnec_ros.core.types import Answer, Prompt, Region, WorldPoint
 from rynnec_ros.ros.client import CognitionClient, RequestHandle
 
 Inputs = Callable[[], Mapping[str, Any]]
@@ -48,8 +50,9 @@ class _NodeRequest(py_trees.behaviour.Behaviour):
             self._board = self.attach_blackboard_client(name=name)
             self._board.register_key(key=blackboard_key, access=Access.WRITE)
 
+    @abc.abstractmethod
     def _send(self, extra: Mapping[str, Any]) -> RequestHandle:
-        raise NotImplementedError
+        """Send this run's request (``extra``: what ``inputs`` gave) and return its handle."""
 
     def _refusal(self, answer: Answer) -> str:
         """Why a successful reply is still FAILURE for this behaviour ("" when it is not)."""
@@ -179,3 +182,68 @@ class Segment(_NodeRequest):
         if self._require_mask and not any(m is not None and m.any() for m in answer.masks or []):
             return f"no mask for {self._kwargs['expression']!r}"
         return ""
+
+
+class AskAboutPoint(Ask):
+    """Ask about the object at a point: ``Ask`` with one region, ``<object0>`` in the question, given by a
+    prompt the node resolves with SAM 2 instead of by masks. RUNNING / SUCCESS / FAILURE and halting as
+    for ``Ask``; the node's refusal (a point no frame sees, a frame not buffered, no transform to the
+    world frame) is FAILURE with its reason.
+
+    The point is either ``point``, a 3D point in a TF frame (a ``WorldPoint``: RViz's ``/clicked_point``,
+    a planner's target), which the node moves into its world frame and clicks on the frames whose depth
+    shows it (it needs ``world_frame``, depth and camera_info), or ``pixel``, an (x, y) = (column, row)
+    click on frame ``frame`` (an index into ``frame_stamps_ns``, or a frame stamp in ns without it).
+    ``inputs`` may supply either at start-up (say ``point`` from a blackboard entry another behaviour
+    wrote) with the other arguments of ``Ask``. On SUCCESS ``answer.prompted[0].masks`` are the masks
+    the node made of the point.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        client: CognitionClient,
+        question: str,
+        point: WorldPoint | None = None,
+        pixel: tuple[float, float] | None = None,
+        frame: int = 0,
+        object_id: int = 0,
+        label: str = "",
+        options: Sequence[str] | None = None,
+        task: str | None = None,
+        frame_stamps_ns: Sequence[int] | None = None,
+        timeout_s: float = 120.0,
+        window_ns: tuple[int, int] | None = None,
+        max_new_tokens: int = 0,
+        max_frames: int = 0,
+        blackboard_key: str | None = None,
+        inputs: Inputs | None = None,
+    ) -> None:
+        if point is not None and pixel is not None:
+            raise ValueError(f"{name}: give a 3D point or a pixel, not both")
+        if point is None and pixel is None and inputs is None:
+            raise ValueError(f"{name}: give a 3D point, a pixel, or inputs that supply one")
+        super().__init__(name, client, question, None, options, task, frame_stamps_ns, timeout_s, window_ns,
+                         max_new_tokens, max_frames, blackboard_key, inputs)
+        self._where: dict[str, Any] = {"point": point, "pixel": pixel, "frame": frame,
+                                        "object_id": object_id, "label": label}
+
+    def _send(self, extra: Mapping[str, Any]) -> RequestHandle:
+        given = {k: v for k, v in extra.items() if k in self._where}
+        where = {**self._where, **given}
+        # a point (or pixel) from ``inputs`` replaces the constructor's, whichever kind that was
+        if "point" in given and "pixel" not in given:
+            where["pixel"] = None
+        elif "pixel" in given and "point" not in given:
+            where["point"] = None
+        point, pixel = where["point"], where["pixel"]
+        if (point is None) == (pixel is None):
+            raise ValueError(f"give exactly one of point and pixel, got point={point} and pixel={pixel}")
+        if point is not None:
+            region = Region(int(where["object_id"]), {}, str(where["label"]), point=point)
+        else:
+            x, y = pixel
+            click = Prompt(int(where["frame"]), [(float(x), float(y))], [1])
+            region = Region(int(where["object_id"]), {}, str(where["label"]), prompts=(click,))
+        rest = {k: v for k, v in extra.items() if k not in self._where}
+        return super()._send({**rest, "regions": [region]})

@@ -191,7 +191,8 @@ def camera_info_k(msg: Any) -> np.ndarray:
     return k
 
 
-_OVERLAY_COLOURS = np.array(
+# One colour per drawn object, in drawing order: the overlay's tints and ~/annotations' outlines agree.
+OVERLAY_COLOURS = np.array(
     [[230, 25, 75], [60, 180, 75], [255, 225, 25], [0, 130, 200], [245, 130, 48], [145, 30, 180]], np.uint8
 )
 
@@ -202,7 +203,7 @@ def draw_overlay(rgb: np.ndarray, masks: list[np.ndarray], labels: list[str] | N
     for i, mask in enumerate(masks):
         if mask is None or not mask.any():
             continue
-        colour = _OVERLAY_COLOURS[i % len(_OVERLAY_COLOURS)]
+        colour = OVERLAY_COLOURS[i % len(OVERLAY_COLOURS)]
         out[mask] = (0.5 * out[mask] + 0.5 * colour).astype(np.uint8)
         contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         cv2.drawContours(out, contours, -1, tuple(int(c) for c in colour), 2)

@@ -1,6 +1,6 @@
 """The node's answer topics: ~/object_masks, ~/spatial_answers, ~/overlay (raw, and JPEG on
-~/overlay/compressed as image_transport names it), ~/markers and ~/detections_3d / ~/detections_2d
-(lifecycle publishers).
+~/overlay/compressed as image_transport names it), ~/annotations (the overlay's contours, boxes and
+labels for Foxglove), ~/markers and ~/detections_3d / ~/detections_2d (lifecycle publishers).
 
 Created on configure and enabled on activate, so nothing is published while the node is inactive. Which
 optional topics are published is read from the node's live parameters at each answer.
@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from foxglove_msgs.msg import ImageAnnotations
 from sensor_msgs.msg import CompressedImage, Image
 from std_msgs.msg import Header
 from vision_msgs.msg import Detection2DArray, Detection3DArray
@@ -21,38 +22,40 @@ from visualization_msgs.msg import MarkerArray
 from rynnec_ros.core.types import Answer, Frame, Request
 from rynnec_ros.msg import ObjectMask, ObjectMasks, SpatialAnswer
 from rynnec_ros.ros import convert
+from rynnec_ros.ros.annotations import image_annotations
 from rynnec_ros.ros.detections import answer_detections_3d, mask_detections_2d
-from rynnec_ros.ros.markers import answer_markers
+from rynnec_ros.ros.markers import answer_markers, answer_words
 
 
 class Outputs:
     def __init__(self, node: Any, params: Mapping[str, Any]) -> None:
         self._node = node
         self._p = params
-        """The node's live parameters (publish_overlay, overlay_jpeg_quality, publish_markers,
-        publish_detections, world_frame)."""
+        """The node's live parameters (publish_overlay, overlay_jpeg_quality, publish_annotations,
+        publish_markers, publish_detections, world_frame)."""
         self.masks = node.create_lifecycle_publisher(ObjectMasks, "~/object_masks", 10)
         self.spatial = node.create_lifecycle_publisher(SpatialAnswer, "~/spatial_answers", 10)
         self.overlay = node.create_lifecycle_publisher(Image, "~/overlay", 2)
         self.overlay_compressed = node.create_lifecycle_publisher(CompressedImage, "~/overlay/compressed", 2)
+        self.annotations = node.create_lifecycle_publisher(ImageAnnotations, "~/annotations", 2)
         self.markers = node.create_lifecycle_publisher(MarkerArray, "~/markers", 2)
         self.detections_3d = node.create_lifecycle_publisher(Detection3DArray, "~/detections_3d", 10)
         self.detections_2d = node.create_lifecycle_publisher(Detection2DArray, "~/detections_2d", 10)
 
     def destroy(self) -> None:
-        for pub in (self.masks, self.spatial, self.overlay, self.overlay_compressed, self.markers,
-                    self.detections_3d, self.detections_2d):
+        for pub in (self.masks, self.spatial, self.overlay, self.overlay_compressed, self.annotations,
+                    self.markers, self.detections_3d, self.detections_2d):
             self._node.destroy_lifecycle_publisher(pub)
 
     def segmentation(self, ans: Answer, request: Request, masks: list[ObjectMask]) -> None:
-        """~/object_masks; ~/overlay (the newest mask on its frame) and ~/detections_2d (its box) when
-        enabled."""
+        """~/object_masks; ~/overlay and ~/annotations (the newest mask on its frame, labelled with the
+        expression) and ~/detections_2d (its box) when enabled."""
         if masks:
             self.masks.publish(ObjectMasks(header=masks[-1].header, expression=request.question, masks=masks))
         shown = [(i, m) for i, m in enumerate(ans.masks or []) if m is not None]
-        if self._p["publish_overlay"] and shown:
+        if shown:
             last, mask = shown[-1]
-            self._overlay(request.frames[last], [mask], [request.question])
+            self._draw(request.frames[last], [mask], [request.question], [request.question])
         if self._p["publish_detections"]:
             detections = mask_detections_2d(masks)
             if detections is not None:
@@ -60,8 +63,9 @@ class Outputs:
 
     def answer(self, ans: Answer, request: Request, region_masks: list[ObjectMask]) -> None:
         """~/spatial_answers always; ~/object_masks with the masks made of prompted regions; when
-        enabled, ~/overlay (the regions' masks on their newest frame), ~/markers and ~/detections_3d (the
-        boxes the answer measured; a DELETEALL / an empty array when it measured none)."""
+        enabled, ~/overlay and ~/annotations (the regions' masks on their newest frame; the annotations
+        labelled with the answer on the objects it is about), ~/markers and ~/detections_3d (the boxes the
+        answer measured; a DELETEALL / an empty array when it measured none)."""
         newest = request.frames[-1]
         self.spatial.publish(SpatialAnswer(
             header=Header(stamp=convert.ns_to_stamp(newest.stamp_ns), frame_id=newest.frame_id),
@@ -77,10 +81,14 @@ class Outputs:
         regions = [next(made, r) if r.prompts else r for r in request.regions]
         per_region = [(r, r.frame_masks(n)) for r in regions]
         with_masks = [i for i in range(n) if any(i in m for _, m in per_region)]
-        if self._p["publish_overlay"] and with_masks:
+        if with_masks:
             fi = with_masks[-1]
-            drawn = [(m[fi], r.label or f"object {r.object_id}") for r, m in per_region if fi in m]
-            self._overlay(request.frames[fi], [m for m, _ in drawn], [lab for _, lab in drawn])
+            drawn = [(m[fi], r) for r, m in per_region if fi in m]
+            labels = [r.label or f"object {r.object_id}" for _, r in drawn]
+            words, about = answer_words(ans), set(ans.object_ids)
+            captions = [f"{label}: {words}" if r.object_id in about and words else label
+                        for label, (_, r) in zip(labels, drawn, strict=True)]
+            self._draw(request.frames[fi], [m for m, _ in drawn], labels, captions)
         world_frame = str(self._p["world_frame"])
         if self._p["publish_markers"]:
             self.markers.publish(answer_markers(ans, request, world_frame))
@@ -91,6 +99,15 @@ class Outputs:
         """~/object_masks with the masks of the objects ``track_objects`` followed onto ``frame``."""
         header = Header(stamp=convert.ns_to_stamp(frame.stamp_ns), frame_id=frame.frame_id)
         self.masks.publish(ObjectMasks(header=header, expression="tracking", masks=masks))
+
+    def _draw(self, frame: Frame, masks: list[np.ndarray], labels: list[str], captions: list[str]) -> None:
+        """``masks`` on ``frame``: ~/overlay with ``labels`` and ~/annotations with ``captions`` (the labels
+        with the answer), each when enabled."""
+        if self._p["publish_overlay"]:
+            self._overlay(frame, masks, labels)
+        if self._p["publish_annotations"]:
+            stamp = convert.ns_to_stamp(frame.stamp_ns)
+            self.annotations.publish(image_annotations(masks, captions, stamp))
 
     def _overlay(self, frame: Frame, masks: list[np.ndarray], labels: list[str]) -> None:
         img = convert.draw_overlay(frame.rgb, masks, labels)

@@ -224,6 +224,9 @@ PARAMS: tuple[ParamSpec, ...] = (
               "region questions, and ~/overlay/compressed (JPEG) while it has subscribers.", anything),
     ParamSpec("overlay_jpeg_quality", 95, "JPEG quality of ~/overlay/compressed, 1-100 (image_transport's "
               "default).", in_range(1, 100)),
+    ParamSpec("publish_annotations", True, "Publish ~/annotations (foxglove_msgs/ImageAnnotations: the "
+              "overlay's mask contours, boxes and labels, stamped as its image) after segmentations and "
+              "region questions, for Foxglove's Image panel.", anything),
     ParamSpec("publish_markers", True, "Publish ~/markers (visualization_msgs/MarkerArray) after region "
               "questions: the oriented box and label of each object a geometric answer measured, for RViz.",
               anything),

@@ -223,9 +223,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     Jazzy venv (linked as WS/venv, where the README creates it, with the README's COLCON_IGNORE). Skipped:
     `rosdep install` and the two `pip install` lines, because this machine has no network and no rosdep
     and .venv-jazzy already holds torch and every Python dependency (it stands in for the robot's system
-    packages plus its venv); the one ROS package rosdep would add that the stand-in lacks, vision_msgs, is
-    built from vendor/ into an underlay. Then `colcon build --packages-select rynnec_ros` and
-    `. install/setup.bash`.
+    packages plus its venv); the ROS packages rosdep would add that the stand-in lacks, vision_msgs and
+    foxglove_msgs, are built from vendor/ into an underlay. Then `colcon build --packages-select
+    rynnec_ros` and `. install/setup.bash`.
     """
     if _skip_reason():
         pytest.skip(_skip_reason() or "")
@@ -244,10 +244,11 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     log_dir = ws / "logs"
     log_dir.mkdir()
     # `rosdep install` would bring the ROS packages package.xml names; of those the stand-in ROS lacks
-    # only vision_msgs (no wheel), so its vendored definition (vendor/README.md: the same fields, hence
-    # the same type hash) is built into an underlay the way the apt package would sit under the workspace.
+    # only vision_msgs and foxglove_msgs (no wheels), so their vendored definitions (vendor/README.md: the
+    # same fields, hence the same type hashes) are built into an underlay the way the apt packages would
+    # sit under the workspace.
     _sh(f"set -e; . '{TOOLS_SETUP}'; cd '{ws}'; mkdir -p deps; "
-        "cp -r src/rynnec_ros/vendor/vision_msgs deps/; "
+        "cp -r src/rynnec_ros/vendor/vision_msgs src/rynnec_ros/vendor/foxglove_msgs deps/; "
         "colcon build --base-paths deps --build-base build-deps --install-base install-deps",
         fresh, log_dir / "colcon-deps.log", timeout=900)
     _sh(f"set -e; . '{TOOLS_SETUP}'; . '{ws}/install-deps/setup.bash'; cd '{ws}'; touch venv/COLCON_IGNORE; "

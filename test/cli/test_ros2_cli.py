@@ -159,6 +159,7 @@ def test_param_out_of_range_is_refused_with_the_reason(node: Shared) -> None:
 
 @pytest.mark.parametrize(("topic", "msg_type"), [
     ("overlay/compressed", "sensor_msgs/msg/CompressedImage"),
+    ("annotations", "foxglove_msgs/msg/ImageAnnotations"),
     ("markers", "visualization_msgs/msg/MarkerArray"),
     ("detections_3d", "vision_msgs/msg/Detection3DArray"),
     ("detections_2d", "vision_msgs/msg/Detection2DArray"),

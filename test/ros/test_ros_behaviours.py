@@ -41,7 +41,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 class StatusWatch:
     """Every goal status the node's action server publishes (its status topic, transient-local)."""
 
-    def __init__(self, peer: Peer, action: str = "ask_stream") -> None:
+    def __init__(self, peer: Peer, action: str = "ask_stream", node_name: str = NAME) -> None:
         from action_msgs.msg import GoalStatusArray
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
@@ -49,7 +49,7 @@ class StatusWatch:
         self._lock = threading.Lock()
         qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self._sub = peer.node.create_subscription(GoalStatusArray, f"/{NAME}/{action}/_action/status",
+        self._sub = peer.node.create_subscription(GoalStatusArray, f"/{node_name}/{action}/_action/status",
                                                   self._on_status, qos)
 
     def _on_status(self, msg: Any) -> None:
