@@ -18,13 +18,13 @@ NO_FRAMES_WARN_S = 5.0
 
 def diagnostics(node: Any, state: str, buffer: FrameBuffer, ingest: CameraIngest, jobs: JobQueue,
                 guard: CallbackGuard, engine: Predictor | None) -> DiagnosticArray:
-    s, q, p, errors = ingest.stats, jobs.stats, node._p, guard.errors
+    s, q, p, errors = ingest.stats, jobs.stats, node.params, guard.errors
     level, message = DiagnosticStatus.OK, "ok"
     if state != "active":
         level, message = DiagnosticStatus.WARN, state
     elif s.last_frame_wall == 0 or time.monotonic() - s.last_frame_wall > NO_FRAMES_WARN_S:
         level, message = DiagnosticStatus.WARN, f"no camera frames in the last {NO_FRAMES_WARN_S:.0f} s"
-    elif len(jobs) >= p["request_queue_size"]:
+    elif len(jobs) >= p.requests.request_queue_size:
         level, message = DiagnosticStatus.WARN, "request queue full"
     if errors:
         level = DiagnosticStatus.ERROR
@@ -51,13 +51,13 @@ def diagnostics(node: Any, state: str, buffer: FrameBuffer, ingest: CameraIngest
         "last_error": q.last_error,
         "callback_errors": sum(errors.values()),
         "last_callback_error": next(reversed(errors), ""),
-        "checkpoint": p["checkpoint"],
+        "checkpoint": p.engine.checkpoint,
         "backend": engine.info.backend if engine is not None else "none",  # what was loaded, not what is set
         # held by the engine's feature and prefix caches, at most cache_mb (a remote engine holds none here)
         "engine_cache_mb": round(getattr(engine, "cache_nbytes", 0) / (1 << 20), 2),
     }
     status = DiagnosticStatus(
         level=level, name=f"rynnec_ros: {node.get_fully_qualified_name()}", message=message,
-        hardware_id=p["device"], values=[KeyValue(key=k, value=str(v)) for k, v in values.items()],
+        hardware_id=p.engine.device, values=[KeyValue(key=k, value=str(v)) for k, v in values.items()],
     )
     return DiagnosticArray(status=[status])

@@ -7,8 +7,8 @@ the node drops that message, counts it and logs it (throttled). Nothing here hol
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from sensor_msgs.msg import CameraInfo, CompressedImage, Image
@@ -17,6 +17,7 @@ from rynnec_ros.core.buffer import NS_PER_S, FrameBuffer
 from rynnec_ros.core.images import depth_pixels, depth_to_metres, image_to_rgb
 from rynnec_ros.core.types import Frame
 from rynnec_ros.ros import convert
+from rynnec_ros.ros.params import NodeParams
 
 MAX_PENDING_DEPTH = 8  # depth frames waiting for their colour frame (drivers publish them a few ms apart)
 
@@ -52,9 +53,10 @@ class IngestStats:
 class CameraIngest:
     """Colour, depth and camera_info callbacks' logic; depth is paired with colour by stamp and frame_id."""
 
-    def __init__(self, buffer: FrameBuffer, params: dict[str, Any]) -> None:
+    def __init__(self, buffer: FrameBuffer, params: Callable[[], NodeParams]) -> None:
         self.buffer = buffer
-        self._p = params
+        self._params = params
+        """The node's parameters as they are now (ingest_fps, max_image_pixels and depth_scale are live)."""
         self.stats = IngestStats()
         self.camera_k: np.ndarray | None = None
         self.distortion = ""
@@ -66,11 +68,12 @@ class CameraIngest:
         """Buffer one colour frame; returns a note for the log ("" normally)."""
         self.stats.frames_in += 1
         stamp = convert.stamp_to_ns(msg.header.stamp)
-        fps = self._p["ingest_fps"]
+        p = self._params()
+        fps = p.buffer.ingest_fps
         last = self._last_kept_ns
         if fps > 0 and last is not None and 0 <= stamp - last < NS_PER_S / fps - 1:
             return ""  # thinned before decoding: a dropped frame costs only the deserialisation
-        max_pixels = self._p["max_image_pixels"]
+        max_pixels = p.inputs.max_image_pixels
         if isinstance(msg, Image):
             convert.check_size(int(msg.width), int(msg.height), max_pixels, f"colour image ({msg.encoding})")
             rgb = image_to_rgb(msg)
@@ -100,8 +103,9 @@ class CameraIngest:
 
     def on_depth(self, msg: Image | CompressedImage) -> None:
         stamp = convert.stamp_to_ns(msg.header.stamp)
-        max_pixels = self._p["max_image_pixels"]
-        scale = float(self._p["depth_scale"])  # the scale in force now, even if it changes before colour
+        p = self._params()
+        max_pixels = p.inputs.max_image_pixels
+        scale = p.inputs.depth_scale  # the scale in force now, even if it changes before colour
         frame_id = msg.header.frame_id
         if isinstance(msg, Image):
             convert.check_size(int(msg.width), int(msg.height), max_pixels, f"depth image ({msg.encoding})")

@@ -24,6 +24,7 @@ from rynnec_ros.core.wire import MAX_MASKS_PER_REGION, MAX_NEW_TOKENS, MAX_OPTIO
 from rynnec_ros.model.requests import check_prompt
 from rynnec_ros.msg import ObjectMask, StageTiming
 from rynnec_ros.ros import convert
+from rynnec_ros.ros.params import NodeParams
 from rynnec_ros.spatial.prompts import point_prompts
 
 MAX_STAMPS = 1000
@@ -50,12 +51,13 @@ def check_text(text: str, what: str, limit: int, optional: bool = False) -> str:
     return _check_text(text, what, limit, optional, limit_name="max_question_chars")
 
 
-def limits_from(p: dict[str, Any]) -> Limits:
+def limits_from(p: NodeParams) -> Limits:
+    b = p.buffer
     return Limits(
-        max_chars=p["max_question_chars"], max_frames=p["max_frames_per_query"], sample_fps=p["sample_fps"],
-        tolerance_ns=int(p["stamp_tolerance_s"] * NS_PER_S), max_new_tokens=p["max_new_tokens"],
-        track_window=bool(p["track_window"] or p["track_objects"]),
-        block_frames=p["live_window_block_frames"],
+        max_chars=p.requests.max_question_chars, max_frames=b.max_frames_per_query, sample_fps=b.sample_fps,
+        tolerance_ns=int(b.stamp_tolerance_s * NS_PER_S), max_new_tokens=p.requests.max_new_tokens,
+        track_window=p.prompts.track_window or p.prompts.track_objects,
+        block_frames=b.live_window_block_frames,
     )
 
 

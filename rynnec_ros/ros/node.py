@@ -30,7 +30,7 @@ from sensor_msgs.msg import CameraInfo, CompressedImage, Image
 from rynnec_ros.action import Ask
 from rynnec_ros.action import Segment as SegmentAction
 from rynnec_ros.core import wire
-from rynnec_ros.core.buffer import BufferLimits, FrameBuffer
+from rynnec_ros.core.buffer import FrameBuffer
 from rynnec_ros.core.jobs import Job, JobQueue
 from rynnec_ros.core.tracks import LiveTracks
 from rynnec_ros.core.types import Frame
@@ -44,7 +44,7 @@ from rynnec_ros.ros.goals import GoalQueue, failed
 from rynnec_ros.ros.guard import CallbackGuard
 from rynnec_ros.ros.ingest import CameraIngest
 from rynnec_ros.ros.outputs import Outputs
-from rynnec_ros.ros.params import PARAM_BY_NAME, PARAMS, engine_spec, validate, validate_all
+from rynnec_ros.ros.params import GROUP_OF, PARAM_BY_NAME, PARAMS, NodeParams, validate, validate_all
 from rynnec_ros.ros.qos import SERVICE_QOS
 from rynnec_ros.ros.tf import PoseSource
 from rynnec_ros.router import Router
@@ -61,7 +61,7 @@ class CognitionNode(LifecycleNode):
 
     def __init__(self, node_name: str = "rynnec", **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-        self._p: dict[str, Any] = {}
+        values: dict[str, Any] = {}
         for spec in PARAMS:
             # `-p ingest_fps:=3` and `buffer_max_age_s: 300` in YAML arrive as integers; float parameters
             # are dynamically typed so those do not kill the node at start (_on_set_parameters checks).
@@ -71,19 +71,23 @@ class CognitionNode(LifecycleNode):
             if is_float and isinstance(value, int) and not isinstance(value, bool):
                 value = float(value)
                 self.set_parameters([Parameter(spec.name, Parameter.Type.DOUBLE, value)])
-            self._p[spec.name] = value
-        bad = [f"{n}: {r}" for n, r in ((n, validate(n, v)) for n, v in self._p.items()) if r]
+            values[spec.name] = value
+        bad = [f"{n}: {r}" for n, r in ((n, validate(n, v)) for n, v in values.items()) if r]
         if bad:
             raise ValueError("invalid parameters: " + "; ".join(bad))
+        self.params = NodeParams.from_values(values)
+        """Every parameter, typed and grouped; replaced whole (never mutated) when a set is applied."""
         if hasattr(self, "add_pre_set_parameters_callback"):  # rclpy >= Iron; Humble keeps the int
             self.add_pre_set_parameters_callback(self._as_declared_types)
         self.add_on_set_parameters_callback(self._on_set_parameters)
+        if hasattr(self, "add_post_set_parameters_callback"):  # rclpy >= Iron: apply once rclpy has set them
+            self.add_post_set_parameters_callback(self._after_set_parameters)
 
-        self._buffer = FrameBuffer(self._limits())
-        self._ingest = CameraIngest(self._buffer, self._p)
-        self._jobs = JobQueue(lambda: int(self._p["request_queue_size"]), idle=self._idle,
+        self._buffer = FrameBuffer(self.params.buffer_limits())
+        self._ingest = CameraIngest(self._buffer, lambda: self.params)
+        self._jobs = JobQueue(lambda: self.params.requests.request_queue_size, idle=self._idle,
                               on_internal_error=self._log_error)
-        self._tracks = LiveTracks(int(self._p["max_tracked_objects"]), int(self._p["cache_mb"]) << 20)
+        self._tracks = LiveTracks(self.params.prompts.max_tracked_objects, self.params.engine.cache_mb << 20)
         self._ready_keys: list[Any] = []  # frame keys of the last window precompute finished
         self._sizes_checked: tuple[int, ...] = ()  # frame size and window bounds _check_block_sizes saw
         self._points_asked = 0  # points received on point_prompt_topic: each one's object_id
@@ -115,18 +119,11 @@ class CognitionNode(LifecycleNode):
         self._diag_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         # On the steady clock: under use_sim_time a ROS-clock timer stops with /clock (a replay that
         # ended), and with it /diagnostics and the time-out of queued requests.
-        self.create_timer(self._p["diagnostics_period_s"], self._guard.call("diagnostics timer", self._tick),
+        self.create_timer(self.params.process.diagnostics_period_s,
+                          self._guard.call("diagnostics timer", self._tick),
                           clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     # ----------------------------------------------------------------------------------- parameters
-
-    def _limits(self) -> BufferLimits:
-        p = self._p
-        return BufferLimits(
-            max_frames=p["buffer_max_frames"], max_bytes=p["buffer_max_mb"] * (1 << 20),
-            max_age_s=p["buffer_max_age_s"], jump_back_s=p["time_jump_back_s"],
-            jump_forward_s=p["time_jump_forward_s"], jump_confirm_frames=p["time_jump_confirm_frames"],
-        )
 
     @staticmethod
     def _as_declared_types(params: list[Parameter]) -> list[Parameter]:
@@ -136,40 +133,50 @@ class CognitionNode(LifecycleNode):
                 and p.type_ == Parameter.Type.INTEGER else p
                 for p in params]
 
+    def _updates(self, params: list[Any]) -> NodeParams:
+        """The node's parameters with ``params`` applied (``ValueError`` with the reason); rclpy's own
+        parameters (use_sim_time, ...) are rclpy's to check and apply."""
+        if any(not p.name for p in params):
+            raise ValueError("a parameter name must not be empty")
+        return self.params.replace({p.name: p.value for p in params if p.name in PARAM_BY_NAME})
+
     def _on_set_parameters(self, params: list[Any]) -> SetParametersResult:
-        updates: dict[str, Any] = {}
-        for param in params:
-            if not param.name:
-                return SetParametersResult(successful=False, reason="a parameter name must not be empty")
-            spec = PARAM_BY_NAME.get(param.name)
-            if spec is None:
-                continue  # rclpy's own parameters (use_sim_time, ...): rclpy checks and applies them
-            value = float(param.value) if isinstance(spec.default, float) and type(param.value) is int \
-                else param.value
-            reason = validate(param.name, value)
-            if reason:
-                return SetParametersResult(successful=False, reason=reason)
-            updates[param.name] = value
-        self._p.update(updates)
-        if any(n.startswith(("buffer_", "time_jump")) for n in updates):
-            self._buffer.set_limits(self._limits())
-        if self._router is not None and {"arm_length_m", "spatial_source"} & set(updates):
-            self._router = Router(self._router.engine, self._make_spatial(), self._p["spatial_source"])
-        deferred = [n for n in updates if not PARAM_BY_NAME[n].live]
+        """Validate a set request as a whole; nothing is applied unless every value is accepted."""
+        try:
+            new = self._updates(params)
+        except ValueError as exc:
+            return SetParametersResult(successful=False, reason=str(exc))
+        if not hasattr(self, "add_post_set_parameters_callback"):  # Humble: no later callback to apply in
+            self._apply(new)
+        return SetParametersResult(successful=True)
+
+    def _after_set_parameters(self, params: list[Any]) -> None:
+        """rclpy set the values ``_on_set_parameters`` accepted: apply them."""
+        self._apply(self._updates(params))
+
+    def _apply(self, new: NodeParams) -> None:
+        """Swap in ``new`` and apply what changed: buffer limits and the geometry at once; engine, inputs
+        and process parameters on the next configure/activate (said in the log)."""
+        changed = new.changed(self.params)
+        self.params = new
+        if any(GROUP_OF[n] == "buffer" for n in changed):
+            self._buffer.set_limits(new.buffer_limits())
+        if self._router is not None and {"arm_length_m", "spatial_source"} & set(changed):
+            self._router = Router(self._router.engine, self._make_spatial(), new.requests.spatial_source)
+        deferred = [n for n in changed if not PARAM_BY_NAME[n].live]
         if deferred and self._router is not None:
             self.get_logger().info(f"{', '.join(deferred)} take effect on the next configure/activate")
-        return SetParametersResult(successful=True)
 
     # ------------------------------------------------------------------------------------ lifecycle
 
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
-        p = self._p
-        reason = validate_all(p)
+        p = self.params
+        reason = validate_all(p.values())
         if reason:
             self.get_logger().error(f"configure failed: {reason}")
             return TransitionCallbackReturn.FAILURE
         try:
-            spec = engine_spec(p, self._server_token())
+            spec = p.engine_spec(self._server_token())
         except ValueError as exc:
             self.get_logger().error(f"configure failed: {exc}")
             return TransitionCallbackReturn.FAILURE
@@ -183,20 +190,20 @@ class CognitionNode(LifecycleNode):
             t0 = time.monotonic()
             engine = load_engine(spec)
         except Exception as exc:
-            self.get_logger().error(f"configure failed: cannot load checkpoint '{p['checkpoint']}' on "
-                                    f"backend {p['backend']}: {exc}")
+            self.get_logger().error(f"configure failed: cannot load checkpoint '{spec.checkpoint}' on "
+                                    f"backend {spec.backend}: {exc}")
             return TransitionCallbackReturn.FAILURE
         by_provider: dict[str, list[str]] = {}
         for graph, provider in sorted(engine.info.graph_providers.items()):  # ONNX Runtime may fall back
             by_provider.setdefault(provider, []).append(graph)
         note = "".join(f"; {prov}: {', '.join(graphs)}" for prov, graphs in by_provider.items())
-        self.get_logger().info(f"loaded {p['checkpoint']} on backend {p['backend']} ({p['device']}, "
-                               f"{p['dtype']}) in {time.monotonic() - t0:.1f} s{note}")
+        self.get_logger().info(f"loaded {spec.checkpoint} on backend {spec.backend} ({spec.device}, "
+                               f"{spec.dtype}) in {time.monotonic() - t0:.1f} s{note}")
         try:
-            self._router = Router(engine, self._make_spatial(), p["spatial_source"])
-            self._buffer = FrameBuffer(self._limits())
-            self._ingest = CameraIngest(self._buffer, self._p)
-            self._outputs = Outputs(self, self._p)
+            self._router = Router(engine, self._make_spatial(), p.requests.spatial_source)
+            self._buffer = FrameBuffer(p.buffer_limits())
+            self._ingest = CameraIngest(self._buffer, lambda: self.params)
+            self._outputs = Outputs(self, lambda: self.params)
         except Exception as exc:
             self.get_logger().error(f"configure failed after loading the engine: {type(exc).__name__}: {exc}")
             self._release()  # drops the engine too: unconfigured means nothing held
@@ -207,19 +214,20 @@ class CognitionNode(LifecycleNode):
     def _memory_refusal(self, spec: EngineSpec) -> str:
         """Why the configured engine, buffer and caches would not fit in memory ("" when they do, or when
         the estimate cannot be made: then loading reports what is wrong with the checkpoint)."""
-        p = self._p
-        if p["memory_limit_mb"] < 0 or spec.backend == "remote":
+        limit_mb = self.params.engine.memory_limit_mb
+        if limit_mb < 0 or spec.backend == "remote":
             return ""
         from rynnec_ros.model import budget
 
         try:
-            need = budget.estimate(spec.checkpoint, spec.dtype, spec.max_visual_tokens, p["max_new_tokens"],
-                                   p["buffer_max_mb"], spec.cache_mb)
-            limit = float(p["memory_limit_mb"]) or budget.available_mb()
+            need = budget.estimate(spec.checkpoint, spec.dtype, spec.max_visual_tokens,
+                                   self.params.requests.max_new_tokens, self.params.buffer.buffer_max_mb,
+                                   spec.cache_mb)
+            limit = float(limit_mb) or budget.available_mb()
         except (OSError, ValueError, KeyError) as exc:
             self.get_logger().warning(f"no memory estimate: {exc}")
             return ""
-        what = "memory_limit_mb" if p["memory_limit_mb"] else "available on this machine (MemAvailable)"
+        what = "memory_limit_mb" if limit_mb else "available on this machine (MemAvailable)"
         reason = budget.refusal(need, limit, what)
         if not reason:
             self.get_logger().info(f"memory budget: {need.describe()} of {limit:.0f} MB")
@@ -227,10 +235,10 @@ class CognitionNode(LifecycleNode):
 
     def _server_token(self) -> str:
         """The site server's token from server_token_file or server_token_env, never a parameter."""
-        p = self._p
-        if p["backend"] != "remote":
+        e = self.params.engine
+        if e.backend != "remote":
             return ""
-        token, warning = wire.read_token(p["server_token_file"], p["server_token_env"])
+        token, warning = wire.read_token(e.server_token_file, e.server_token_env)
         if warning:
             self.get_logger().warning(warning)
         return token
@@ -241,7 +249,7 @@ class CognitionNode(LifecycleNode):
         except ImportError as exc:
             self.get_logger().warning(f"geometry answers unavailable: {exc}")
             return None
-        return SpatialEngine(SpatialParams(arm_length_m=self._p["arm_length_m"]))
+        return SpatialEngine(SpatialParams(arm_length_m=self.params.requests.arm_length_m))
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         if self._jobs.alive:
@@ -261,31 +269,32 @@ class CognitionNode(LifecycleNode):
 
     def _subscribe(self) -> str:
         """Subscribe to the camera topics (and TF); returns the colour topic."""
-        p = self._p
-        reliability = ReliabilityPolicy.BEST_EFFORT if p["qos_reliability"] == "best_effort" \
+        p = self.params.inputs
+        reliability = ReliabilityPolicy.BEST_EFFORT if p.qos_reliability == "best_effort" \
             else ReliabilityPolicy.RELIABLE
-        qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=p["qos_depth"], reliability=reliability)
-        compressed = p["color_transport"] == "compressed"
-        color_topic = p["color_topic"].rstrip("/") + ("/compressed" if compressed else "")
+        qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=p.qos_depth, reliability=reliability)
+        compressed = p.color_transport == "compressed"
+        color_topic = p.color_topic.rstrip("/") + ("/compressed" if compressed else "")
         colour = self._guard.ingest("colour", self._ingest.on_color)
         topics: list[tuple[Any, str, Callable[[Any], None]]] = [
             (CompressedImage if compressed else Image, color_topic, colour)]
-        if p["depth_topic"]:
-            depth_compressed = p["depth_transport"] == "compressedDepth"
+        if p.depth_topic:
+            depth_compressed = p.depth_transport == "compressedDepth"
             topics.append((CompressedImage if depth_compressed else Image,
-                           p["depth_topic"].rstrip("/") + ("/compressedDepth" if depth_compressed else ""),
+                           p.depth_topic.rstrip("/") + ("/compressedDepth" if depth_compressed else ""),
                            self._guard.ingest("depth", lambda m: self._ingest.on_depth(m))))
-        if p["camera_info_topic"]:
-            topics.append((CameraInfo, p["camera_info_topic"],
+        if p.camera_info_topic:
+            topics.append((CameraInfo, p.camera_info_topic,
                            self._guard.ingest("camera_info", self._ingest.on_info)))
         for kind, name, callback in topics:
             self._subs.append(self.create_subscription(kind, name, callback, qos,
                                                        callback_group=self._ingest_group))
-        if p["point_prompt_topic"]:  # RViz publishes /clicked_point reliable, keep-last
+        point_topic = self.params.prompts.point_prompt_topic
+        if point_topic:  # RViz publishes /clicked_point reliable, keep-last
             self._subs.append(self.create_subscription(
-                PointStamped, p["point_prompt_topic"], self._guard.ingest("point", self._on_point), 10,
+                PointStamped, point_topic, self._guard.ingest("point", self._on_point), 10,
                 callback_group=self._ingest_group))
-        if p["world_frame"]:
+        if p.world_frame:
             self._pose = PoseSource(self, tolerance_s=0.1)
         return color_topic
 
@@ -341,7 +350,7 @@ class CognitionNode(LifecycleNode):
         if self._pose is None:
             return None
         try:
-            return self._pose.world_T_frame(self._p["world_frame"], frame.frame_id, frame.stamp_ns)
+            return self._pose.world_T_frame(self.params.inputs.world_frame, frame.frame_id, frame.stamp_ns)
         except (LookupError, ValueError) as exc:
             self.get_logger().warning(f"no camera pose: {exc}", throttle_duration_sec=5.0)
             return None
@@ -350,8 +359,8 @@ class CognitionNode(LifecycleNode):
         """``point_prompt_topic``: ask ``point_prompt_question`` about the object at the point; the answer
         goes out on the answer topics only, so a refusal is logged (there is no caller to tell)."""
         self._points_asked += 1
-        n, topic = self._points_asked, self._p["point_prompt_topic"]
-        req = AskQuestion.Request(question=self._p["point_prompt_question"])
+        n, topic = self._points_asked, self.params.prompts.point_prompt_topic
+        req = AskQuestion.Request(question=self.params.prompts.point_prompt_question)
         req.regions = [RegionMsg(object_id=n, label=f"point {n}", prompt=RegionPrompt(point=point))]
 
         def finish(job: Job, value: Any, error: str) -> None:
@@ -365,13 +374,13 @@ class CognitionNode(LifecycleNode):
         """world_T_frame for a 3D point prompt; LookupError with the reason when TF cannot say."""
         if self._pose is None:
             raise LookupError("3D point prompts need the world_frame parameter (the frame TF moves them to)")
-        return self._pose.world_T_frame(self._p["world_frame"], frame_id, stamp_ns)
+        return self._pose.world_T_frame(self.params.inputs.world_frame, frame_id, stamp_ns)
 
     def _job(self, kind: str, msg: Any, finish: Callable[[Job, Any, str], None],
              stream: Callable[[str], None] | None = None,
              cancel_requested: Callable[[], bool] = lambda: False) -> Job:
         return Job(kind, lambda job: self._run(kind, msg, job, stream), finish,
-                   timeout_s=messages.request_timeout(msg, self._p["request_timeout_s"]),
+                   timeout_s=messages.request_timeout(msg, self.params.requests.request_timeout_s),
                    cancel_requested=cancel_requested)
 
     def _submit(self, kind: str, msg: Any, placeholder: Any, service: DeferredService) -> Any:
@@ -396,7 +405,7 @@ class CognitionNode(LifecycleNode):
             return ""
         try:
             build = messages.segment_request if kind in _SEGMENT_KINDS else messages.ask_request
-            build(msg, self._buffer, messages.limits_from(self._p), lambda frame: None)
+            build(msg, self._buffer, messages.limits_from(self.params), lambda frame: None)
         except ValueError as exc:
             return str(exc)
         return ""
@@ -411,9 +420,10 @@ class CognitionNode(LifecycleNode):
         """``track_objects``: every followed object onto the newest buffered frame, their masks on
         ~/object_masks; forgotten when the parameter is off."""
         tracks, router, outputs = self._tracks, self._router, self._outputs
-        tracks.max_objects = int(self._p["max_tracked_objects"])
-        tracks.budget_bytes = int(self._p["cache_mb"]) << 20  # changes on a reconfigure
-        if not self._p["track_objects"]:
+        p = self.params
+        tracks.max_objects = p.prompts.max_tracked_objects
+        tracks.budget_bytes = p.engine.cache_mb << 20  # changes on a reconfigure
+        if not p.prompts.track_objects:
             tracks.clear()
             return
         if not len(tracks) or router is None or outputs is None or self._state != "active":
@@ -431,7 +441,7 @@ class CognitionNode(LifecycleNode):
 
     def _keep_following(self, ans: Any, request: Any, object_id: int, label: str) -> None:
         """``track_objects``: the objects an answer followed over its window are followed on."""
-        if not self._p["track_objects"] or not request.window:
+        if not self.params.prompts.track_objects or not request.window:
             return
         last = request.window[-1]
         if ans.followed is not None:
@@ -445,12 +455,12 @@ class CognitionNode(LifecycleNode):
         question about it pays only its own tokens. Stops as soon as a request arrives."""
         router = self._router
         precompute = getattr(router.engine, "precompute", None) if router is not None else None
-        if precompute is None or self._state != "active" or not self._p["precompute_window"]:
+        if precompute is None or self._state != "active" or not self.params.requests.precompute_window:
             return
         try:  # the window a question without stamps gets
-            p = self._p
-            frames = self._buffer.select(fps=p["sample_fps"], max_frames=p["max_frames_per_query"],
-                                         block_frames=p["live_window_block_frames"])
+            b = self.params.buffer
+            frames = self._buffer.select(fps=b.sample_fps, max_frames=b.max_frames_per_query,
+                                         block_frames=b.live_window_block_frames)
         except ValueError:
             return  # nothing buffered yet
         self._check_block_sizes(frames[-1], router)
@@ -461,9 +471,8 @@ class CognitionNode(LifecycleNode):
     def _check_block_sizes(self, newest: Frame, router: Any) -> None:
         """Warn once per frame size and window bounds when a block window's frames would be resized as
         it grows (the visual-token budget binds): each new frame then re-encodes the whole window."""
-        p = self._p
         sizes = getattr(router.engine, "resized_sizes", None)
-        block, most = p["live_window_block_frames"], p["max_frames_per_query"]
+        block, most = self.params.buffer.live_window_block_frames, self.params.buffer.max_frames_per_query
         if not block or sizes is None:
             return
         h, w = newest.rgb.shape[:2]
@@ -478,7 +487,7 @@ class CognitionNode(LifecycleNode):
                 "raise max_visual_tokens or set live_window_block_frames to 1")
 
     def _can_take_goal(self) -> bool:
-        return self._state == "active" and len(self._jobs) < self._p["request_queue_size"]
+        return self._state == "active" and len(self._jobs) < self.params.requests.request_queue_size
 
     def _on_ask(self, request: AskQuestion.Request, response: AskQuestion.Response) -> Any:
         return self._submit("ask", request, response, self._ask_srv)
@@ -500,7 +509,7 @@ class CognitionNode(LifecycleNode):
         if router is None or outputs is None:
             raise ValueError("the node is not configured")
         waited = time.monotonic() - job.enqueued
-        lim = messages.limits_from(self._p)
+        lim = messages.limits_from(self.params)
         if kind in _SEGMENT_KINDS:
             request = messages.segment_request(msg, self._buffer, lim, self._pose_of)
             ans = router.segment(request, stream, job.should_stop)

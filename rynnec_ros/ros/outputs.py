@@ -9,7 +9,7 @@ optional topics are published is read from the node's live parameters at each an
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,14 +25,14 @@ from rynnec_ros.ros import convert
 from rynnec_ros.ros.annotations import image_annotations
 from rynnec_ros.ros.detections import answer_detections_3d, mask_detections_2d
 from rynnec_ros.ros.markers import answer_markers, answer_words
+from rynnec_ros.ros.params import NodeParams
 
 
 class Outputs:
-    def __init__(self, node: Any, params: Mapping[str, Any]) -> None:
+    def __init__(self, node: Any, params: Callable[[], NodeParams]) -> None:
         self._node = node
-        self._p = params
-        """The node's live parameters (publish_overlay, overlay_jpeg_quality, publish_annotations,
-        publish_markers, publish_detections, world_frame)."""
+        self._params = params
+        """The node's parameters as they are now: the outputs group is live, read per answer."""
         self.masks = node.create_lifecycle_publisher(ObjectMasks, "~/object_masks", 10)
         self.spatial = node.create_lifecycle_publisher(SpatialAnswer, "~/spatial_answers", 10)
         self.overlay = node.create_lifecycle_publisher(Image, "~/overlay", 2)
@@ -56,7 +56,7 @@ class Outputs:
         if shown:
             last, mask = shown[-1]
             self._draw(request.frames[last], [mask], [request.question], [request.question])
-        if self._p["publish_detections"]:
+        if self._params().outputs.publish_detections:
             detections = mask_detections_2d(masks)
             if detections is not None:
                 self.detections_2d.publish(detections)
@@ -89,10 +89,10 @@ class Outputs:
             captions = [f"{label}: {words}" if r.object_id in about and words else label
                         for label, (_, r) in zip(labels, drawn, strict=True)]
             self._draw(request.frames[fi], [m for m, _ in drawn], labels, captions)
-        world_frame = str(self._p["world_frame"])
-        if self._p["publish_markers"]:
+        world_frame = self._params().inputs.world_frame
+        if self._params().outputs.publish_markers:
             self.markers.publish(answer_markers(ans, request, world_frame))
-        if self._p["publish_detections"]:
+        if self._params().outputs.publish_detections:
             self.detections_3d.publish(answer_detections_3d(ans, request, world_frame))
 
     def tracked(self, frame: Frame, masks: list[ObjectMask]) -> None:
@@ -103,9 +103,9 @@ class Outputs:
     def _draw(self, frame: Frame, masks: list[np.ndarray], labels: list[str], captions: list[str]) -> None:
         """``masks`` on ``frame``: ~/overlay with ``labels`` and ~/annotations with ``captions`` (the labels
         with the answer), each when enabled."""
-        if self._p["publish_overlay"]:
+        if self._params().outputs.publish_overlay:
             self._overlay(frame, masks, labels)
-        if self._p["publish_annotations"]:
+        if self._params().outputs.publish_annotations:
             stamp = convert.ns_to_stamp(frame.stamp_ns)
             self.annotations.publish(image_annotations(masks, captions, stamp))
 
@@ -114,6 +114,6 @@ class Outputs:
         self.overlay.publish(convert.rgb_to_image(img, frame.stamp_ns, frame.frame_id))
         # JPEG encoding costs ~7 ms per 720p overlay (2-core x86): done only while someone subscribes.
         if self.overlay_compressed.get_subscription_count() > 0:
-            quality = int(self._p["overlay_jpeg_quality"])
+            quality = self._params().outputs.overlay_jpeg_quality
             jpeg = convert.rgb_to_compressed(img, frame.stamp_ns, frame.frame_id, quality)
             self.overlay_compressed.publish(jpeg)

@@ -52,7 +52,7 @@ def run(args: list[str] | None = None, autostart: bool | None = None) -> NoRetur
     node = CognitionNode()
     executor = MultiThreadedExecutor(num_threads=EXECUTOR_THREADS)
     executor.add_node(node)
-    start = node._p["autostart"] if autostart is None else autostart
+    start = node.params.process.autostart if autostart is None else autostart
     try:
         if start:
             if node.trigger_configure() != TransitionCallbackReturn.SUCCESS:

@@ -32,13 +32,12 @@ def _image(stamp_ns: int, encoding: str, data: bytes, step: int):
 def test_a_looping_bag_keeps_depth_on_the_new_timelines_first_frames(depth_first: bool) -> None:
     from rynnec_ros.core.buffer import BufferLimits, FrameBuffer
     from rynnec_ros.ros.ingest import CameraIngest
-    from rynnec_ros.ros.params import PARAMS
+    from rynnec_ros.ros.params import NodeParams
 
-    params = {spec.name: spec.default for spec in PARAMS}
-    params["ingest_fps"] = 0.0  # keep every frame
+    params = NodeParams.from_values({"ingest_fps": 0.0})  # keep every frame
     buffer = FrameBuffer(BufferLimits(max_frames=100, max_bytes=1 << 30, max_age_s=300.0, jump_back_s=5.0,
                                       jump_confirm_frames=3))
-    ingest = CameraIngest(buffer, params)
+    ingest = CameraIngest(buffer, lambda: params)
     for loop, millimetres in enumerate((1000, 1001)):
         for i in range(24):
             stamp = T0 + i * STEP_NS
@@ -80,15 +79,13 @@ def test_pending_16uc1_depth_is_held_as_uint16_and_converted_exactly(depth_first
     either message order, even when depth_scale changes in between."""
     from rynnec_ros.core.buffer import BufferLimits, FrameBuffer
     from rynnec_ros.ros.ingest import CameraIngest
-    from rynnec_ros.ros.params import PARAMS
+    from rynnec_ros.ros.params import NodeParams
 
-    params = {spec.name: spec.default for spec in PARAMS}
-    params["ingest_fps"] = 0.0
     scale = 0.000125  # e.g. an Orbbec at 1/8 mm units; not the default, so the parameter is what is used
-    params["depth_scale"] = scale
+    params = NodeParams.from_values({"ingest_fps": 0.0, "depth_scale": scale})
     buffer = FrameBuffer(BufferLimits(max_frames=100, max_bytes=1 << 30, max_age_s=300.0, jump_back_s=5.0,
                                       jump_confirm_frames=3))
-    ingest = CameraIngest(buffer, params)
+    ingest = CameraIngest(buffer, lambda: params)
     expected = UNITS.astype(np.float32) * np.float32(scale)
     expected[UNITS == 0] = np.nan
     colour = _image(T0, "rgb8", bytes(48), 12)
@@ -99,7 +96,8 @@ def test_pending_16uc1_depth_is_held_as_uint16_and_converted_exactly(depth_first
         assert held.depth.dtype == np.uint16 and held.depth.nbytes == UNITS.size * 2
         assert np.array_equal(held.depth, UNITS)
         assert not np.shares_memory(held.depth, np.frombuffer(depth.data, np.uint8))  # no view of the msg
-        params["depth_scale"] = 0.001  # changed before the colour frame: the arrival's scale still applies
+        params = params.replace({"depth_scale": 0.001})  # changed before the colour frame: the arrival's
+        # scale still applies
         ingest.on_color(colour)
         assert T0 not in ingest._pending_depth
     else:
