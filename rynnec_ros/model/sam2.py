@@ -230,6 +230,23 @@ def package_yaml() -> Path:
     return Path(sam2.__file__).parent / PACKAGE_YAML
 
 
+def _package_class(target: str, where: str) -> str:
+    """``target`` as the package names it, if it is a module class the package defines under
+    ``sam2.modeling`` (a dotted path could otherwise reach any attribute, e.g. a module's ``torch.load``)."""
+    import importlib
+
+    name = "sam2." + target[len(_VENDORED):] if target.startswith(_VENDORED) else target
+    module, _, attr = name.rpartition(".")
+    try:
+        inside = module == "sam2.modeling" or module.startswith("sam2.modeling.")
+        found = getattr(importlib.import_module(module), attr) if inside else None
+    except (ImportError, AttributeError):
+        found = None
+    if not (isinstance(found, type) and issubclass(found, nn.Module) and found.__module__ == module):
+        raise ValueError(f"{where}._target_ {target!r} is not a module class of the sam2 package")
+    return name
+
+
 def _package_node(node: Any, where: str) -> Any:
     """A yaml node with RynnEC's vendored ``third_parts.sam2.*`` targets pointed at the package's ``sam2.*``.
 
@@ -246,11 +263,7 @@ def _package_node(node: Any, where: str) -> Any:
         if key in _HYDRA_CALLS or (key == "weights_path" and value is not None):
             raise ValueError(f"{where}.{key} is not accepted in a checkpoint's SAM2 config")
         if key == "_target_":
-            target = str(value)
-            target = "sam2." + target[len(_VENDORED):] if target.startswith(_VENDORED) else target
-            if not target.startswith("sam2.modeling."):
-                raise ValueError(f"{where}._target_ {value!r} is not a module of the sam2 package")
-            out[key] = target
+            out[key] = _package_class(str(value), where)
         else:
             out[key] = _package_node(value, f"{where}.{key}")
     if str(out.get("_target_", "")).endswith(".PositionEmbeddingSine"):

@@ -225,7 +225,11 @@ def test_the_modules_are_the_sam2_packages(tiny_yaml: Path) -> None:
 
 
 @pytest.mark.parametrize(("edit", "message"), [
-    (("third_parts.sam2.modeling.backbones.hieradet.Hiera", "os.system"), "not a module of the sam2 package"),
+    (("third_parts.sam2.modeling.backbones.hieradet.Hiera", "os.system"), "not a module class of the sam2"),
+    (("third_parts.sam2.modeling.backbones.hieradet.Hiera", "sam2.modeling.sam2_base.torch.load"),
+     "not a module class of the sam2"),
+    (("third_parts.sam2.modeling.backbones.hieradet.Hiera", "sam2.modeling.sam2_base.trunc_normal_"),
+     "not a module class of the sam2"),
     (("      embed_dim: 16\n", "      embed_dim: 16\n      weights_path: /tmp/hiera.pt\n"), "weights_path"),
     (("    scalp: 1\n", "    scalp: 1\n    _args_: [1]\n"), "_args_"),
 ])
