@@ -3,10 +3,10 @@
 RynnEC decodes every frame alone; following an object through a window needs SAM 2's memory (memory
 encoder, memory attention, object pointers), whose weights the checkpoints carry but per-frame decoding
 never reads. Rather than re-implement the video predictor, the package's ``SAM2VideoPredictor`` is built
-from the checkpoint's SAM 2 yaml (``sam2.build_sam2``, the same checks and targets as the engine's
-``Sam2Model``) around the engine's own image encoder, prompt encoder and mask decoder (the very same
-modules, or float32 copies of them for a half-precision engine), so only the memory parts are loaded in
-addition.
+from the checkpoint's SAM 2 yaml (``build_sam2`` in model/sam2.py: the same checks and targets as the
+engine's ``Sam2Model``) around the engine's own image encoder, prompt encoder and mask decoder (the very
+same modules, or float32 copies of them for a half-precision engine), so only the memory parts are loaded
+in addition.
 
 Frames go in preprocessed the engine's way (``Sam2Model.preprocess``), not through the package's JPEG
 loader: a robot's frames are arrays, never files.
