@@ -381,7 +381,7 @@ class Sam2Model(nn.Module):
         Keys matched by :func:`is_ignored_key` are skipped; anything else unknown is an error, so a
         checkpoint of another architecture (or SAM 2.1) is rejected instead of being half loaded.
         ``shapes`` (every checkpoint key's shape, from the file headers) is what is checked when ``sd``
-        holds only some of the tensors: the graph backends load the prompt encoder alone.
+        holds only some of the tensors: the graph backends load only the host ones (loader.HOST_PREFIXES).
         """
         own = self.state_dict()
         every = {k: tuple(v.shape) for k, v in sd.items()} if shapes is None else dict(shapes)
