@@ -26,14 +26,16 @@ setup(
         "pycocotools>=2.0.7",
         "pyyaml>=6",
         "tqdm>=4.66",
+        # SAM 2 is Meta's sam2 package, which builds its modules with hydra; sam2 itself is installed
+        # from requirements-sam2.txt (SAM2_BUILD_CUDA=0 --no-deps: its torchvision pin would pull a torch)
+        "hydra-core>=1.3.2",
+        "iopath>=0.1.10",
     ],
     extras_require={
         "video": ["av>=12", "opencv-python-headless>=4.8"],
         "onnx": ["onnx>=1.16", "onnxruntime>=1.18"],
         "eval": ["matplotlib>=3.8", "rosbags>=0.10.9"],
         "bags": ["rosbags>=0.10.9"],
-        # SAM 2 video propagation; sam2 itself: requirements-sam2.txt (SAM2_BUILD_CUDA=0 --no-deps)
-        "tracking": ["hydra-core>=1.3.2", "iopath>=0.1.10"],
     },
     entry_points={"console_scripts": ["rynnec-ros=rynnec_ros.cli:main"]},
 )

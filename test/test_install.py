@@ -96,6 +96,37 @@ def test_pip_keys_are_what_the_documented_pip_step_installs() -> None:
     assert "--system-site-packages" in doc and "python3 -m venv" in doc
 
 
+def test_sam2_installs_on_every_robot_target() -> None:
+    """SAM 2 is Meta's sam2 package (rynnec_ros/model/sam2.py), so every documented robot install has its
+    pip step, and the package's own metadata asks for nothing a robot lacks: Python >= 3.10 (Humble and
+    JetPack 6 run 3.10) and, besides torch/torchvision (``--no-deps``: the platform's torch stays, and
+    nothing the engine uses imports torchvision), packages that package.xml (apt) or the robot pip step
+    provide."""
+    import importlib.metadata
+
+    step = ("SAM2_BUILD_CUDA=0 pip install --no-deps --no-build-isolation "
+            "-r src/rynnec_ros/requirements-sam2.txt")
+    assert (REPO / "docs" / "install.md").read_text().count(step) == 2  # x86-64 (Humble, Jazzy), Jetson
+    assert step in (REPO / "README.md").read_text()
+    lines = (REPO / "requirements-sam2.txt").read_text().splitlines()
+    assert [x for x in lines if x.strip() and not x.startswith("#")] == ["sam2==1.1.0"]
+    try:
+        meta = importlib.metadata.metadata("sam2")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("sam2 is not in this venv (the Python 3.10 one has no torch either)")
+    assert meta["Version"] == "1.1.0" and meta["Requires-Python"] == ">=3.10.0"
+    required = [r for r in meta.get_all("Requires-Dist") or [] if "extra ==" not in r]
+    needs = {re.split(r"[<>=!~ ;\[]", r)[0].lower() for r in required}
+    robot_reqs = {
+        re.split(r"[<>=!~\[ ]", line)[0].lower()
+        for line in (REPO / "requirements-robot.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    apt = {"numpy": "python3-numpy", "pillow": "python3-pil", "tqdm": "python3-tqdm"}
+    assert set(apt.values()) <= _all_deps()
+    assert needs - {"torch", "torchvision"} <= robot_reqs | set(apt), needs
+
+
 def test_robot_constraints_keep_numpy_1() -> None:
     """Ubuntu 22.04 ships numpy 1.21 and Humble's/JetPack 6's compiled modules are built against numpy 1.x;
     opencv-python 4.12.0.88 (the first 4.12) declares ``numpy>=2`` for Python >= 3.9 in its wheel metadata."""

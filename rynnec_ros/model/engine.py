@@ -23,6 +23,7 @@ with or without reuse, so results with reuse are bit-identical to results withou
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import importlib.util
@@ -309,8 +310,8 @@ class RynnEC:
 
     def tracker(self) -> Sam2Tracker:
         """SAM 2 video propagation on this checkpoint, built on first use: the ``sam2`` package's video
-        predictor over this engine's SAM 2 tensors (shared in float32, copied to float32 otherwise) and
-        the memory tensors, read from the checkpoint now (per-frame decoding never loads them)."""
+        predictor around this engine's SAM 2 modules (themselves in float32, float32 copies otherwise)
+        and the memory tensors, read from the checkpoint now (per-frame decoding never loads them)."""
         if self._tracker is None:
             if importlib.util.find_spec("sam2") is None:
                 raise ValueError("following objects through frames needs Meta's sam2 package "
@@ -322,14 +323,14 @@ class RynnEC:
             sam2 = self.model.sam2
             if sam2 is None or self.checkpoint is None or self.info.backend != "torch":
                 raise ValueError("tracking needs backend torch on a checkpoint with SAM 2 weights")
-            state = {k: v.float() for k, v in sam2.state_dict().items()}
+            shared = sam2 if sam2.no_mem_embed.dtype == torch.float32 else copy.deepcopy(sam2).float()
             def memory_part(key: str) -> bool:
                 return key.startswith(SAM2_PREFIX) and is_ignored_key(key[len(SAM2_PREFIX):])
 
             memory, _ = read_state_dict(self.checkpoint, torch.float32, self.device, memory_part)
-            state.update({k[len(SAM2_PREFIX):]: v for k, v in memory.items()})
-            self._tracker = Sam2Tracker(build_predictor(self.config.sam2_config_path, state, self.device),
-                                        sam2.preprocess)
+            self._tracker = Sam2Tracker(
+                build_predictor(shared, {k[len(SAM2_PREFIX):]: v for k, v in memory.items()}), sam2.preprocess
+            )
         return self._tracker
 
     @property

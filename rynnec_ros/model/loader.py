@@ -30,7 +30,11 @@ log = logging.getLogger(__name__)
 
 SAM2_PREFIX = "grounding_encoder.sam2_model."
 # What the engine computes with outside the exported graphs (see export/onnx_export.py's docstring).
-HOST_PREFIXES = ("model.embed_tokens.", SAM2_PREFIX + "sam_prompt_encoder.", SAM2_PREFIX + "no_mem_embed")
+# The prompt encoder's mask-prompt downscaling is not among them: nothing per-frame prompts with a mask.
+HOST_PREFIXES = ("model.embed_tokens.", SAM2_PREFIX + "no_mem_embed", *(
+    f"{SAM2_PREFIX}sam_prompt_encoder.{name}." for name in
+    ("pe_layer", "point_embeddings", "not_a_point_embed", "no_mask_embed")
+))
 
 _V = TypeVar("_V")
 

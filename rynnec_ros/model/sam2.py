@@ -1,38 +1,46 @@
-"""The SAM 2.0 parts that RynnEC inference runs: Hiera + FPN image encoder, prompt encoder, mask decoder.
+"""SAM 2.0 on RynnEC's per-frame path, from Meta's ``sam2`` package (1.1.0): Hiera + FPN image encoder,
+prompt encoder, mask decoder.
 
 RynnEC decodes every frame independently: each one is an "initial conditioning frame", so the image
 embedding is the lowest FPN level plus ``no_mem_embed`` and memory attention, the memory encoder and the
-object pointers never influence a returned mask. Only the modules on that path are built here; their
-state-dict keys are the checkpoint keys under ``grounding_encoder.sam2_model.`` with that prefix removed,
-so an official checkpoint loads without renaming. The checkpoint tensors inference does not need are
-described by :data:`IGNORED_KEYS` / :data:`IGNORED_KEY_PREFIXES` (see :func:`is_ignored_key`).
+object pointers never influence a returned mask. :class:`Sam2Model` holds the package's modules on that
+path as its ``SAM2Base`` builds them from the checkpoint's hydra yaml (RynnEC vendors the same code as
+``third_parts/sam2``); their state-dict keys are the checkpoint keys under ``grounding_encoder.sam2_model.``
+with that prefix removed, so an official checkpoint loads without renaming, and model/tracking.py hands
+the very same modules to the package's video predictor. The checkpoint tensors only the memory path reads
+are described by :data:`IGNORED_KEYS` / :data:`IGNORED_KEY_PREFIXES` (see :func:`is_ignored_key`).
 
-Numerics follow the upstream SAM 2.0 code (``third_parts/sam2`` in RynnEC) operation by operation,
-including its quirks: the q-pooling block's shortcut is projected from the *normalised* input, the window
-size of the first block of a stage is the previous stage's, the FPN fuses top-down only into the levels
-listed in ``fpn_top_down_levels``, and the final mask is ``sigmoid(logits) > 0.5`` in float32.
+What is this project's own: the config checks (:class:`Sam2Config`: the per-frame path's flags, and a
+yaml may name only the package's modules), the frame preprocessing (upstream's Pillow bicubic resize),
+the [SEG] prompt (RynnEC's extension of ``SAM2Base``), best-IoU selection and the final
+``sigmoid(logits) > 0.5`` in float32. The package's outputs equal the hand-written implementation they
+replaced bit for bit (docs/acceleration.md, "SAM 2 from the sam2 package").
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 from rynnec_ros.model.resize import resize_bicubic
 
+if TYPE_CHECKING:  # the package ships no type information: these name the classes for the reader
+    from sam2.modeling.backbones.image_encoder import ImageEncoder
+    from sam2.modeling.sam.mask_decoder import MaskDecoder
+    from sam2.modeling.sam.prompt_encoder import PromptEncoder
+
 CHECKPOINT_PREFIX = "grounding_encoder.sam2_model."
 
-# Tensors (names without CHECKPOINT_PREFIX) that the checkpoint holds but per-frame decoding never reads:
-# memory bank / object-pointer machinery, and the prompt encoder's mask-prompt downscaling (the [SEG] path
-# prompts with "not a point" padding and the [SEG] embedding; point and box prompts use point_embeddings).
+# Tensors (names without CHECKPOINT_PREFIX) that the checkpoint holds for the memory bank and the object
+# pointers: per-frame decoding never reads them, and only the tracker (model/tracking.py) loads them.
 IGNORED_KEYS: frozenset[str] = frozenset({"maskmem_tpos_enc", "no_mem_pos_enc", "no_obj_ptr"})
 IGNORED_KEY_PREFIXES: tuple[str, ...] = (
     "memory_attention.",
@@ -40,23 +48,16 @@ IGNORED_KEY_PREFIXES: tuple[str, ...] = (
     "obj_ptr_proj.",
     "obj_ptr_tpos_proj.",
     "mask_downsample.",
-    "sam_prompt_encoder.mask_downscaling.",
 )
 
 PIXEL_MEAN = (123.675, 116.28, 103.53)
 PIXEL_STD = (58.395, 57.12, 57.375)
-# Fixed in the upstream SAM2Base / MaskDecoder constructors, not part of the yaml.
+# Fixed in the upstream SAM2Base constructor, not part of the yaml.
 BACKBONE_STRIDE = 16
-DECODER_DEPTH = 2
-DECODER_MLP_DIM = 2048
-DECODER_HEADS = 8
-IOU_HEAD_DEPTH = 3
-IOU_HEAD_HIDDEN = 256
-NUM_MULTIMASK_OUTPUTS = 3
 
 
 def is_ignored_key(key: str) -> bool:
-    """True for a checkpoint tensor (prefix already stripped) that inference deliberately skips."""
+    """True for a checkpoint tensor (prefix already stripped) that per-frame decoding does not load."""
     return key in IGNORED_KEYS or key.startswith(IGNORED_KEY_PREFIXES)
 
 
@@ -132,6 +133,8 @@ class Sam2Config:
     # flags that must hold for the per-frame RynnEC path implemented here
     use_high_res_features_in_sam: bool = True
     directly_add_no_mem_embed: bool = True
+    # the hydra yaml the package builds the modules from (None: the package's own sam2_hiera_l.yaml)
+    yaml: Path | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -174,7 +177,7 @@ class Sam2Config:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Sam2Config:
-        """Read a SAM 2.0 hydra config (``_target_`` entries are ignored; only sizes and flags are used)."""
+        """Read a SAM 2.0 hydra config's sizes and flags; the modules are built from the same file."""
         path = Path(path)
         model = read_yaml_model(path)
         try:
@@ -188,8 +191,10 @@ class Sam2Config:
             raise ValueError(f"SAM2 config {path} lacks model.image_encoder.trunk/neck mappings") from exc
         if "d_model" not in neck or "backbone_channel_list" not in neck:
             raise ValueError(f"SAM2 config {path}: neck needs d_model and backbone_channel_list")
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = {"yaml": path}
         for name, spec in cls.__dataclass_fields__.items():
+            if name == "yaml":
+                continue
             raw: Any = sources.get(name)
             if raw is None:
                 raw = _UPSTREAM_DEFAULTS.get(name)
@@ -208,425 +213,107 @@ class Sam2Config:
         return cls(**values)
 
 
-# ------------------------------------------------------------------------------------------- layers
+# ----------------------------------------------------------------------------------------- modules
+
+PACKAGE_YAML = "configs/sam2/sam2_hiera_l.yaml"
+"""The SAM 2.0 Hiera-L config in the package, which RynnEC hard-codes when a checkpoint ships no yaml."""
+BASE_TARGET = "sam2.modeling.sam2_base.SAM2Base"
+_VENDORED = "third_parts.sam2."
+# Hydra keys that would make instantiate do more than call a package constructor with the yaml's values.
+_HYDRA_CALLS = frozenset({"_args_", "_partial_", "_convert_", "_recursive_"})
 
 
-class Mlp(nn.Module):
-    """SAM2's MLP: ``layers`` list of Linear, activation between them, optional sigmoid at the end."""
+def package_yaml() -> Path:
+    """The package's own ``sam2_hiera_l.yaml`` (SAM 2.0, as RynnEC's vendored copy)."""
+    import sam2
 
-    def __init__(self, input_dim: int, hidden_dim: int, output_dim: int, num_layers: int,
-                 activation: type[nn.Module] = nn.ReLU, sigmoid_output: bool = False) -> None:
-        super().__init__()
-        dims = [input_dim] + [hidden_dim] * (num_layers - 1) + [output_dim]
-        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(dims))
-        self.act = activation()
-        self.sigmoid_output = sigmoid_output
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        last = len(self.layers) - 1
-        for i, layer in enumerate(self.layers):
-            x = layer(x) if i == last else self.act(layer(x))
-        return torch.sigmoid(x) if self.sigmoid_output else x
+    return Path(sam2.__file__).parent / PACKAGE_YAML
 
 
-class LayerNorm2d(nn.Module):
-    """Channel LayerNorm on NCHW maps, written out as upstream does (its eps and reduction order)."""
+def _package_class(target: str, where: str) -> str:
+    """``target`` as the package names it, if it is a module class the package defines under
+    ``sam2.modeling`` (a dotted path could otherwise reach any attribute, e.g. a module's ``torch.load``)."""
+    import importlib
 
-    def __init__(self, channels: int, eps: float = 1e-6) -> None:
-        super().__init__()
-        self.weight = nn.Parameter(torch.ones(channels))
-        self.bias = nn.Parameter(torch.zeros(channels))
-        self.eps = eps
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        u = x.mean(1, keepdim=True)
-        s = (x - u).pow(2).mean(1, keepdim=True)
-        x = (x - u) / torch.sqrt(s + self.eps)
-        return self.weight[:, None, None] * x + self.bias[:, None, None]
-
-
-def _pool_nhwc(x: torch.Tensor, pool: nn.Module | None) -> torch.Tensor:
-    if pool is None:
-        return x
-    return pool(x.permute(0, 3, 1, 2)).permute(0, 2, 3, 1)
+    name = "sam2." + target[len(_VENDORED):] if target.startswith(_VENDORED) else target
+    module, _, attr = name.rpartition(".")
+    try:
+        inside = module == "sam2.modeling" or module.startswith("sam2.modeling.")
+        found = getattr(importlib.import_module(module), attr) if inside else None
+    except (ImportError, AttributeError):
+        found = None
+    if not (isinstance(found, type) and issubclass(found, nn.Module) and found.__module__ == module):
+        raise ValueError(f"{where}._target_ {target!r} is not a module class of the sam2 package")
+    return name
 
 
-def _window_partition(x: torch.Tensor, size: int) -> tuple[torch.Tensor, tuple[int, int]]:
-    b, h, w, c = x.shape
-    pad_h, pad_w = (size - h % size) % size, (size - w % size) % size
-    if pad_h or pad_w:
-        x = F.pad(x, (0, 0, 0, pad_w, 0, pad_h))
-    hp, wp = h + pad_h, w + pad_w
-    x = x.view(b, hp // size, size, wp // size, size, c).permute(0, 1, 3, 2, 4, 5)
-    return x.contiguous().view(-1, size, size, c), (hp, wp)
+def _package_node(node: Any, where: str) -> Any:
+    """A yaml node with RynnEC's vendored ``third_parts.sam2.*`` targets pointed at the package's ``sam2.*``.
 
-
-def _window_unpartition(windows: torch.Tensor, size: int, padded: tuple[int, int],
-                        hw: tuple[int, int]) -> torch.Tensor:
-    hp, wp = padded
-    h, w = hw
-    b = windows.shape[0] // (hp * wp // size // size)
-    x = windows.view(b, hp // size, wp // size, size, size, -1).permute(0, 1, 3, 2, 4, 5)
-    x = x.contiguous().view(b, hp, wp, -1)
-    return x[:, :h, :w, :].contiguous() if (hp, wp) != (h, w) else x
-
-
-class PatchEmbed(nn.Module):
-    def __init__(self, embed_dim: int) -> None:
-        super().__init__()
-        self.proj = nn.Conv2d(3, embed_dim, kernel_size=7, stride=4, padding=3)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.proj(x).permute(0, 2, 3, 1)
-
-
-class MultiScaleAttention(nn.Module):
-    def __init__(self, dim: int, dim_out: int, num_heads: int, q_pool: nn.Module | None) -> None:
-        super().__init__()
-        self.num_heads = num_heads
-        self.q_pool = q_pool
-        self.qkv = nn.Linear(dim, dim_out * 3)
-        self.proj = nn.Linear(dim_out, dim_out)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        b, h, w, _ = x.shape
-        q, k, v = torch.unbind(self.qkv(x).reshape(b, h * w, 3, self.num_heads, -1), 2)
-        if self.q_pool is not None:
-            q = _pool_nhwc(q.reshape(b, h, w, -1), self.q_pool)
-            h, w = q.shape[1:3]
-            q = q.reshape(b, h * w, self.num_heads, -1)
-        out = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2))
-        return self.proj(out.transpose(1, 2).reshape(b, h, w, -1))
-
-
-class MultiScaleBlock(nn.Module):
-    """Hiera block: (windowed or global) attention, optional q-pooling at a stage change, GELU MLP."""
-
-    def __init__(self, dim: int, dim_out: int, num_heads: int, q_stride: tuple[int, int] | None,
-                 window_size: int) -> None:
-        super().__init__()
-        self.dim, self.dim_out = dim, dim_out
-        self.window_size = window_size
-        self.q_stride = q_stride
-        self.norm1 = nn.LayerNorm(dim, eps=1e-6)
-        pool = nn.MaxPool2d(kernel_size=q_stride, stride=q_stride) if q_stride else None
-        self.pool = pool
-        self.attn = MultiScaleAttention(dim, dim_out, num_heads, pool)
-        self.norm2 = nn.LayerNorm(dim_out, eps=1e-6)
-        self.mlp = Mlp(dim_out, int(dim_out * 4.0), dim_out, 2, activation=nn.GELU)
-        if dim != dim_out:
-            self.proj = nn.Linear(dim, dim_out)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        shortcut = x
-        x = self.norm1(x)
-        if self.dim != self.dim_out:
-            shortcut = _pool_nhwc(self.proj(x), self.pool)
-        window = self.window_size
-        if window > 0:
-            hw = (x.shape[1], x.shape[2])
-            x, padded = _window_partition(x, window)
-        x = self.attn(x)
-        if window > 0:
-            if self.q_stride:  # q-pooling shrank every window
-                window = window // self.q_stride[0]
-                hw = (shortcut.shape[1], shortcut.shape[2])
-                padded = (hw[0] + -hw[0] % window, hw[1] + -hw[1] % window)
-            x = _window_unpartition(x, window, padded, hw)
-        x = shortcut + x
-        return x + self.mlp(self.norm2(x))
-
-
-class Hiera(nn.Module):
-    """Hiera trunk; returns the output of every stage, highest resolution first (NCHW)."""
-
-    def __init__(self, cfg: Sam2Config) -> None:
-        super().__init__()
-        depth = sum(cfg.stages)
-        self.stage_ends = [sum(cfg.stages[:i]) - 1 for i in range(1, len(cfg.stages) + 1)]
-        q_pool_blocks = [end + 1 for end in self.stage_ends[:-1]][: cfg.q_pool]
-        self.patch_embed = PatchEmbed(cfg.embed_dim)
-        self.pos_embed = nn.Parameter(torch.zeros(1, cfg.embed_dim, *cfg.window_pos_embed_bkg_spatial_size))
-        window0 = cfg.window_spec[0]
-        self.pos_embed_window = nn.Parameter(torch.zeros(1, cfg.embed_dim, window0, window0))
-        embed_dim, num_heads, stage = cfg.embed_dim, cfg.num_heads, 1
-        blocks = []
-        for i in range(depth):
-            dim_out = embed_dim
-            # The window size lags one block behind the stage change (upstream behaviour).
-            window = 0 if i in cfg.global_att_blocks else cfg.window_spec[stage - 1]
-            if i - 1 in self.stage_ends:
-                dim_out = int(embed_dim * cfg.dim_mul)
-                num_heads = int(num_heads * cfg.head_mul)
-                stage += 1
-            q_stride = (int(cfg.q_stride[0]), int(cfg.q_stride[1])) if i in q_pool_blocks else None
-            blocks.append(MultiScaleBlock(embed_dim, dim_out, num_heads, q_stride, window))
-            embed_dim = dim_out
-        self.blocks = nn.ModuleList(blocks)
-
-    def _pos_embed(self, h: int, w: int) -> torch.Tensor:
-        pos = F.interpolate(self.pos_embed, size=(h, w), mode="bicubic")
-        window = self.pos_embed_window
-        pos = pos + window.tile([a // b for a, b in zip(pos.shape, window.shape, strict=True)])
-        return pos.permute(0, 2, 3, 1)
-
-    def forward(self, x: torch.Tensor) -> list[torch.Tensor]:
-        x = self.patch_embed(x)
-        x = x + self._pos_embed(x.shape[1], x.shape[2])
-        outputs = []
-        for i, block in enumerate(self.blocks):
-            x = block(x)
-            if i in self.stage_ends:
-                outputs.append(x.permute(0, 3, 1, 2))
-        return outputs
-
-
-class FpnNeck(nn.Module):
-    """1×1 lateral convs plus top-down fusion into the configured levels (no position encoding: unused)."""
-
-    def __init__(self, cfg: Sam2Config) -> None:
-        super().__init__()
-        self.convs = nn.ModuleList()
-        for channels in cfg.backbone_channel_list:
-            lateral = nn.Sequential()
-            lateral.add_module("conv", nn.Conv2d(channels, cfg.d_model, kernel_size=1))
-            self.convs.append(lateral)
-        self.top_down_levels = set(cfg.fpn_top_down_levels)
-        self.interp = cfg.fpn_interp_model
-        self.fuse_avg = cfg.fuse_type == "avg"
-
-    def forward(self, xs: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-        n = len(self.convs) - 1
-        out: list[torch.Tensor] = [xs[0]] * (n + 1)
-        prev: torch.Tensor | None = None
-        for i in range(n, -1, -1):
-            lateral = self.convs[n - i](xs[i])
-            if i in self.top_down_levels and prev is not None:
-                top_down = F.interpolate(prev.to(torch.float32), scale_factor=2.0, mode=self.interp,
-                                         align_corners=None if self.interp == "nearest" else False,
-                                         antialias=False)
-                # Upstream upsamples in float32; cast back so a half-precision model stays in its dtype.
-                prev = lateral + top_down
-                if self.fuse_avg:
-                    prev = prev / 2
-                prev = prev.to(lateral.dtype)
-            else:
-                prev = lateral
-            out[i] = prev
-        return out
-
-
-class ImageEncoder(nn.Module):
-    def __init__(self, cfg: Sam2Config) -> None:
-        super().__init__()
-        self.trunk = Hiera(cfg)
-        self.neck = FpnNeck(cfg)
-        self.scalp = cfg.scalp
-
-    def forward(self, x: torch.Tensor) -> list[torch.Tensor]:
-        """FPN levels, highest resolution first, the coarsest ``scalp`` levels dropped."""
-        levels = self.neck(self.trunk(x))
-        return levels[: len(levels) - self.scalp]
-
-
-class PositionEmbeddingRandom(nn.Module):
-    def __init__(self, num_pos_feats: int) -> None:
-        super().__init__()
-        self.positional_encoding_gaussian_matrix: torch.Tensor
-        self.register_buffer("positional_encoding_gaussian_matrix", torch.randn(2, num_pos_feats))
-
-    def forward(self, h: int, w: int) -> torch.Tensor:
-        matrix = self.positional_encoding_gaussian_matrix
-        grid = torch.ones((h, w), device=matrix.device, dtype=torch.float32)
-        y = (grid.cumsum(dim=0) - 0.5) / h
-        x = (grid.cumsum(dim=1) - 0.5) / w
-        return self._encode(torch.stack([x, y], dim=-1)).permute(2, 0, 1)
-
-    def _encode(self, unit: torch.Tensor) -> torch.Tensor:
-        """Random Fourier features of coordinates in [0, 1]² (x first): [..., 2] → [..., 2·F]."""
-        matrix = self.positional_encoding_gaussian_matrix
-        coords = 2 * np.pi * ((2 * unit - 1).to(matrix.dtype) @ matrix)
-        return torch.cat([torch.sin(coords), torch.cos(coords)], dim=-1)
-
-    def encode_points(self, xy: torch.Tensor, size: int) -> torch.Tensor:
-        """``forward_with_coords``: points [N, 2] in pixels of the S×S model input → [N, 2·F]."""
-        return self._encode(xy.float() / size)
-
-
-class PromptEncoder(nn.Module):
-    """SAM 2's prompt encoder without mask prompts: the [SEG] prompt, point and box prompts, PE."""
-
-    def __init__(self, cfg: Sam2Config) -> None:
-        super().__init__()
-        self.embedding_size = cfg.embedding_size
-        self.input_size = cfg.image_size
-        self.pe_layer = PositionEmbeddingRandom(cfg.d_model // 2)
-        # labels 0 negative point, 1 positive point, 2 box top-left, 3 box bottom-right
-        self.point_embeddings = nn.ModuleList(nn.Embedding(1, cfg.d_model) for _ in range(4))
-        self.not_a_point_embed = nn.Embedding(1, cfg.d_model)
-        self.no_mask_embed = nn.Embedding(1, cfg.d_model)
-
-    def no_mask(self) -> torch.Tensor:
-        size = self.embedding_size
-        return self.no_mask_embed.weight.reshape(1, -1, 1, 1).expand(1, -1, size, size)
-
-    def embed_points(self, xy: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Sparse [1, N + 1, D] and dense [1, D, 64, 64] for N points (S×S input pixels) with labels 0–3.
-
-        ``_embed_points(pad=True)``: SAM 2's image predictor sends a box as two points labelled 2 and 3
-        ahead of the clicks, shifts every point to its pixel centre (+0.5) and pads one "not a point".
-        """
-        pad = self.not_a_point_embed.weight
-        pe = self.pe_layer.encode_points(xy.reshape(-1, 2) + 0.5, self.input_size).to(pad.dtype)
-        rows = [e.weight for e in self.point_embeddings.children() if isinstance(e, nn.Embedding)]
-        table = torch.cat(rows)  # [4, D], row = label
-        sparse = torch.cat([pe + table[labels.reshape(-1).long()], pad], dim=0).unsqueeze(0)
-        return sparse, self.no_mask()
-
-    def dense_pe(self) -> torch.Tensor:
-        """``get_dense_pe()``: [1, D, 64, 64] positional encoding of the image embedding grid."""
-        return self.pe_layer(self.embedding_size, self.embedding_size).unsqueeze(0)
-
-    def embed(self, seg_embedding: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Sparse [1, 3, D] = [not_a_point, not_a_point, seg] and dense [1, D, 64, 64] = no_mask_embed.
-
-        Upstream passes one dummy point labelled -1 and the prompt encoder appends a padding point (also
-        -1); label -1 points embed to exactly ``not_a_point_embed``. RynnEC then appends the [SEG] vector.
-        """
-        pad = self.not_a_point_embed.weight
-        sparse = torch.cat([pad, pad, seg_embedding.reshape(1, -1).to(pad.dtype)], dim=0).unsqueeze(0)
-        return sparse, self.no_mask()
-
-
-class Attention(nn.Module):
-    """SAM decoder attention with an optional internal downsampling of the embedding width."""
-
-    def __init__(self, dim: int, num_heads: int, downsample_rate: int = 1) -> None:
-        super().__init__()
-        internal = dim // downsample_rate
-        if internal % num_heads:
-            raise ValueError(f"attention width {internal} is not divisible by {num_heads} heads")
-        self.num_heads = num_heads
-        self.q_proj = nn.Linear(dim, internal)
-        self.k_proj = nn.Linear(dim, internal)
-        self.v_proj = nn.Linear(dim, internal)
-        self.out_proj = nn.Linear(internal, dim)
-
-    def _heads(self, x: torch.Tensor) -> torch.Tensor:
-        b, n, c = x.shape
-        return x.reshape(b, n, self.num_heads, c // self.num_heads).transpose(1, 2)
-
-    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-        out = F.scaled_dot_product_attention(self._heads(self.q_proj(q)), self._heads(self.k_proj(k)),
-                                             self._heads(self.v_proj(v)))
-        b, h, n, c = out.shape
-        return self.out_proj(out.transpose(1, 2).reshape(b, n, h * c))
-
-
-class TwoWayAttentionBlock(nn.Module):
-    def __init__(self, dim: int, num_heads: int, mlp_dim: int, skip_first_layer_pe: bool) -> None:
-        super().__init__()
-        self.self_attn = Attention(dim, num_heads)
-        self.norm1 = nn.LayerNorm(dim)
-        self.cross_attn_token_to_image = Attention(dim, num_heads, downsample_rate=2)
-        self.norm2 = nn.LayerNorm(dim)
-        self.mlp = Mlp(dim, mlp_dim, dim, 2, activation=nn.ReLU)
-        self.norm3 = nn.LayerNorm(dim)
-        self.norm4 = nn.LayerNorm(dim)
-        self.cross_attn_image_to_token = Attention(dim, num_heads, downsample_rate=2)
-        self.skip_first_layer_pe = skip_first_layer_pe
-
-    def forward(self, queries: torch.Tensor, keys: torch.Tensor, query_pe: torch.Tensor,
-                key_pe: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if self.skip_first_layer_pe:
-            queries = self.self_attn(queries, queries, queries)
+    A checkpoint's yaml is input, and hydra calls whatever a ``_target_`` names: only the package's modules
+    (``sam2.modeling.*``) are accepted, and Hiera's ``weights_path`` (a ``torch.load`` of a pickle) is
+    refused. The sine position encodings skip their CUDA warm-up: the engine picks the device.
+    """
+    if isinstance(node, list):
+        return [_package_node(v, f"{where}[{i}]") for i, v in enumerate(node)]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _HYDRA_CALLS or (key == "weights_path" and value is not None):
+            raise ValueError(f"{where}.{key} is not accepted in a checkpoint's SAM2 config")
+        if key == "_target_":
+            out[key] = _package_class(str(value), where)
         else:
-            q = queries + query_pe
-            queries = queries + self.self_attn(q, q, queries)
-        queries = self.norm1(queries)
-        q, k = queries + query_pe, keys + key_pe
-        queries = self.norm2(queries + self.cross_attn_token_to_image(q, k, keys))
-        queries = self.norm3(queries + self.mlp(queries))
-        q, k = queries + query_pe, keys + key_pe
-        keys = self.norm4(keys + self.cross_attn_image_to_token(k, q, queries))
-        return queries, keys
+            out[key] = _package_node(value, f"{where}.{key}")
+    if str(out.get("_target_", "")).endswith(".PositionEmbeddingSine"):
+        out["warmup_cache"] = False
+    return out
 
 
-class TwoWayTransformer(nn.Module):
-    def __init__(self, dim: int, depth: int, num_heads: int, mlp_dim: int) -> None:
-        super().__init__()
-        self.layers = nn.ModuleList(
-            TwoWayAttentionBlock(dim, num_heads, mlp_dim, skip_first_layer_pe=i == 0) for i in range(depth)
-        )
-        self.final_attn_token_to_image = Attention(dim, num_heads, downsample_rate=2)
-        self.norm_final_attn = nn.LayerNorm(dim)
+class _ScheduleOnCpu(TorchFunctionMode):
+    """``torch.linspace`` on the CPU whatever the default device: Hiera reads its drop-path schedule back
+    with ``.item()``, which a meta tensor cannot give, and the loader builds SAM 2 on the meta device
+    (no random Hiera-L weights, 5 s and 1 GB, only to be replaced by the checkpoint's)."""
 
-    def forward(self, image: torch.Tensor, image_pe: torch.Tensor,
-                tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        keys = image.flatten(2).permute(0, 2, 1)
-        key_pe = image_pe.flatten(2).permute(0, 2, 1)
-        queries = tokens
-        for layer in self.layers:
-            queries, keys = layer(queries, keys, tokens, key_pe)
-        attn = self.final_attn_token_to_image(queries + tokens, keys + key_pe, keys)
-        return self.norm_final_attn(queries + attn), keys
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = dict(kwargs or {})
+        if func is torch.linspace and kwargs.get("device") is None:
+            kwargs["device"] = "cpu"
+        return func(*args, **kwargs)
 
 
-class MaskDecoder(nn.Module):
-    """SAM 2 mask decoder with object-score token and high-resolution skip features (conv_s0/conv_s1)."""
+def build_sam2(yaml_path: Path | None, target: str = BASE_TARGET, **given: nn.Module) -> Any:
+    """The package's ``target`` (``SAM2Base`` or a subclass) built by hydra from ``yaml_path``'s ``model``
+    node (None: the package's Hiera-L), as ``sam2.build_sam`` builds it but from the checkpoint's file.
 
-    def __init__(self, cfg: Sam2Config) -> None:
-        super().__init__()
-        dim = cfg.d_model
-        self.num_mask_tokens = NUM_MULTIMASK_OUTPUTS + 1
-        self.transformer = TwoWayTransformer(dim, DECODER_DEPTH, DECODER_HEADS, DECODER_MLP_DIM)
-        self.iou_token = nn.Embedding(1, dim)
-        self.mask_tokens = nn.Embedding(self.num_mask_tokens, dim)
-        self.obj_score_token = nn.Embedding(1, dim)
-        self.output_upscaling = nn.Sequential(
-            nn.ConvTranspose2d(dim, dim // 4, kernel_size=2, stride=2),
-            LayerNorm2d(dim // 4),
-            nn.GELU(),
-            nn.ConvTranspose2d(dim // 4, dim // 8, kernel_size=2, stride=2),
-            nn.GELU(),
-        )
-        self.conv_s0 = nn.Conv2d(dim, dim // 8, kernel_size=1)
-        self.conv_s1 = nn.Conv2d(dim, dim // 4, kernel_size=1)
-        self.output_hypernetworks_mlps = nn.ModuleList(
-            Mlp(dim, dim, dim // 8, 3) for _ in range(self.num_mask_tokens)
-        )
-        self.iou_prediction_head = Mlp(dim, IOU_HEAD_HIDDEN, self.num_mask_tokens, IOU_HEAD_DEPTH,
-                                       sigmoid_output=cfg.iou_prediction_use_sigmoid)
-        self.pred_obj_score_head: nn.Module = (
-            Mlp(dim, dim, 1, 3) if cfg.pred_obj_scores_mlp else nn.Linear(dim, 1)
-        )
+    ``given`` modules (e.g. ``image_encoder``) are passed to the constructor instead of being built from
+    their node. ``compile_image_encoder`` is forced off: the graphs are traced, and the engine's cache of
+    features stands in for it. Weights are the constructors' random ones until the caller loads the
+    checkpoint's.
+    """
+    import importlib.util
 
-    def forward(self, image_embed: torch.Tensor, image_pe: torch.Tensor, sparse: torch.Tensor,
-                dense: torch.Tensor, high_res: tuple[torch.Tensor, torch.Tensor],
-                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """All 1 + 3 mask logits [B, 4, 4h, 4w], IoU [B, 4] and object-score logits [B, 1]."""
-        output_tokens = torch.cat(
-            [self.obj_score_token.weight, self.iou_token.weight, self.mask_tokens.weight]
-        )
-        tokens = torch.cat([output_tokens.unsqueeze(0).expand(sparse.shape[0], -1, -1), sparse], dim=1)
-        src = image_embed + dense
-        pos = torch.repeat_interleave(image_pe, tokens.shape[0], dim=0)
-        b, c, h, w = src.shape
-        hs, src = self.transformer(src, pos, tokens)
-        iou_token_out = hs[:, 1, :]
-        mask_tokens_out = hs[:, 2 : 2 + self.num_mask_tokens, :]
-        src = src.transpose(1, 2).reshape(b, c, h, w)
-        deconv1, norm1, act1, deconv2, act2 = self.output_upscaling
-        feat_s0, feat_s1 = high_res
-        upscaled = act1(norm1(deconv1(src) + feat_s1))
-        upscaled = act2(deconv2(upscaled) + feat_s0)
-        hyper_in = torch.stack(
-            [mlp(mask_tokens_out[:, i, :]) for i, mlp in enumerate(self.output_hypernetworks_mlps)], dim=1
-        )
-        b, c, h, w = upscaled.shape
-        masks = (hyper_in @ upscaled.view(b, c, h * w)).view(b, -1, h, w)
-        return masks, self.iou_prediction_head(iou_token_out), self.pred_obj_score_head(hs[:, 0, :])
+    if importlib.util.find_spec("sam2") is None:
+        raise ValueError("SAM 2 (segmentation, point prompts, tracking) needs Meta's sam2 package: "
+                         "requirements-sam2.txt, docs/install.md")
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
 
+    path = package_yaml() if yaml_path is None else Path(yaml_path)
+    try:
+        model = OmegaConf.to_container(OmegaConf.load(str(path)).model, resolve=True)
+    except Exception as exc:  # OmegaConf raises its own error types for unreadable, odd or unresolved yaml
+        raise ValueError(f"cannot read SAM2 config {path}: {exc}") from exc
+    node = _package_node(model, "model")
+    node.update(_target_=target, compile_image_encoder=False)
+    for name in given:
+        node.pop(name, None)
+    try:
+        with _ScheduleOnCpu():
+            return instantiate(OmegaConf.create(node), _recursive_=True, **given)
+    except Exception as exc:  # hydra wraps a constructor's error in its InstantiationException
+        raise ValueError(f"SAM2 config {path}: the sam2 package cannot build it: {exc}") from exc
 
 # -------------------------------------------------------------------------------------------- model
 
@@ -665,15 +352,21 @@ class Sam2Decoded:
 
 
 class Sam2Model(nn.Module):
-    """SAM 2.0 restricted to RynnEC's per-frame, memory-free decoding (state-dict keys match upstream)."""
+    """SAM 2.0 restricted to RynnEC's per-frame, memory-free decoding: the ``sam2`` package's image encoder,
+    prompt encoder and mask decoder as its ``SAM2Base`` builds them from the config (state-dict keys match
+    upstream's)."""
 
     def __init__(self, cfg: Sam2Config) -> None:
         super().__init__()
         self.config = cfg
-        self.image_encoder = ImageEncoder(cfg)
-        self.sam_prompt_encoder = PromptEncoder(cfg)
-        self.sam_mask_decoder = MaskDecoder(cfg)
-        self.no_mem_embed = nn.Parameter(torch.zeros(1, 1, cfg.d_model))
+        base = build_sam2(cfg.yaml)
+        if (base.image_size, base.hidden_dim) != (cfg.image_size, cfg.d_model):
+            raise ValueError(f"the sam2 package built image size {base.image_size}, width {base.hidden_dim} "
+                             f"from a config that reads {cfg.image_size}, {cfg.d_model}")
+        self.image_encoder: ImageEncoder = base.image_encoder
+        self.sam_prompt_encoder: PromptEncoder = base.sam_prompt_encoder
+        self.sam_mask_decoder: MaskDecoder = base.sam_mask_decoder
+        self.no_mem_embed: nn.Parameter = base.no_mem_embed
 
     @classmethod
     def from_config(cls, cfg: Sam2Config) -> Sam2Model:
@@ -688,7 +381,7 @@ class Sam2Model(nn.Module):
         Keys matched by :func:`is_ignored_key` are skipped; anything else unknown is an error, so a
         checkpoint of another architecture (or SAM 2.1) is rejected instead of being half loaded.
         ``shapes`` (every checkpoint key's shape, from the file headers) is what is checked when ``sd``
-        holds only some of the tensors: the graph backends load the prompt encoder alone.
+        holds only some of the tensors: the graph backends load only the host ones (loader.HOST_PREFIXES).
         """
         own = self.state_dict()
         every = {k: tuple(v.shape) for k, v in sd.items()} if shapes is None else dict(shapes)
@@ -755,26 +448,89 @@ class Sam2Model(nn.Module):
         std = torch.tensor(PIXEL_STD).view(3, 1, 1)
         return ((x - mean) / std).unsqueeze(0).contiguous()
 
-    @torch.inference_mode()
-    def backbone(self, pixels: torch.Tensor) -> list[torch.Tensor]:
-        """The three FPN levels (256², 128², 64² for 1024 inputs) before conv_s0/s1 and no_mem_embed."""
+    def _autocast(self) -> torch.autocast:
+        """Half-precision weights run the package's modules under autocast, as upstream runs SAM 2
+        (``torch.autocast(bfloat16)``): its prompt encoder multiplies float32 coordinates with its own
+        Gaussian matrix, which a plain bfloat16 model refuses."""
+        p = self._param
+        return torch.autocast(p.device.type, dtype=p.dtype, enabled=p.dtype != torch.float32)
+
+    def _pixels(self, pixels: torch.Tensor) -> torch.Tensor:
         size = self.config.image_size
         if pixels.ndim != 4 or tuple(pixels.shape[1:]) != (3, size, size):
             raise ValueError(f"SAM2 pixels must be [B, 3, {size}, {size}], got {tuple(pixels.shape)}")
-        return self.image_encoder(pixels.to(device=self._param.device, dtype=self._param.dtype))
+        return pixels.to(device=self._param.device, dtype=self._param.dtype)
+
+    @torch.inference_mode()
+    def backbone(self, pixels: torch.Tensor) -> list[torch.Tensor]:
+        """The three FPN levels (256², 128², 64² for 1024 inputs) before conv_s0/s1 and no_mem_embed."""
+        return list(self.image_encoder(self._pixels(pixels))["backbone_fpn"])
+
+    def features(self, pixels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``image_embed``, ``feat_s0``, ``feat_s1`` of [B, 3, S, S] pixels on the model's device and dtype:
+        ``SAM2Base.forward_image`` + ``_prepare_backbone_features`` + ``no_mem_embed`` on an initial
+        conditioning frame, in NCHW. (The ONNX export traces this.)"""
+        dtype = self._param.dtype
+
+        def own(x: torch.Tensor) -> torch.Tensor:
+            # The package's FPN adds its top-down path in float32; a half-precision model goes back to
+            # its dtype (a float32 one is left as is: no cast in the exported graph).
+            return x if x.dtype == dtype else x.to(dtype)
+
+        levels = self.image_encoder(pixels)["backbone_fpn"]
+        decoder = self.sam_mask_decoder
+        embed = own(levels[2] + self.no_mem_embed.reshape(1, -1, 1, 1))
+        return embed, decoder.conv_s0(own(levels[0])), decoder.conv_s1(own(levels[1]))
 
     @torch.inference_mode()
     def image_features(self, pixels: torch.Tensor) -> Sam2ImageFeatures:
         """Decoder inputs of a batch of frames: every frame is an initial conditioning frame (no memory)."""
-        levels = self.backbone(pixels)
-        decoder = self.sam_mask_decoder
-        embed = levels[2] + self.no_mem_embed.reshape(1, -1, 1, 1)
-        feat0, feat1 = decoder.conv_s0(levels[0]), decoder.conv_s1(levels[1])
+        embed, feat0, feat1 = self.features(self._pixels(pixels))
         return Sam2ImageFeatures(embed, (feat0, feat1))
+
+    def dense_pe(self) -> torch.Tensor:
+        """``get_dense_pe()``: [1, D, E, E] positional encoding of the image embedding grid."""
+        with self._autocast():
+            pe = self.sam_prompt_encoder.get_dense_pe()
+        return pe.to(self._param.dtype)
+
+    def prompt(self, points: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Sparse [1, N + 1, D] and dense [1, D, E, E] embeddings of N points (x, y in S×S input pixels)
+        labelled -1 (not a point), 0/1 (negative/positive click) or 2/3 (a box's corners): the package's
+        prompt encoder as its image predictor calls it (pixel centres, one padding point)."""
+        p = self._param
+        xy = points.reshape(1, -1, 2).to(device=p.device, dtype=torch.float32)
+        with self._autocast():
+            sparse, dense = self.sam_prompt_encoder(
+                points=(xy, labels.reshape(1, -1).to(p.device)), boxes=None, masks=None
+            )
+        return sparse.to(p.dtype), dense.to(p.dtype)
+
+    def seg_prompt(self, seg_embedding: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Sparse [1, 3, D] = [not_a_point, not_a_point, seg] and dense ``no_mask_embed``.
+
+        RynnEC's ``SAM2Base`` extension prompts with one dummy point labelled -1 (the encoder pads a
+        second) and appends the [SEG] vector; a -1 point embeds to exactly ``not_a_point_embed``.
+        """
+        sparse, dense = self.prompt(torch.zeros(1, 2), -torch.ones(1, dtype=torch.int32))
+        seg = seg_embedding.reshape(1, 1, -1).to(device=sparse.device, dtype=sparse.dtype)
+        return torch.cat([sparse, seg], dim=1), dense
+
+    def mask_logits(self, image_embed: torch.Tensor, image_pe: torch.Tensor, sparse: torch.Tensor,
+                    dense: torch.Tensor, high_res: tuple[torch.Tensor, torch.Tensor],
+                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """All 1 + 3 mask logits [B, 4, 4E, 4E], IoU [B, 4] and object-score logits [B, 1]: the package's
+        ``MaskDecoder.predict_masks``, one prompt set per frame. (The ONNX export traces this; the graph
+        backends replace it with the exported graph.)"""
+        masks, iou, _, obj = self.sam_mask_decoder.predict_masks(
+            image_embeddings=image_embed, image_pe=image_pe, sparse_prompt_embeddings=sparse,
+            dense_prompt_embeddings=dense, repeat_image=False, high_res_features=list(high_res),
+        )
+        return masks, iou, obj
 
     @torch.inference_mode()
     def decode(self, feats: Sam2ImageFeatures, seg_embedding: torch.Tensor) -> Sam2Decoded:
-        """Decode one frame for one [SEG] embedding ([D] or [1, D]): multimask → best IoU → 1024² mask."""
+        """Decode one frame for one [SEG] embedding ([D] or [1, D]): multimask → best IoU → S² mask."""
         dim = self.config.d_model
         if feats.batch_size != 1:
             raise ValueError(f"decode takes one frame's features, got a batch of {feats.batch_size}")
@@ -782,11 +538,9 @@ class Sam2Model(nn.Module):
             raise ValueError(
                 f"seg_embedding must have shape [{dim}] or [1, {dim}], got {tuple(seg_embedding.shape)}"
             )
-        seg = seg_embedding.to(device=self._param.device, dtype=self._param.dtype)
-        sparse, dense = self.sam_prompt_encoder.embed(seg)
-        masks, iou, obj = self.sam_mask_decoder(
-            feats.image_embed, self.sam_prompt_encoder.dense_pe(), sparse, dense, feats.high_res_feats
-        )
+        sparse, dense = self.seg_prompt(seg_embedding)
+        pe, high_res = self.dense_pe(), feats.high_res_feats
+        masks, iou, obj = self.mask_logits(feats.image_embed, pe, sparse, dense, high_res)
         lowres = masks[0, 1:].float()
         iou = iou[0, 1:].float()
         best = int(torch.argmax(iou))
@@ -808,19 +562,18 @@ class Sam2Model(nn.Module):
         """One frame (``height``×``width`` px) for point/box prompts, as SAM 2's image predictor decodes it.
 
         ``points`` [N, 2] are (x, y) frame pixels, ``labels`` [N] 1 positive, 0 negative, 2/3 a box's
-        top-left/bottom-right corners. Coordinates scale to the S×S model input (``transform_coords``),
-        the three multimask outputs are kept, and each is upsampled bilinearly to frame size and cut at
-        logit 0 (``postprocess_masks`` with its default no hole filling).
+        top-left/bottom-right corners (ahead of the clicks, as ``SAM2ImagePredictor._predict`` puts
+        them). Coordinates scale to the S×S model input as its ``transform_coords`` does (x / W · S),
+        the three multimask outputs are kept, and each is upsampled bilinearly to frame size and cut
+        at logit 0 (``postprocess_masks`` with its default no hole filling).
         """
         if feats.batch_size != 1:
             raise ValueError(f"decode_points takes one frame's features, got a batch of {feats.batch_size}")
         size = self.config.image_size
-        scale = torch.tensor([size / width, size / height], dtype=torch.float32)
-        sparse, dense = self.sam_prompt_encoder.embed_points(points.float() * scale, labels)
-        sparse = sparse.to(device=self._param.device, dtype=self._param.dtype)
-        masks, iou, _ = self.sam_mask_decoder(
-            feats.image_embed, self.sam_prompt_encoder.dense_pe(), sparse, dense, feats.high_res_feats
-        )
+        coords = points.float() / torch.tensor([width, height], dtype=torch.float32) * size
+        sparse, dense = self.prompt(coords, labels)
+        pe, high_res = self.dense_pe(), feats.high_res_feats
+        masks, iou, _ = self.mask_logits(feats.image_embed, pe, sparse, dense, high_res)
         lowres = masks[0, 1:].float()
         logits = F.interpolate(lowres[None], size=(int(height), int(width)), mode="bilinear",
                                align_corners=False)[0]

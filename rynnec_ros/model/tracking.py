@@ -3,10 +3,10 @@
 RynnEC decodes every frame alone; following an object through a window needs SAM 2's memory (memory
 encoder, memory attention, object pointers), whose weights the checkpoints carry but per-frame decoding
 never reads. Rather than re-implement the video predictor, the package's ``SAM2VideoPredictor`` is built
-from the checkpoint's SAM 2 yaml (its ``third_parts.sam2`` targets are RynnEC's vendored copy of the same
-modules) and given the checkpoint's tensors: the image encoder, prompt encoder and mask decoder share
-storage with the engine's own ``Sam2Model`` (the package's image encoder is bit-identical to it on the
-fixture checkpoint, test/model/test_tracking.py), so only the memory parts are loaded in addition.
+from the checkpoint's SAM 2 yaml (``build_sam2`` in model/sam2.py: the same checks and targets as the
+engine's ``Sam2Model``) around the engine's own image encoder, prompt encoder and mask decoder (the very
+same modules, or float32 copies of them for a half-precision engine), so only the memory parts are loaded
+in addition.
 
 Frames go in preprocessed the engine's way (``Sam2Model.preprocess``), not through the package's JPEG
 loader: a robot's frames are arrays, never files.
@@ -18,7 +18,6 @@ import functools
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,10 +26,9 @@ import torch
 from rynnec_ros.core.types import Cancelled
 
 from .caches import held_bytes
+from .sam2 import Sam2Model, build_sam2
 
-PACKAGE_CONFIG = "configs/sam2/sam2_hiera_l.yaml"
-"""The SAM 2.0 Hiera-L config in the package, which RynnEC hard-codes when a checkpoint ships no yaml."""
-_VENDORED = "third_parts.sam2."
+VIDEO_PREDICTOR = "sam2.sam2_video_predictor.SAM2VideoPredictor"
 OBJECT_ID = 1  # the predictor's id of the one object a call follows
 
 
@@ -82,25 +80,12 @@ class FrameStore:
             del self._frames[k]
 
 
-def _retarget(node: Any) -> Any:
-    """The yaml's hydra targets, RynnEC's vendored ``third_parts.sam2.*`` → the package's ``sam2.*``."""
-    if isinstance(node, dict):
-        return {k: v.replace(_VENDORED, "sam2.", 1) if k == "_target_" and isinstance(v, str)
-                else _retarget(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_retarget(v) for v in node]
-    return node
-
-
-def build_predictor(yaml_path: Path | None, state: Mapping[str, torch.Tensor], device: torch.device) -> Any:
-    """``SAM2VideoPredictor`` from ``yaml_path`` (None: the package's Hiera-L) holding ``state``
-    (checkpoint names without the ``grounding_encoder.sam2_model.`` prefix), every key used.
-
-    ``assign=True``: the tensors become the predictor's parameters as they are, so those shared with
-    the engine's ``Sam2Model`` are not copied.
+def build_predictor(sam2: Sam2Model, memory: Mapping[str, torch.Tensor]) -> Any:
+    """``SAM2VideoPredictor`` from ``sam2``'s yaml whose image encoder, prompt encoder, mask decoder and
+    ``no_mem_embed`` are ``sam2``'s own, and whose memory parts hold ``memory`` (checkpoint names without
+    the ``grounding_encoder.sam2_model.`` prefix; every one used, none missing). ``sam2`` must be float32:
+    the package runs SAM 2's memory in float32 (autocast is upstream's way to lower it).
     """
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
     from sam2 import sam2_video_predictor
     from tqdm import tqdm
 
@@ -108,21 +93,20 @@ def build_predictor(yaml_path: Path | None, state: Mapping[str, torch.Tensor], d
     # first imported, long before this): noise in a node's log, one line per frame tracked.
     sam2_video_predictor.tqdm = functools.partial(tqdm, disable=True)
 
-    if yaml_path is not None:
-        cfg = OmegaConf.load(str(yaml_path))
-    else:
-        import sam2  # noqa: F401  (initialises hydra's search path on the package's configs)
-        from hydra import compose
-
-        cfg = compose(config_name=PACKAGE_CONFIG)
-    model = _retarget(OmegaConf.to_container(cfg.model, resolve=True))
-    model["_target_"] = "sam2.sam2_video_predictor.SAM2VideoPredictor"
-    predictor = instantiate(OmegaConf.create(model), _recursive_=True)
-    missing, unexpected = predictor.load_state_dict(dict(state), strict=False, assign=True)
+    device = sam2.no_mem_embed.device
+    with device:
+        predictor = build_sam2(sam2.config.yaml, VIDEO_PREDICTOR, image_encoder=sam2.image_encoder)
+    # SAM2Base builds its prompt encoder and mask decoder itself; the engine's take their place.
+    predictor.sam_prompt_encoder = sam2.sam_prompt_encoder
+    predictor.sam_mask_decoder = sam2.sam_mask_decoder
+    predictor.no_mem_embed = sam2.no_mem_embed
+    shared = set(sam2.state_dict())
+    missing, unexpected = predictor.load_state_dict(dict(memory), strict=False)
+    missing = [k for k in missing if k not in shared]
     if missing or unexpected:
         raise ValueError(f"SAM 2 video predictor: checkpoint lacks {sorted(missing)[:5]} / has unknown "
                          f"{sorted(unexpected)[:5]}")
-    return predictor.to(device).eval()
+    return predictor.eval()
 
 
 class Sam2Tracker:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from rynnec_ros.fixtures.checkpoints import ASSETS, SAM2_YAML
 from rynnec_ros.model.sam2 import (
     IGNORED_KEY_PREFIXES,
     IGNORED_KEYS,
@@ -17,34 +18,8 @@ from rynnec_ros.model.sam2 import (
     resize_mask_to_frame,
 )
 
-TINY_YAML = """\
-# @package _global_
-model:
-  _target_: third_parts.sam2.modeling.sam2_base.SAM2Base
-  image_encoder:
-    _target_: third_parts.sam2.modeling.backbones.image_encoder.ImageEncoder
-    scalp: 1
-    trunk:
-      _target_: third_parts.sam2.modeling.backbones.hieradet.Hiera
-      embed_dim: 8
-      num_heads: 1
-      stages: [1, 1, 2, 1]
-      global_att_blocks: [3]
-      window_pos_embed_bkg_spatial_size: [7, 7]
-      window_spec: [8, 4, 16, 8]
-    neck:
-      _target_: third_parts.sam2.modeling.backbones.image_encoder.FpnNeck
-      d_model: 16
-      backbone_channel_list: [64, 32, 16, 8]
-      fpn_top_down_levels: [2, 3]
-      fpn_interp_model: nearest
-  image_size: 256
-  directly_add_no_mem_embed: true
-  use_high_res_features_in_sam: true
-  iou_prediction_use_sigmoid: true
-  pred_obj_scores: true
-  pred_obj_scores_mlp: true
-"""
+# The tiny checkpoint's SAM 2 yaml (the full SAM2Base config the sam2 package builds) at 256² inputs.
+TINY_YAML = (ASSETS / SAM2_YAML).read_text().replace("image_size: 1024", "image_size: 256")
 
 
 @pytest.fixture()
@@ -61,8 +36,8 @@ def _random_state(model: Sam2Model, seed: int = 0) -> dict[str, torch.Tensor]:
 
 def test_from_yaml_reads_sizes_and_flags(tiny_yaml: Path) -> None:
     cfg = Sam2Config.from_yaml(tiny_yaml)
-    assert cfg.embed_dim == 8 and cfg.stages == (1, 1, 2, 1) and cfg.global_att_blocks == (3,)
-    assert cfg.d_model == 16 and cfg.backbone_channel_list == (64, 32, 16, 8)
+    assert cfg.embed_dim == 16 and cfg.stages == (1, 1, 2, 1) and cfg.global_att_blocks == (3,)
+    assert cfg.d_model == 32 and cfg.backbone_channel_list == (128, 64, 32, 16)
     assert cfg.image_size == 256 and cfg.embedding_size == 16 and cfg.scalp == 1
     assert cfg.fpn_interp_model == "nearest" and cfg.iou_prediction_use_sigmoid
 
@@ -74,7 +49,7 @@ def test_from_yaml_bad_inputs(tmp_path: Path, tiny_yaml: Path) -> None:
     with pytest.raises(ValueError, match="no 'model'"):
         Sam2Config.from_yaml(tmp_path / "empty.yaml")
     bad = tmp_path / "bad.yaml"
-    bad.write_text(TINY_YAML.replace("[64, 32, 16, 8]", "[64, 32, 16, 4]"))
+    bad.write_text(TINY_YAML.replace("[128, 64, 32, 16]", "[128, 64, 32, 8]"))
     with pytest.raises(ValueError, match="backbone_channel_list"):
         Sam2Config.from_yaml(bad)
     no_mem = tmp_path / "no_mem.yaml"
@@ -120,9 +95,11 @@ def test_hiera_l_matches_official_architecture() -> None:
     # The first block of a stage keeps the previous stage's window (upstream lag).
     assert [trunk.blocks[i].window_size for i in (2, 8, 9, 44, 45)] == [8, 4, 16, 16, 8]
     assert [trunk.blocks[i].attn.num_heads for i in (0, 2, 8, 44)] == [2, 4, 8, 16]
-    # 224.4M for the full SAM 2.0 Hiera-L minus the memory modules this package does not build; the
-    # point/box prompt embeddings (4 × 256) are built since point prompts are decoded.
-    assert sum(p.numel() for p in sam.parameters()) == 216_919_157 + 4 * 256
+    # 224.4M for the full SAM 2.0 Hiera-L minus the memory modules per-frame decoding does not build;
+    # the point/box prompt embeddings (4 × 256) are built since point prompts are decoded, and the
+    # prompt encoder's mask downscaling with it (upstream's mask_in_chans 16, by hand: conv 1→4 k2
+    # 20, LayerNorm2d 8, conv 4→16 k2 272, LayerNorm2d 32, conv 16→256 k1 4352 = 4684).
+    assert sum(p.numel() for p in sam.parameters()) == 216_919_157 + 4 * 256 + 4684
 
 
 def test_load_rejects_wrong_config(tiny_yaml: Path) -> None:
@@ -133,9 +110,9 @@ def test_load_rejects_wrong_config(tiny_yaml: Path) -> None:
     with pytest.raises(ValueError) as err:
         big.load_inference_state_dict(state)
     message = str(err.value)
-    assert "different SAM2 size: trunk embed_dim 8 (config 144), 5 Hiera blocks (config 48)" in message
-    assert "d_model 16 (config 256)" in message
-    assert "image_encoder.neck.convs.0.conv.bias: checkpoint (16,) vs model (256,)" in message
+    assert "different SAM2 size: trunk embed_dim 16 (config 144), 5 Hiera blocks (config 48)" in message
+    assert "d_model 32 (config 256)" in message
+    assert "image_encoder.neck.convs.0.conv.bias: checkpoint (32,) vs model (256,)" in message
     assert "more)" in message and len(message) < 3000
 
 
@@ -161,12 +138,13 @@ def test_ignored_keys_are_skipped_and_weights_loaded(tiny_yaml: Path) -> None:
         "no_obj_ptr": torch.zeros(1, 16),
         "obj_ptr_proj.layers.0.weight": torch.zeros(16, 16),
         "mask_downsample.weight": torch.zeros(1, 1, 4, 4),
-        "sam_prompt_encoder.mask_downscaling.0.weight": torch.zeros(4, 1, 2, 2),
     }
     assert all(is_ignored_key(k) for k in extra)
     assert not is_ignored_key("no_mem_embed") and not is_ignored_key("no_obj_ptr_extra")
     assert not is_ignored_key("sam_prompt_encoder.not_a_point_embed.weight")
     assert not is_ignored_key("sam_prompt_encoder.point_embeddings.0.weight")  # point prompts read them
+    # the package's prompt encoder holds its mask downscaling, so the checkpoint's is loaded into it
+    assert not is_ignored_key("sam_prompt_encoder.mask_downscaling.0.weight")
     assert "no_obj_ptr" in IGNORED_KEYS and "memory_attention." in IGNORED_KEY_PREFIXES
     sam.load_inference_state_dict({**state, **extra})
     loaded = sam.state_dict()
@@ -182,7 +160,7 @@ def test_meta_model_adopts_loaded_tensors(tiny_yaml: Path) -> None:
     sam.load_inference_state_dict(state)
     assert all(p.device.type == "cpu" and not p.requires_grad for p in sam.parameters())
     feats = sam.image_features(torch.zeros(1, 3, 256, 256))
-    out = sam.decode(feats, torch.ones(16))
+    out = sam.decode(feats, torch.ones(32))
     assert out.mask_1024.shape == (256, 256) and out.lowres_logits.shape == (3, 64, 64)
     assert 0 <= out.best_index < 3 and out.best_index == int(out.iou.argmax())
 
@@ -201,9 +179,9 @@ def test_input_validation(tiny_yaml: Path) -> None:
         sam.image_features(torch.zeros(1, 3, 128, 128))
     feats = sam.image_features(torch.cat([pixels, pixels]))
     with pytest.raises(ValueError, match="one frame"):
-        sam.decode(feats, torch.zeros(16))
+        sam.decode(feats, torch.zeros(32))
     with pytest.raises(ValueError, match="seg_embedding"):
-        sam.decode(feats.frame(0), torch.zeros(2, 16))
+        sam.decode(feats.frame(0), torch.zeros(2, 32))
 
 
 def test_resize_mask_to_frame_semantics() -> None:
@@ -220,3 +198,57 @@ def test_resize_mask_to_frame_semantics() -> None:
         resize_mask_to_frame(np.zeros((1, 8, 8), dtype=bool), 4, 4)
     with pytest.raises(ValueError, match="positive integers"):
         resize_mask_to_frame(mask, 0, 4)
+
+
+def test_the_packages_hiera_l_yaml_is_the_default_config() -> None:
+    """A checkpoint without a yaml gets the package's own ``configs/sam2/sam2_hiera_l.yaml`` (SAM 2.0,
+    the file RynnEC hard-codes), and its sizes are the official Hiera-L values of ``Sam2Config()``."""
+    from rynnec_ros.model.sam2 import package_yaml
+
+    assert package_yaml().is_file()
+    assert Sam2Config.from_yaml(package_yaml()) == Sam2Config.hiera_l()
+    assert Sam2Config.hiera_l().yaml is None
+
+
+def test_the_modules_are_the_sam2_packages(tiny_yaml: Path) -> None:
+    """Built from the yaml by the package itself: its classes, configured as the file says."""
+    from sam2.modeling.backbones.hieradet import Hiera
+    from sam2.modeling.sam.mask_decoder import MaskDecoder
+    from sam2.modeling.sam.prompt_encoder import PromptEncoder
+
+    sam = Sam2Model.from_config(Sam2Config.from_yaml(tiny_yaml))
+    assert isinstance(sam.image_encoder.trunk, Hiera) and isinstance(sam.sam_mask_decoder, MaskDecoder)
+    assert isinstance(sam.sam_prompt_encoder, PromptEncoder)
+    assert sam.sam_prompt_encoder.input_image_size == (256, 256)
+    assert sam.sam_prompt_encoder.image_embedding_size == (16, 16)
+    assert sam.image_encoder.neck.fpn_top_down_levels == [2, 3] and sam.image_encoder.scalp == 1
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (("third_parts.sam2.modeling.backbones.hieradet.Hiera", "os.system"), "not a module class of the sam2"),
+    (("third_parts.sam2.modeling.backbones.hieradet.Hiera", "sam2.modeling.sam2_base.torch.load"),
+     "not a module class of the sam2"),
+    (("third_parts.sam2.modeling.backbones.hieradet.Hiera", "sam2.modeling.sam2_base.trunc_normal_"),
+     "not a module class of the sam2"),
+    (("      embed_dim: 16\n", "      embed_dim: 16\n      weights_path: /tmp/hiera.pt\n"), "weights_path"),
+    (("    scalp: 1\n", "    scalp: 1\n    _args_: [1]\n"), "_args_"),
+])
+def test_a_yaml_may_build_only_the_packages_modules(tmp_path: Path, edit: tuple[str, str],
+                                                    message: str) -> None:
+    """A checkpoint's yaml is input and hydra calls what it names: other callables, a pickle to load
+    (Hiera's ``weights_path``) and hydra's call options are refused before anything is built."""
+    bad = tmp_path / "bad.yaml"
+    assert edit[0] in TINY_YAML
+    bad.write_text(TINY_YAML.replace(*edit))
+    with pytest.raises(ValueError, match=message):
+        Sam2Model.from_config(Sam2Config.from_yaml(bad))
+
+
+def test_a_yaml_the_package_cannot_build_is_a_clear_error(tmp_path: Path) -> None:
+    """SAM2Base needs its memory modules' config too (upstream builds them): a yaml without is refused."""
+    cut = tmp_path / "no_memory.yaml"
+    memory = slice(TINY_YAML.index("  memory_attention:"), TINY_YAML.index("  num_maskmem:"))
+    cut.write_text(TINY_YAML[: memory.start] + TINY_YAML[memory.stop :])
+    cfg = Sam2Config.from_yaml(cut)  # the sizes and flags are all there
+    with pytest.raises(ValueError, match="the sam2 package cannot build it"):
+        Sam2Model.from_config(cfg)

@@ -106,13 +106,13 @@ def test_frame0_features_match(model: Sam2Model, decoded) -> None:
     _close(feats[0].image_embed, ref["sam_frame0_image_embeddings"], FEATURE_TOL)
     _close(feats[0].high_res_feats[0], ref["sam_frame0_high_res_feat0"], FEATURE_TOL)
     _close(feats[0].high_res_feats[1], ref["sam_frame0_high_res_feat1"], FEATURE_TOL)
-    _close(model.sam_prompt_encoder.dense_pe(), ref["sam_frame0_image_pe"], FEATURE_TOL)
+    _close(model.dense_pe(), ref["sam_frame0_image_pe"], FEATURE_TOL)
 
 
 @pytest.mark.parametrize("case", SEG_CASES)
 def test_prompt_embeddings_match(case: str, model: Sam2Model) -> None:
     ref = _arrays(case)
-    sparse, dense = model.sam_prompt_encoder.embed(torch.from_numpy(ref["seg_embedding"][0]))
+    sparse, dense = model.seg_prompt(torch.from_numpy(ref["seg_embedding"][0]))
     for t in range(ref["sam_sparse_prompt_embeddings"].shape[0]):
         _close(sparse[0], ref["sam_sparse_prompt_embeddings"][t], FEATURE_TOL)
     assert tuple(dense.shape) == (1, 32, 64, 64)

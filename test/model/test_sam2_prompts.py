@@ -39,7 +39,7 @@ def decoded() -> dict[str, tuple[dict[str, np.ndarray], object, torch.Tensor]]:
         r = {k.split("/", 1)[1]: v for k, v in ref.items() if k.startswith(name + "/")}
         points, labels = torch.from_numpy(r["points"]), torch.from_numpy(r["labels"])
         size = sam2.config.image_size
-        sparse, _ = sam2.sam_prompt_encoder.embed_points(points * torch.tensor([size / w, size / h]), labels)
+        sparse, _ = sam2.prompt(points / torch.tensor([w, h]) * size, labels)
         out[name] = (r, sam2.decode_points(feats, points, labels, h, w), sparse[0])
     return out
 

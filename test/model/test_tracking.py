@@ -143,8 +143,12 @@ def test_a_live_track_equals_the_package_over_the_whole_stream(engine: RynnEC, t
 
 
 def test_the_tracker_shares_the_engines_sam2_weights(engine: RynnEC) -> None:
-    """Only the memory parts are extra: the image encoder's tensors are the engine's own storage."""
+    """Only the memory parts are extra: the package's modules are the engine's own, tensors and all."""
     predictor = engine.tracker().predictor
+    sam2 = engine.model.sam2
+    assert predictor.image_encoder is sam2.image_encoder and predictor.no_mem_embed is sam2.no_mem_embed
+    assert predictor.sam_prompt_encoder is sam2.sam_prompt_encoder
+    assert predictor.sam_mask_decoder is sam2.sam_mask_decoder
     ours = engine.model.sam2.image_encoder.trunk.patch_embed.proj.weight
     theirs = predictor.image_encoder.trunk.patch_embed.proj.weight
     assert theirs.data_ptr() == ours.data_ptr()

@@ -147,9 +147,9 @@ def swap_components(engine: RynnEC, graphs: dict[str, Callable[..., Any] | None]
         GraphDecoderStack,
         GraphMLP,
         GraphRegionEncoder,
-        GraphSam2Decoder,
         GraphVisionTower,
         sam2_image_features,
+        sam2_mask_logits,
     )
 
     missing = [g for g in REQUIRED if g not in graphs]
@@ -194,8 +194,10 @@ def swap_components(engine: RynnEC, graphs: dict[str, Callable[..., Any] | None]
     sam2: Any = model.sam2  # its modules are swapped for duck-typed stand-ins
     if sam2 is not None:
         sam2.image_features = sam2_image_features(need("sam2_image"), sam2)
-        sam2.sam_mask_decoder = GraphSam2Decoder(need("sam2_decoder"))
+        sam2.mask_logits = sam2_mask_logits(need("sam2_decoder"))
+        sam2.sam_mask_decoder = nn.Identity()
         sam2.image_encoder = nn.Identity()
+        sam2.sam_prompt_encoder.mask_downscaling = nn.Identity()  # mask prompts: never read, never loaded
     left = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
     if left:
         raise ValueError(f"graph backend: tensors the graphs do not cover were never loaded: {left}")

@@ -168,15 +168,10 @@ class GraphVisionTower(nn.Module):
         return _run(self.graph, {"pixel_values": pixel_values, "cos": cos, "sin": sin}, like)["features"]
 
 
-class GraphSam2Decoder(nn.Module):
-    """Replaces SAM2's ``MaskDecoder`` (same forward signature and outputs)."""
+def sam2_mask_logits(graph: Graph) -> Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """A replacement for ``Sam2Model.mask_logits`` (same arguments and outputs): the decoder graph."""
 
-    def __init__(self, graph: Graph) -> None:
-        super().__init__()
-        self.graph = graph
-
-    def forward(
-        self,
+    def mask_logits(
         image_embed: torch.Tensor,
         image_pe: torch.Tensor,
         sparse: torch.Tensor,
@@ -191,8 +186,10 @@ class GraphSam2Decoder(nn.Module):
             "feat_s0": high_res[0],
             "feat_s1": high_res[1],
         }
-        outs = _run(self.graph, feeds, image_embed)
+        outs = _run(graph, feeds, image_embed)
         return outs["masks"], outs["iou"], outs["object_score"]
+
+    return mask_logits
 
 
 def sam2_image_features(graph: Graph, sam2: Any) -> Callable[[torch.Tensor], Any]:

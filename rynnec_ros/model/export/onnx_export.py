@@ -325,25 +325,24 @@ def _export_decode(m: Any, out: Path, dims: dict[str, tuple[int, int, int]]) -> 
 
 
 class Sam2ImageGraph(nn.Module):
-    """Frames [B, 3, S, S] → what the mask decoder reads: level 2 + no_mem_embed and the conv_s0/s1 skips."""
+    """Frames [B, 3, S, S] → what the mask decoder reads: level 2 + no_mem_embed and the conv_s0/s1 skips
+    (``Sam2Model.features``: the package's image encoder)."""
 
     def __init__(self, sam2: nn.Module) -> None:
         super().__init__()
         self.sam2 = sam2
 
     def forward(self, pixels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        levels = self.sam2.image_encoder(pixels)
-        dec = self.sam2.sam_mask_decoder
-        embed = levels[2] + self.sam2.no_mem_embed.reshape(1, -1, 1, 1)
-        return embed, dec.conv_s0(levels[0]), dec.conv_s1(levels[1])
+        return self.sam2.features(pixels)
 
 
 class Sam2DecoderGraph(nn.Module):
-    """``MaskDecoder.forward`` with flat inputs; ``sparse`` = two padding points, then the [SEG] prompt."""
+    """``Sam2Model.mask_logits`` (the package's ``MaskDecoder.predict_masks``) with flat inputs;
+    ``sparse`` = two padding points, then the [SEG] prompt."""
 
     def __init__(self, sam2: nn.Module) -> None:
         super().__init__()
-        self.decoder = sam2.sam_mask_decoder
+        self.sam2 = sam2
 
     def forward(
         self,
@@ -354,7 +353,7 @@ class Sam2DecoderGraph(nn.Module):
         feat_s0: torch.Tensor,
         feat_s1: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        return self.decoder(image_embed, image_pe, sparse, dense, (feat_s0, feat_s1))
+        return self.sam2.mask_logits(image_embed, image_pe, sparse, dense, (feat_s0, feat_s1))
 
 
 def _sam2_example(sam2: nn.Module) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -369,12 +368,12 @@ def _frozen_pos_embed(trunk: nn.Module, grid: int) -> Iterator[None]:
     fixed (image_size²), so the export stores the interpolated table as a constant instead of running a
     bicubic resize per frame (a fifth of the ONNX Runtime time otherwise). Same values, traced once."""
     with torch.no_grad():
-        table = trunk._pos_embed(grid, grid).detach().clone()
-    trunk._pos_embed = lambda h, w: table
+        table = trunk._get_pos_embed((grid, grid)).detach().clone()
+    trunk._get_pos_embed = lambda hw: table
     try:
         yield
     finally:
-        del trunk._pos_embed
+        del trunk._get_pos_embed
 
 
 def _export_sam2_image(sam2: nn.Module, out: Path, dims: dict[str, tuple[int, int, int]]) -> GraphSpec:
@@ -391,8 +390,8 @@ def _export_sam2_image(sam2: nn.Module, out: Path, dims: dict[str, tuple[int, in
 def _export_sam2_decoder(sam2: nn.Module, out: Path, dims: dict[str, tuple[int, int, int]]) -> GraphSpec:
     embed, s0, s1 = _sam2_example(sam2)
     with torch.no_grad():
-        sparse, dense = sam2.sam_prompt_encoder.embed(torch.randn(sam2.config.d_model))
-        pe = sam2.sam_prompt_encoder.dense_pe()
+        sparse, dense = sam2.seg_prompt(torch.randn(sam2.config.d_model))
+        pe = sam2.dense_pe()
     inputs = {
         "image_embed": embed,
         "image_pe": pe,

@@ -131,10 +131,10 @@ def check_graphs(
         seg = torch.randn(model.sam2.config.d_model, generator=torch.Generator().manual_seed(seed + 1)).to(
             device
         )
-        sparse, dense = model.sam2.sam_prompt_encoder.embed(seg)
+        sparse, dense = model.sam2.seg_prompt(seg)
         inputs["sam2_decoder"] = {
             "image_embed": embed,
-            "image_pe": model.sam2.sam_prompt_encoder.dense_pe(),
+            "image_pe": model.sam2.dense_pe(),
             "sparse": sparse,
             "dense": dense.contiguous(),
             "feat_s0": s0,
