@@ -66,7 +66,7 @@ def _loop(stamp: Time, xy: Sequence[tuple[float, float]], outline: Color, fill: 
 def image_annotations(masks: Sequence[np.ndarray], labels: Sequence[str], stamp: Time) -> ImageAnnotations:
     """Contours, boxes and labels of ``masks`` (one label each) on the image stamped ``stamp``; empty
     masks are skipped, as the overlay skips them."""
-    out = ImageAnnotations()
+    out = ImageAnnotations(timestamp=stamp)
     for i, (mask, label) in enumerate(zip(masks, labels, strict=True)):
         mask = np.asarray(mask, dtype=bool)
         if not mask.any():

@@ -98,13 +98,15 @@ def test_outlines_have_the_colours_the_overlay_draws() -> None:
         assert outline.a == 1.0 and box.outline_color == outline
 
 
-# RIHS01 type hash of the upstream package: foxglove/schemas' ros_foxglove_msgs/ros2 definitions of
-# ImageAnnotations and what it holds (CircleAnnotation, PointsAnnotation, TextAnnotation, Color, Point2),
-# tag ros-v3.1.0, built from those sources with this machine's rosidl generators, on the Kilted and on the
-# Jazzy wheels alike (2026-12-06). Their fields are the same from ros-v2.2.0 to ros-v3.1.0 (only comments
-# changed), so the hash is that of every foxglove_msgs since 2.2.0. Equal hashes mean Foxglove bridges
-# and robots with the real foxglove_msgs match the node's publisher.
-UPSTREAM_IMAGE_ANNOTATIONS = "RIHS01_47c6c0891ba263ec1b20d9b785c4261d4bc41051cbcc01668130e36aa2dcaee3"
+# RIHS01 type hash of the upstream package as robots install it: ros/rosdistro at the commit pinned in
+# test/data/rosdep_keys.yaml (8468e88) releases foxglove_msgs from foxglove/foxglove-sdk at 3.4.3 for Humble
+# (3.4.3-2) and Jazzy (3.4.3-1). Its ros/src/foxglove_msgs/ros2 definitions at tag ros-v3.4.3 of
+# ImageAnnotations and what it holds (CircleAnnotation, PointsAnnotation, TextAnnotation, Color, Point2,
+# KeyValuePair), built from those files with this machine's rosidl generators, hash alike on the Kilted and
+# the Jazzy wheels (2026-12-06). 3.4.3 added ImageAnnotations.timestamp and every annotation's metadata to
+# the fields of ros-v2.2.0..ros-v3.1.0, so a 3.1.0-shaped copy would not match a robot's bridge. Equal hashes
+# mean Foxglove bridges and robots with the real foxglove_msgs match the node's publisher.
+UPSTREAM_IMAGE_ANNOTATIONS = "RIHS01_bc4e578b1ef80953415d6f966a4cab305c8a44c8b64fc405312b6f06a08fc45e"
 
 
 def test_the_built_type_hashes_as_upstream_foxglove_msgs() -> None:
