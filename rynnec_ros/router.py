@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from rynnec_ros.core.parsing import parse_quantity
-from rynnec_ros.core.types import Answer, Cancelled, Predictor, Request
+from rynnec_ros.core.types import Answer, Cancelled, Predictor, Request, RequestError
 from rynnec_ros.spatial.plan import Unanswerable
 
 SOURCES = ("auto", "model", "geometry")
@@ -48,7 +48,7 @@ class Router:
         if self.source != "model":
             if self.spatial is None:
                 if self.source == "geometry":
-                    raise ValueError("spatial_source=geometry but the geometry module is unavailable")
+                    raise RequestError("spatial_source=geometry but the geometry module is unavailable")
             else:
                 geometry = self._geometry(request)
                 if isinstance(geometry, Answer):
@@ -76,8 +76,8 @@ class Router:
         answer.
 
         The request is read once (``plan``: task, slots, objects, coverage) and that plan is what the
-        geometry measures; the request itself is left as it came. ``plan`` raises ValueError only for a
-        malformed structured task (the caller's error). In geometry-only mode anything it cannot measure
+        geometry measures; the request itself is left as it came. ``plan`` raises a RequestError only for
+        a malformed structured task (the caller's error). In geometry-only mode anything it cannot measure
         fails with the geometry's reason, never a made-up number.
         """
         assert self.spatial is not None
@@ -85,12 +85,12 @@ class Router:
         if isinstance(planned, Unanswerable):
             if planned.plan is None:
                 if self.source == "geometry":
-                    raise ValueError(planned.reason)
+                    raise RequestError(planned.reason)
                 return (None, f"answered by the model: {planned.reason}") if planned.partly_read else None
             name = planned.plan.task
             why = f"geometry cannot answer this {name} question: {planned.reason}"
             if self.source == "geometry":
-                raise ValueError(why)
+                raise RequestError(why)
             return name, f"answered by the model: {why}"
         t0 = time.monotonic()
         ans: Answer = self.spatial.solve(request, planned)

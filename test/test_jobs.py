@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from rynnec_ros.core.jobs import Job, JobQueue
-from rynnec_ros.core.types import Cancelled
+from rynnec_ros.core.types import Cancelled, RequestError
 
 
 class Recorder:
@@ -100,7 +100,7 @@ def test_errors_timeouts_and_cancels_each_give_one_reasoned_answer() -> None:
         raise KeyError("engine bug")
 
     def bad_input(job: Job) -> str:
-        raise ValueError("question is empty")
+        raise RequestError("question is empty")
 
     def slow(job: Job) -> str:
         while not job.should_stop():
@@ -121,6 +121,32 @@ def test_errors_timeouts_and_cancels_each_give_one_reasoned_answer() -> None:
     assert errors[2].startswith("timed out after 0.2 s")
     assert errors[3].startswith("cancelled")
     assert q.stats.failed == 2 and q.stats.timed_out == 1
+    assert q.stop("done", 5)
+
+
+def test_a_caller_mistake_is_its_reason_and_any_other_error_is_ours() -> None:
+    """Issue 21: a RequestError (what the caller sent) goes back as its message and is not reported; a
+    plain ValueError from inside the engine (a shape mismatch, a bug) is an internal error, reported once
+    for the log, and still the one answer the job gets."""
+    rec = Recorder()
+    reported: list[str] = []
+    q = JobQueue(lambda: 10, on_internal_error=reported.append)
+    q.start()
+
+    def mistake(job: Job) -> str:
+        raise RequestError("region 0 mask on frame 1 is empty")
+
+    def bug(job: Job) -> str:
+        raise ValueError("operands could not be broadcast together")
+
+    jobs = [_job(rec, work=mistake), _job(rec, work=bug)]
+    for j in jobs:
+        assert q.submit(j) == ""
+    _wait(lambda: sum(rec.calls.values()) == 2)
+    assert rec.results[id(jobs[0])][1] == "region 0 mask on frame 1 is empty"
+    bug_error = rec.results[id(jobs[1])][1]
+    assert bug_error == "internal error: ValueError: operands could not be broadcast together"
+    assert len(reported) == 1 and "operands could not be broadcast" in reported[0]
     assert q.stop("done", 5)
 
 

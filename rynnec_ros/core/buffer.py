@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rynnec_ros.core.types import NS_PER_S, Frame
+from rynnec_ros.core.types import NS_PER_S, Frame, RequestError
 
 # Process-wide: buffers are recreated on configure while an engine may keep its caches.
 _KEYS = itertools.count(1)
@@ -293,20 +293,20 @@ class FrameBuffer:
         always kept. Raises ValueError naming what is missing.
         """
         if max_frames < 1:
-            raise ValueError(f"max_frames must be >= 1, got {max_frames}")
+            raise RequestError(f"max_frames must be >= 1, got {max_frames}")
         if block_frames < 0:
-            raise ValueError(f"block_frames must be >= 0, got {block_frames}")
+            raise RequestError(f"block_frames must be >= 0, got {block_frames}")
         if not np.isfinite(fps) or fps < 0:
-            raise ValueError(f"fps must be a finite number >= 0, got {fps}")
+            raise RequestError(f"fps must be a finite number >= 0, got {fps}")
         with self._lock:
             self._settle()
             if not self._stamps:
-                raise ValueError("the frame buffer is empty: no camera frames received yet")
+                raise RequestError("the frame buffer is empty: no camera frames received yet")
             required = self._resolve(required_ns, tolerance_ns, "mask")
             if stamps_ns:
                 chosen = sorted(set(self._resolve(stamps_ns, tolerance_ns, "requested")) | set(required))
                 if len(chosen) > max_frames:
-                    raise ValueError(f"{len(chosen)} frames requested, more than max_frames={max_frames}")
+                    raise RequestError(f"{len(chosen)} frames requested, more than max_frames={max_frames}")
                 return [replace(self._frames[s]) for s in chosen]
             lo = bisect.bisect_left(self._stamps, start_ns) if start_ns else 0
             hi = bisect.bisect_right(self._stamps, end_ns) if end_ns else len(self._stamps)
@@ -315,12 +315,12 @@ class FrameBuffer:
             frames = {s: self._frames[s] for s in window}
             frames.update({s: self._frames[s] for s in required})
         if not window and not required:
-            raise ValueError(
+            raise RequestError(
                 f"no buffered frame in the window [{start_ns}, {end_ns}] ns "
                 f"(buffer holds {self._describe_range()})"
             )
         if len(set(required)) > max_frames:
-            raise ValueError(f"masks are on {len(set(required))} frames, more than max_frames={max_frames}")
+            raise RequestError(f"masks are on {len(set(required))} frames, more than max_frames={max_frames}")
         if block_frames:
             chosen = sample_recent(window, fps, max_frames, block_frames, first_ordinal, required)
         else:
@@ -332,7 +332,7 @@ class FrameBuffer:
         for s in stamps:
             key = self._nearest(int(s), int(tolerance_ns))
             if key is None:
-                raise ValueError(
+                raise RequestError(
                     f"{what} frame stamp {int(s)} ns is not in the buffer "
                     f"(holds {len(self._stamps)} frames, {self._stamps[0]}..{self._stamps[-1]} ns)"
                 )
@@ -357,7 +357,7 @@ def sample_stamps(
     """
     req = sorted(set(int(s) for s in required))
     if len(req) > max_frames:
-        raise ValueError(f"{len(req)} required frames exceed max_frames={max_frames}")
+        raise RequestError(f"{len(req)} required frames exceed max_frames={max_frames}")
     ordered = sorted(set(int(s) for s in stamps))
     if fps > 0 and ordered:
         period = NS_PER_S / fps
@@ -407,7 +407,7 @@ def sample_recent(
         raise ValueError(f"block must be >= 1, got {block}")
     req = sorted(set(int(s) for s in required))
     if len(req) > max_frames:
-        raise ValueError(f"{len(req)} required frames exceed max_frames={max_frames}")
+        raise RequestError(f"{len(req)} required frames exceed max_frames={max_frames}")
     ordered = sorted(set(int(s) for s in stamps))
     samples: dict[int, int] = {}  # sample number -> stamp
     if fps > 0:

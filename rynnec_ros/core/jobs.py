@@ -17,11 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rynnec_ros.core.types import Cancelled
-
-
-class JobError(Exception):
-    """A job's work failed for a reason that belongs in the response (bad input, nothing buffered)."""
+from rynnec_ros.core.types import Cancelled, RequestError
 
 
 @dataclass(eq=False)
@@ -226,7 +222,7 @@ class JobQueue:
                 error = job._stop_reason or "cancelled (the caller's cancel request)"
                 if error.startswith("timed out"):
                     self.stats.timed_out += 1
-            except (JobError, ValueError) as exc:  # what the client sent or asked for; not a bug
+            except RequestError as exc:  # what the client sent or asked for; not a bug
                 self.stats.failed += 1
                 error = str(exc)
             except Exception as exc:  # an engine bug must not take the worker down

@@ -21,11 +21,13 @@ from typing import Any
 import numpy as np
 from pycocotools import mask as mask_utils
 
+from rynnec_ros.core.types import RequestError
+
 
 def as_int(value: Any, what: str) -> int:
     """``value`` if it is a JSON integer (not a bool, not a float); ValueError naming ``what`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{what} must be an integer, got {describe(value)}")
+        raise RequestError(f"{what} must be an integer, got {describe(value)}")
     return int(value)
 
 
@@ -39,7 +41,7 @@ def describe(value: Any) -> str:
 def encode(mask: np.ndarray) -> dict[str, Any]:
     """Boolean H×W mask -> COCO RLE with the compressed ``counts`` string, as RynnEC-Bench stores it."""
     if mask.ndim != 2:
-        raise ValueError(f"mask must be 2-D, got shape {mask.shape}")
+        raise RequestError(f"mask must be 2-D, got shape {mask.shape}")
     rle = mask_utils.encode(np.asfortranarray(mask, dtype=np.uint8))
     return {"size": [int(rle["size"][0]), int(rle["size"][1])], "counts": rle["counts"].decode("ascii")}
 
@@ -54,7 +56,7 @@ def _string_total(counts: str, limit: int) -> int:
         value, shift, more = 0, 0, True
         while more:
             if i >= len(counts):
-                raise ValueError("mask RLE counts string ends inside a run length")
+                raise RequestError("mask RLE counts string ends inside a run length")
             c = ord(counts[i]) - 48
             value |= (c & 0x1F) << (5 * shift)
             more = bool(c & 0x20)
@@ -65,10 +67,10 @@ def _string_total(counts: str, limit: int) -> int:
         if len(runs) > 2:
             value += runs[-2]
         if value < 0:
-            raise ValueError(f"mask RLE counts must not be negative, got {value}")
+            raise RequestError(f"mask RLE counts must not be negative, got {value}")
         total += value
         if total > limit:
-            raise ValueError(f"mask RLE counts sum to more than {limit}")
+            raise RequestError(f"mask RLE counts sum to more than {limit}")
         runs.append(value)
     return total
 
@@ -79,38 +81,39 @@ def check(rle: Any, shape: Sequence[int] | None = None, max_pixels: int | None =
     compressed string of the characters '0'..'o') adding up to exactly H·W. ValueError naming the problem
     otherwise."""
     if not isinstance(rle, dict):
-        raise ValueError(f"mask RLE must be an object with size and counts, got {describe(rle)}")
+        raise RequestError(f"mask RLE must be an object with size and counts, got {describe(rle)}")
     size = rle.get("size")
     if not isinstance(size, (list, tuple)) or len(size) != 2:
-        raise ValueError(f"mask RLE size must be [height, width], got {describe(size)}")
+        raise RequestError(f"mask RLE size must be [height, width], got {describe(size)}")
     h, w = (as_int(v, "mask RLE size") for v in size)
     if h < 1 or w < 1:
-        raise ValueError(f"mask RLE size {h}×{w} is empty")
+        raise RequestError(f"mask RLE size {h}×{w} is empty")
     if shape is not None and (h, w) != (int(shape[0]), int(shape[1])):
-        raise ValueError(f"mask RLE size {h}×{w} is not its frame's {int(shape[0])}×{int(shape[1])}")
+        raise RequestError(f"mask RLE size {h}×{w} is not its frame's {int(shape[0])}×{int(shape[1])}")
     if max_pixels is not None and h * w > max_pixels:
-        raise ValueError(f"mask RLE size {h}×{w} = {h * w} pixels is over the budget of {max_pixels} pixels")
+        raise RequestError(f"mask RLE size {h}×{w} = {h * w} pixels is over the budget of {max_pixels} "
+                           "pixels")
     counts = rle.get("counts")
     if isinstance(counts, bytes):
         counts = counts.decode("ascii", errors="replace")
     if isinstance(counts, str):
         if not all(48 <= ord(c) < 48 + 64 for c in counts):
-            raise ValueError("mask RLE counts string must be COCO compressed (characters '0'..'o')")
+            raise RequestError("mask RLE counts string must be COCO compressed (characters '0'..'o')")
         total = _string_total(counts, h * w)
     elif isinstance(counts, (list, tuple)):
         if len(counts) > h * w + 1:  # at most one run per pixel, after the leading run of zeros
-            raise ValueError(f"mask RLE has {len(counts)} runs, more than a {h}×{w} mask can have")
+            raise RequestError(f"mask RLE has {len(counts)} runs, more than a {h}×{w} mask can have")
         total = 0
         for c in counts:
             run = as_int(c, "mask RLE counts")
             if run < 0:
-                raise ValueError(f"mask RLE counts must not be negative, got {run}")
+                raise RequestError(f"mask RLE counts must not be negative, got {run}")
             total += run
     else:
-        raise ValueError(f"mask RLE counts must be a list of run lengths or a COCO string, got "
-                         f"{describe(counts)}")
+        raise RequestError(f"mask RLE counts must be a list of run lengths or a COCO string, got "
+                           f"{describe(counts)}")
     if total != h * w:
-        raise ValueError(f"mask RLE counts sum to {total}, expected {h}×{w} = {h * w}")
+        raise RequestError(f"mask RLE counts sum to {total}, expected {h}×{w} = {h * w}")
     return h, w
 
 

@@ -7,6 +7,8 @@ refused rather than stripped: a request that carries them is malformed, and the 
 
 from __future__ import annotations
 
+from rynnec_ros.core.types import RequestError
+
 _ALLOWED_CONTROLS = frozenset("\n\t")
 
 
@@ -26,10 +28,10 @@ def check_text(text: str, what: str, limit: int, optional: bool = False,
     if not text:
         if optional:
             return ""
-        raise ValueError(f"{what} is empty")
+        raise RequestError(f"{what} is empty")
     if len(text) > limit:
-        raise ValueError(f"{what} has {len(text)} characters, more than {limit_name}={limit}")
+        raise RequestError(f"{what} has {len(text)} characters, more than {limit_name}={limit}")
     bad = next((i for i, c in enumerate(text) if _is_control(c)), None)
     if bad is not None:
-        raise ValueError(f"{what} contains control characters (U+{ord(text[bad]):04X} at position {bad})")
+        raise RequestError(f"{what} contains control characters (U+{ord(text[bad]):04X} at position {bad})")
     return text

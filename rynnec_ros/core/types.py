@@ -239,6 +239,13 @@ class Answer:
         return None
 
 
+class RequestError(ValueError):
+    """What the caller sent or asked for cannot be answered (a malformed field, a frame that is not
+    buffered, a prompt on no object, a question the geometry was told to answer but cannot): the message
+    is the reason the caller gets. Anything else that fails while answering is a fault of ours, reported
+    as an internal error and logged. A ValueError, so checks that predate it still read as refusals."""
+
+
 class Cancelled(Exception):
     """A request was stopped by its ``should_stop`` callback (between prefill chunks, layers or tokens)."""
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import masks as rle
 from .masks import as_int, describe
-from .types import Answer, Region, Request
+from .types import Answer, Region, Request, RequestError
 
 FRAMES_MODEL = "rynnec_frames"
 """Upload model: stores frames under their wire keys, so questions refer to them by key."""
@@ -134,18 +134,18 @@ def _text(value: Any, what: str, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise ValueError(f"{what} must be a string, got {describe(value)}")
+        raise RequestError(f"{what} must be a string, got {describe(value)}")
     if len(value) > MAX_QUESTION_CHARS:
-        raise ValueError(f"{what} has {len(value)} characters, more than the limit {MAX_QUESTION_CHARS}")
+        raise RequestError(f"{what} has {len(value)} characters, more than the limit {MAX_QUESTION_CHARS}")
     return value
 
 
 def _name(value: Any, what: str, limit: int, empty: bool) -> None:
     """A client name or question id: text of at most ``limit`` characters (``empty``: may be '')."""
     if not isinstance(value, str) or (not value and not empty):
-        raise ValueError(f"{what} must be a {'' if empty else 'non-empty '}string, got {describe(value)}")
+        raise RequestError(f"{what} must be a {'' if empty else 'non-empty '}string, got {describe(value)}")
     if len(value) > limit:
-        raise ValueError(f"{what} has {len(value)} characters, more than the limit {limit}")
+        raise RequestError(f"{what} has {len(value)} characters, more than the limit {limit}")
 
 
 # ------------------------------------------------------------------------------------------ requests
@@ -160,7 +160,7 @@ def encode_request(
     lets that client cancel the question (``encode_cancel``). The server's limits are checked here too,
     so a robot learns of an oversized request at once with the reason the server would give."""
     if op not in OPS:
-        raise ValueError(f"unknown op {op!r}; one of {OPS}")
+        raise RequestError(f"unknown op {op!r}; one of {OPS}")
     regions = []
     for r in request.regions:
         masks = r.frame_masks(len(request.frames))
@@ -202,17 +202,17 @@ def decode_request(body: bytes) -> dict[str, Any]:
     Region masks are only checked for their shape here; ``regions_from_wire`` decodes them against the
     frames."""
     if len(body) > MAX_REQUEST_BYTES:
-        raise ValueError(f"request body has {len(body)} bytes, more than the limit {MAX_REQUEST_BYTES}")
+        raise RequestError(f"request body has {len(body)} bytes, more than the limit {MAX_REQUEST_BYTES}")
     try:
         text = bytes(body).decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"request body is not UTF-8 (byte {exc.start})") from None
+        raise RequestError(f"request body is not UTF-8 (byte {exc.start})") from None
     try:
         doc = json.loads(text)
     except RecursionError:
-        raise ValueError("request body is nested too deeply") from None
+        raise RequestError("request body is nested too deeply") from None
     except ValueError as exc:
-        raise ValueError(f"request body is not JSON: {exc}") from None
+        raise RequestError(f"request body is not JSON: {exc}") from None
     check_request(doc, len(body))
     return dict(doc)
 
@@ -220,79 +220,79 @@ def decode_request(body: bytes) -> dict[str, Any]:
 def check_request(doc: Any, size: int = 0) -> None:
     """The checks of ``decode_request`` on a parsed body (``size``: its length in bytes)."""
     if size > MAX_REQUEST_BYTES:
-        raise ValueError(f"request body has {size} bytes, more than the limit {MAX_REQUEST_BYTES}")
+        raise RequestError(f"request body has {size} bytes, more than the limit {MAX_REQUEST_BYTES}")
     if not isinstance(doc, dict):
-        raise ValueError(f"request body must be a JSON object, got {describe(doc)}")
+        raise RequestError(f"request body must be a JSON object, got {describe(doc)}")
     _name(doc.get("client", ""), "request client", MAX_CLIENT_CHARS, empty=True)
     if doc.get("op") == CANCEL_OP:
         _name(doc.get("id"), "cancel id", MAX_ID_CHARS, empty=False)
         return
     if doc.get("op") not in OPS:
-        raise ValueError(f"request op must be one of {(*OPS, CANCEL_OP)}, got {describe(doc.get('op'))}")
+        raise RequestError(f"request op must be one of {(*OPS, CANCEL_OP)}, got {describe(doc.get('op'))}")
     _name(doc.get("id", ""), "request id", MAX_ID_CHARS, empty=True)
     _text(doc.get("question"), "request question")
     keys = doc.get("keys")
     if not isinstance(keys, list) or not keys:
-        raise ValueError("request keys must be a non-empty list of frame keys")
+        raise RequestError("request keys must be a non-empty list of frame keys")
     if len(keys) > MAX_FRAMES:
-        raise ValueError(f"request names {len(keys)} frames, more than the limit {MAX_FRAMES}")
+        raise RequestError(f"request names {len(keys)} frames, more than the limit {MAX_FRAMES}")
     for i, k in enumerate(keys):
         if not isinstance(k, str) or not k:
-            raise ValueError(f"request keys[{i}] must be a non-empty string, got {describe(k)}")
+            raise RequestError(f"request keys[{i}] must be a non-empty string, got {describe(k)}")
         if len(k) > MAX_KEY_CHARS:
-            raise ValueError(
+            raise RequestError(
                 f"request keys[{i}] has {len(k)} characters, more than the limit {MAX_KEY_CHARS}"
             )
     if len(set(keys)) != len(keys):
-        raise ValueError("request keys must be unique (each names one frame)")
+        raise RequestError("request keys must be unique (each names one frame)")
     mnt = doc.get("max_new_tokens")
     if isinstance(mnt, bool) or not isinstance(mnt, int):
-        raise ValueError(f"request max_new_tokens must be an integer, got {describe(mnt)}")
+        raise RequestError(f"request max_new_tokens must be an integer, got {describe(mnt)}")
     if not 0 <= mnt <= MAX_NEW_TOKENS:
-        raise ValueError(f"request max_new_tokens {mnt} is outside 0..{MAX_NEW_TOKENS}")
+        raise RequestError(f"request max_new_tokens {mnt} is outside 0..{MAX_NEW_TOKENS}")
     if not isinstance(doc.get("stream", False), bool):
-        raise ValueError(f"request stream must be true or false, got {describe(doc.get('stream'))}")
+        raise RequestError(f"request stream must be true or false, got {describe(doc.get('stream'))}")
     _text(doc.get("task"), "request task", optional=True)
     options = doc.get("options")
     if options is not None:
         if not isinstance(options, list):
-            raise ValueError(f"request options must be a list of strings, got {describe(options)}")
+            raise RequestError(f"request options must be a list of strings, got {describe(options)}")
         if len(options) > MAX_OPTIONS:
-            raise ValueError(f"request has {len(options)} options, at most {MAX_OPTIONS} are accepted")
+            raise RequestError(f"request has {len(options)} options, at most {MAX_OPTIONS} are accepted")
         for i, o in enumerate(options):
             _text(o, f"request option {i}")
     regions = doc.get("regions")
     if regions is None:
         return
     if not isinstance(regions, list):
-        raise ValueError(f"request regions must be a list, got {describe(regions)}")
+        raise RequestError(f"request regions must be a list, got {describe(regions)}")
     if len(regions) > MAX_REGIONS:
-        raise ValueError(f"request has {len(regions)} regions, at most {MAX_REGIONS} are accepted")
+        raise RequestError(f"request has {len(regions)} regions, at most {MAX_REGIONS} are accepted")
     for k, r in enumerate(regions):
         where = f"region {k}"
         if not isinstance(r, dict):
-            raise ValueError(f"{where} must be an object with object_id and masks, got {describe(r)}")
+            raise RequestError(f"{where} must be an object with object_id and masks, got {describe(r)}")
         as_int(r.get("object_id"), f"{where} object_id")
         _text(r.get("label", ""), f"{where} label")
         masks = r.get("masks")
         if not isinstance(masks, list) or not masks:
-            raise ValueError(f"{where} masks must be a non-empty list of {{frame, rle}}")
+            raise RequestError(f"{where} masks must be a non-empty list of {{frame, rle}}")
         if len(masks) > MAX_MASKS_PER_REGION:
-            raise ValueError(f"{where} has {len(masks)} masks, at most {MAX_MASKS_PER_REGION}")
+            raise RequestError(f"{where} has {len(masks)} masks, at most {MAX_MASKS_PER_REGION}")
         seen: set[int] = set()
         for j, m in enumerate(masks):
             if not isinstance(m, dict) or "rle" not in m:
-                raise ValueError(f"{where} mask {j} must be an object with frame and rle")
+                raise RequestError(f"{where} mask {j} must be an object with frame and rle")
             frame = as_int(m.get("frame"), f"{where} mask {j} frame")
             if not 0 <= frame < len(keys):
-                raise ValueError(
+                raise RequestError(
                     f"{where} mask {j} is on frame {frame}, but the request names {len(keys)} frames"
                 )
             if frame in seen:
-                raise ValueError(f"{where} has two masks on frame {frame}")
+                raise RequestError(f"{where} has two masks on frame {frame}")
             seen.add(frame)
             if not isinstance(m["rle"], dict):
-                raise ValueError(f"{where} mask {j} rle must be an object with size and counts")
+                raise RequestError(f"{where} mask {j} rle must be an object with size and counts")
 
 
 def regions_from_wire(
@@ -313,11 +313,12 @@ def regions_from_wire(
             try:
                 h, w = rle.check(m["rle"], shape, max_pixels)
             except ValueError as exc:
-                raise ValueError(f"region {k} mask {j} (frame {frame}): {exc}") from None
+                raise RequestError(f"region {k} mask {j} (frame {frame}): {exc}") from None
             sizes[k, j] = (h, w)
             total += h * w
     if total > MAX_MASK_PIXELS:
-        raise ValueError(f"the request's region masks add up to {total} pixels, more than {MAX_MASK_PIXELS}")
+        raise RequestError(f"the request's region masks add up to {total} pixels, more than "
+                           f"{MAX_MASK_PIXELS}")
     return [
         Region(
             object_id=int(r["object_id"]),

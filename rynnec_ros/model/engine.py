@@ -38,7 +38,17 @@ import numpy as np
 import torch
 
 from rynnec_ros.core.parsing import parse_option, parse_quantity
-from rynnec_ros.core.types import Answer, Cancelled, Followed, Frame, Region, Request, StopFn, TokenFn
+from rynnec_ros.core.types import (
+    Answer,
+    Cancelled,
+    Followed,
+    Frame,
+    Region,
+    Request,
+    RequestError,
+    StopFn,
+    TokenFn,
+)
 
 from .caches import BudgetedLRU, CacheBudget
 from .config import RynnECConfig
@@ -344,7 +354,7 @@ class RynnEC:
         """The followed object's mask on ``frame``, the frame after the last it was followed over (all
         false where SAM 2 lost it); its memory moves on to this frame."""
         if not isinstance(followed.state, Track):
-            raise ValueError("this object was not followed by this engine's SAM 2 tracker")
+            raise RequestError("this object was not followed by this engine's SAM 2 tracker")
         check_frame(frame.rgb, 0)
         mask = self.tracker().extend(followed.state, frame.rgb)
         followed.held_bytes = followed.state.held_bytes
@@ -409,11 +419,11 @@ class RynnEC:
         """Segment the object ``request.question`` describes: one boolean mask per frame at its size."""
         t0 = time.perf_counter()
         if self.model.sam2 is None or self.model.seg_head is None:
-            raise ValueError(
+            raise RequestError(
                 "this checkpoint has no SAM2 mask decoder / [SEG] head: segmentation unavailable"
             )
         if request.regions:
-            raise ValueError("segment() takes no regions: the expression names the object")
+            raise RequestError("segment() takes no regions: the expression names the object")
         prep = self.prepare(request, should_stop=should_stop, keep_inputs=False)
         prep.keep_steps = False  # seg_embeddings() needs only Generation.seg_hidden
         gen = self.generate(prep, request.max_new_tokens, on_token=on_token, should_stop=should_stop)
@@ -441,11 +451,11 @@ class RynnEC:
         """Summed log-likelihood of each of ``request.options`` as the answer (EmbSpatial likelihood)."""
         options = request.options
         if not options:
-            raise ValueError("score_options needs at least one option")
+            raise RequestError("score_options needs at least one option")
         option_ids = [self.tokenizer.encode(str(opt)) for opt in options]
         for opt, ids in zip(options, option_ids, strict=True):
             if not ids:
-                raise ValueError(f"option {opt!r} has no tokens")
+                raise RequestError(f"option {opt!r} has no tokens")
         prep = self.prepare(request, should_stop=should_stop, keep_inputs=False)
         with torch.inference_mode():
             cache, hidden = self._prefill(prep, max(len(i) for i in option_ids), should_stop)
@@ -515,12 +525,12 @@ class RynnEC:
         frames = request.frames
         question = request.question
         if frames is None or len(frames) == 0:
-            raise ValueError("at least one frame is required")
+            raise RequestError("at least one frame is required")
         if not isinstance(question, str):
-            raise ValueError(f"question must be a string, got {type(question).__name__}")
+            raise RequestError(f"question must be a string, got {type(question).__name__}")
         for i, f in enumerate(frames):
             if not isinstance(f, Frame):
-                raise ValueError(f"frame {i} must be a rynnec_ros.core.types.Frame, got {type(f).__name__}")
+                raise RequestError(f"frame {i} must be a rynnec_ros.core.types.Frame, got {type(f).__name__}")
             check_frame(f.rgb, i)
         request = self.resolve_prompts(request, should_stop=should_stop)
         keys = frame_keys(frames)
@@ -585,7 +595,7 @@ class RynnEC:
             if regions.masks:
                 reg_pos = torch.eq(id_t, int(self.config.region_token_id or -1)).nonzero().flatten()
                 if len(reg_pos) != len(regions.masks):
-                    raise ValueError(
+                    raise RequestError(
                         f"the prompt has {len(reg_pos)} <REGION> tokens "
                         f"but {len(regions.masks)} masks were given"
                     )
@@ -859,7 +869,7 @@ class RynnEC:
         device until the end.
         """
         if max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
+            raise RequestError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
         t0 = time.perf_counter()
         eos = set(self.config.eos_token_ids)
         seg_id = self.config.seg_token_id
@@ -932,7 +942,7 @@ class RynnEC:
         """SAM 2 image features of one frame, from the cache when the frame was decoded before."""
         sam2: Any = self.model.sam2
         if sam2 is None:
-            raise ValueError("this checkpoint has no SAM2 mask decoder")
+            raise RequestError("this checkpoint has no SAM2 mask decoder")
         feats = self._sam2_cache.get_touch(key)
         self.stats["sam2_hits" if feats is not None else "sam2_misses"] += 1
         if feats is None:
@@ -965,15 +975,15 @@ class RynnEC:
                 out.append(region)
                 continue
             if self.info.backend != "torch":
-                raise ValueError(f"region {r}: point and box prompts need backend torch (the exported SAM 2 "
-                                 "decoder takes the [SEG] prompt's three tokens only)")
+                raise RequestError(f"region {r}: point and box prompts need backend torch (the exported "
+                                   "SAM 2 decoder takes the [SEG] prompt's three tokens only)")
             clicks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
             masks: dict[int, np.ndarray] = {}
             for prompt in region.prompts:
                 points, labels = check_prompt(prompt, frames, f"region {r} prompt")
                 fi = int(prompt.frame)
                 if fi in clicks:
-                    raise ValueError(f"region {r}: two prompts on frame {fi}; give one per frame")
+                    raise RequestError(f"region {r}: two prompts on frame {fi}; give one per frame")
                 clicks[fi] = (points, labels)
                 rgb = frames[fi].rgb
                 decoded = self.model.sam2.decode_points(  # type: ignore[union-attr]
@@ -982,7 +992,7 @@ class RynnEC:
                 )
                 masks[fi] = decoded.mask
                 if not masks[fi].any():
-                    raise ValueError(f"region {r}: SAM 2 found no object at the prompt on frame {fi}")
+                    raise RequestError(f"region {r}: SAM 2 found no object at the prompt on frame {fi}")
             followed = None
             if request.window:
                 followed = self._follow_window(request.window, should_stop=should_stop,
@@ -1002,7 +1012,8 @@ class RynnEC:
         """The object SAM 2 is given on some of ``frames`` (clicks, or masks) followed through all."""
         sizes = {f.rgb.shape[:2] for f in frames}
         if len(sizes) != 1:
-            raise ValueError(f"following an object needs frames of one size, the window has {sorted(sizes)}")
+            raise RequestError(f"following an object needs frames of one size, the window has "
+                               f"{sorted(sizes)}")
         for i, f in enumerate(frames):
             check_frame(f.rgb, i)
         (h, w), = sizes

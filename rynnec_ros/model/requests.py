@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rynnec_ros.core.types import Frame, Prompt, Region
+from rynnec_ros.core.types import Frame, Prompt, Region, RequestError
 
 
 @dataclass
@@ -37,10 +37,10 @@ def frame_keys(frames: Sequence[Frame]) -> list[Hashable]:
             keys.append(("hash", h.hexdigest()))
             continue
         if not isinstance(f.key, Hashable):
-            raise ValueError(f"frame {i}: key must be hashable, got {type(f.key).__name__}")
+            raise RequestError(f"frame {i}: key must be hashable, got {type(f.key).__name__}")
         if f.key in seen:
             # the cache would hand frame i the features of frame seen[key]
-            raise ValueError(
+            raise RequestError(
                 f"frame keys must be unique within a request: frames {seen[f.key]} and {i} "
                 f"share the key {f.key!r}"
             )
@@ -58,9 +58,9 @@ def _region_masks(region: Region, r: int, n_frames: int) -> list[tuple[int, np.n
     try:
         pairs = list(region.frame_masks(n_frames).items())
     except ValueError as exc:
-        raise ValueError(f"region {r} ({exc})") from exc
+        raise RequestError(f"region {r} ({exc})") from exc
     if not pairs and not isinstance(region.masks, dict):
-        raise ValueError(f"region {r} (object {region.object_id}) has no mask on any frame")
+        raise RequestError(f"region {r} (object {region.object_id}) has no mask on any frame")
     return pairs
 
 
@@ -79,24 +79,24 @@ def flatten_regions(frames: Sequence[Frame], regions: Sequence[Region]) -> FlatR
     out = FlatRegions([], [], [], [])
     for r, region in enumerate(regions):
         if not isinstance(region, Region):
-            raise ValueError(f"region {r} must be a rynnec_ros.core.types.Region, "
-                             f"got {type(region).__name__}")
+            raise RequestError(f"region {r} must be a rynnec_ros.core.types.Region, "
+                               f"got {type(region).__name__}")
         pairs = _region_masks(region, r, len(frames))
         if not pairs:
-            raise ValueError(f"region {r} (object {region.object_id}) has no masks")
+            raise RequestError(f"region {r} (object {region.object_id}) has no masks")
         for fi, m in pairs:
             what = f"region {r} (object {region.object_id}), frame {fi!r}"
             # bool is an int subclass: True would silently mean frame 1
             if isinstance(fi, (bool, np.bool_)) or not isinstance(fi, (int, np.integer)):
-                raise ValueError(f"{what}: frame index must be an integer")
+                raise RequestError(f"{what}: frame index must be an integer")
             if not 0 <= int(fi) < len(frames):
-                raise ValueError(f"{what}: frame index out of range for {len(frames)} frames")
+                raise RequestError(f"{what}: frame index out of range for {len(frames)} frames")
             m = np.asarray(m)
             if m.ndim != 2:
-                raise ValueError(f"{what}: mask must be a 2-D H×W array, got shape {m.shape}")
+                raise RequestError(f"{what}: mask must be a 2-D H×W array, got shape {m.shape}")
             fh, fw = frames[int(fi)].rgb.shape[:2]
             if m.shape != (fh, fw):
-                raise ValueError(f"{what}: mask is {m.shape[1]}×{m.shape[0]} but the frame is {fw}×{fh}")
+                raise RequestError(f"{what}: mask is {m.shape[1]}×{m.shape[0]} but the frame is {fw}×{fh}")
             out.masks.append(_bool_mask(m, what))
             out.frames.append(int(fi))
         out.counts.append(len(pairs))
@@ -108,17 +108,17 @@ def _bool_mask(mask: np.ndarray, what: str) -> np.ndarray:
     """Boolean mask, refusing what a plain cast would misread (soft masks, 0/255 images, empty masks)."""
     if mask.dtype != np.bool_:
         if mask.dtype.kind not in "iuf":
-            raise ValueError(f"{what}: mask must be boolean or numeric 0/1, got dtype {mask.dtype}")
+            raise RequestError(f"{what}: mask must be boolean or numeric 0/1, got dtype {mask.dtype}")
         binary = (mask == 0) | (mask == 1)
         if not binary.all():
             bad = mask[~binary].flat[0].item()
-            raise ValueError(
+            raise RequestError(
                 f"{what}: mask is {mask.dtype} with values other than 0 and 1 (e.g. {bad!r}); "
                 "pass a boolean mask (threshold soft or 0/255 masks first)"
             )
         mask = mask.astype(bool)
     if not mask.any():
-        raise ValueError(f"{what}: mask is empty, it selects no pixel of its frame")
+        raise RequestError(f"{what}: mask is empty, it selects no pixel of its frame")
     return mask
 
 
@@ -128,34 +128,34 @@ def check_prompt(prompt: Prompt, frames: Sequence[Frame], what: str) -> tuple[np
     what is wrong with it."""
     fi = prompt.frame
     if isinstance(fi, (bool, np.bool_)) or not isinstance(fi, (int, np.integer)):
-        raise ValueError(f"{what}: frame must be an integer index, got {fi!r}")
+        raise RequestError(f"{what}: frame must be an integer index, got {fi!r}")
     if not 0 <= int(fi) < len(frames):
-        raise ValueError(f"{what}: frame {fi} out of range for {len(frames)} frames")
+        raise RequestError(f"{what}: frame {fi} out of range for {len(frames)} frames")
     h, w = frames[int(fi)].rgb.shape[:2]
     points = np.zeros((0, 2))
     if len(prompt.points):
         points = np.asarray(prompt.points, dtype=np.float64).reshape(-1, 2)
     labels = np.asarray(prompt.labels)
     if len(labels) != len(points):
-        raise ValueError(f"{what}: {len(points)} points but {len(labels)} labels")
+        raise RequestError(f"{what}: {len(points)} points but {len(labels)} labels")
     if labels.size and not np.isin(labels, (0, 1)).all():
-        raise ValueError(f"{what}: point labels must be 1 (on the object) or 0 (not on it), "
-                         f"got {labels.tolist()}")
+        raise RequestError(f"{what}: point labels must be 1 (on the object) or 0 (not on it), "
+                           f"got {labels.tolist()}")
     if prompt.box is not None:
         box = np.asarray(prompt.box, dtype=np.float64)
         if box.shape != (4,):
-            raise ValueError(f"{what}: box must be (x0, y0, x1, y1), got {prompt.box!r}")
+            raise RequestError(f"{what}: box must be (x0, y0, x1, y1), got {prompt.box!r}")
         if not (box[0] < box[2] and box[1] < box[3]):
-            raise ValueError(f"{what}: box {box.tolist()} must have x0 < x1 and y0 < y1")
+            raise RequestError(f"{what}: box {box.tolist()} must have x0 < x1 and y0 < y1")
         points = np.concatenate([box.reshape(2, 2), points])
         labels = np.concatenate([[2, 3], labels])
     if not len(points):
-        raise ValueError(f"{what}: give at least one point or a box")
+        raise RequestError(f"{what}: give at least one point or a box")
     if not np.isfinite(points).all():
-        raise ValueError(f"{what}: coordinates must be finite numbers")
+        raise RequestError(f"{what}: coordinates must be finite numbers")
     outside = (points[:, 0] < 0) | (points[:, 0] > w) | (points[:, 1] < 0) | (points[:, 1] > h)
     if outside.any():
-        raise ValueError(f"{what}: {points[outside].tolist()} lie outside the {w}×{h} frame {fi}")
+        raise RequestError(f"{what}: {points[outside].tolist()} lie outside the {w}×{h} frame {fi}")
     if (labels == 1).sum() == 0 and prompt.box is None:
-        raise ValueError(f"{what}: needs a point on the object (label 1) or a box")
+        raise RequestError(f"{what}: needs a point on the object (label 1) or a box")
     return points.astype(np.float32), labels.astype(np.int64)

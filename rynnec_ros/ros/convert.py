@@ -21,7 +21,7 @@ from PIL import Image as PILImage
 from sensor_msgs.msg import CompressedImage, Image, RegionOfInterest
 
 from rynnec_ros.core.images import pixels
-from rynnec_ros.core.types import NS_PER_S
+from rynnec_ros.core.types import NS_PER_S, RequestError
 
 INT32_MAX = 2**31 - 1
 
@@ -33,9 +33,9 @@ def stamp_to_ns(stamp: Any) -> int:
     """
     sec, nanosec = int(stamp.sec), int(stamp.nanosec)
     if sec < 0:
-        raise ValueError(f"stamp sec={sec} is negative")
+        raise RequestError(f"stamp sec={sec} is negative")
     if not 0 <= nanosec < NS_PER_S:
-        raise ValueError(f"stamp nanosec={nanosec} is not below 10^9")
+        raise RequestError(f"stamp nanosec={nanosec} is not below 10^9")
     return sec * NS_PER_S + nanosec
 
 
@@ -52,10 +52,10 @@ def check_size(width: int, height: int, max_pixels: int, what: str) -> None:
     """Refuse an image before decoding it when its declared size is over the budget (decompression bombs,
     8K frames a 1080p pipeline never asked for): ValueError naming the size and the limit."""
     if width <= 0 or height <= 0:
-        raise ValueError(f"{what} has an empty size {width}x{height}")
+        raise RequestError(f"{what} has an empty size {width}x{height}")
     if width * height > max_pixels:
-        raise ValueError(f"{what} is {width}x{height} = {width * height} pixels, more than "
-                         f"max_image_pixels={max_pixels}")
+        raise RequestError(f"{what} is {width}x{height} = {width * height} pixels, more than "
+                           f"max_image_pixels={max_pixels}")
 
 
 def compressed_size(data: bytes) -> tuple[int, int]:
@@ -66,9 +66,9 @@ def compressed_size(data: bytes) -> tuple[int, int]:
             with PILImage.open(io.BytesIO(data)) as img:
                 width, height = img.size
     except PILImage.DecompressionBombError as exc:
-        raise ValueError(f"compressed image header declares an implausible size: {exc}") from exc
+        raise RequestError(f"compressed image header declares an implausible size: {exc}") from exc
     except Exception as exc:
-        raise ValueError(f"cannot decode compressed image header: {exc}") from exc
+        raise RequestError(f"cannot decode compressed image header: {exc}") from exc
     return int(width), int(height)
 
 
@@ -80,9 +80,9 @@ def compressed_to_rgb(msg: CompressedImage, max_pixels: int) -> np.ndarray:
     try:
         bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     except cv2.error as exc:
-        raise ValueError(f"cannot decode compressed image ({msg.format}): {exc}") from exc
+        raise RequestError(f"cannot decode compressed image ({msg.format}): {exc}") from exc
     if bgr is None or bgr.shape[:2] != (height, width):
-        raise ValueError(f"cannot decode compressed image of format '{msg.format}' ({len(data)} bytes)")
+        raise RequestError(f"cannot decode compressed image of format '{msg.format}' ({len(data)} bytes)")
     return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
 
 
@@ -96,11 +96,11 @@ def compressed_depth_to_depth(msg: CompressedImage, depth_scale: float, max_pixe
     fmt = msg.format.replace(" ", "")
     encoding = fmt.split(";", 1)[0]
     if "compressedDepth" not in fmt or encoding not in ("16UC1", "32FC1") or fmt.endswith("rvl"):
-        raise ValueError(f"unsupported compressed depth format '{msg.format}' (accepted: 16UC1 or 32FC1 "
-                         "'; compressedDepth png')")
+        raise RequestError(f"unsupported compressed depth format '{msg.format}' (accepted: 16UC1 or 32FC1 "
+                           "'; compressedDepth png')")
     data = bytes(msg.data)
     if len(data) <= _CDEPTH_HEADER.size:
-        raise ValueError(f"compressedDepth message has {len(data)} bytes, no room for its header and PNG")
+        raise RequestError(f"compressedDepth message has {len(data)} bytes, no room for its header and PNG")
     _, quant_a, quant_b = _CDEPTH_HEADER.unpack_from(data)
     png = data[_CDEPTH_HEADER.size:]
     width, height = compressed_size(png)
@@ -108,9 +108,9 @@ def compressed_depth_to_depth(msg: CompressedImage, depth_scale: float, max_pixe
     try:
         raw = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
     except cv2.error as exc:
-        raise ValueError(f"cannot decode compressed depth: {exc}") from exc
+        raise RequestError(f"cannot decode compressed depth: {exc}") from exc
     if raw is None or raw.dtype != np.uint16 or raw.ndim != 2:
-        raise ValueError("compressed depth PNG is not a 16-bit single-channel image")
+        raise RequestError("compressed depth PNG is not a 16-bit single-channel image")
     if encoding == "16UC1":
         depth = raw.astype(np.float32) * np.float32(depth_scale)
     else:
@@ -161,7 +161,7 @@ def rgb_to_compressed(rgb: np.ndarray, stamp_ns: int, frame_id: str, quality: in
 def mono8_to_mask(msg: Image) -> np.ndarray:
     """mono8 (or 8UC1) mask image -> boolean mask (non-zero = object)."""
     if msg.encoding not in ("mono8", "8UC1"):
-        raise ValueError(f"mask image must be mono8, got '{msg.encoding}'")
+        raise RequestError(f"mask image must be mono8, got '{msg.encoding}'")
     return pixels(msg, 1, "u1")[:, :, 0] > 0
 
 
@@ -187,7 +187,7 @@ def camera_info_k(msg: Any) -> np.ndarray:
     """CameraInfo -> 3×3 float64 intrinsics; ValueError when K is missing, NaN or degenerate."""
     k = np.asarray(msg.k, dtype=np.float64).reshape(3, 3)
     if not np.all(np.isfinite(k)) or k[0, 0] <= 0 or k[1, 1] <= 0:
-        raise ValueError(f"camera_info K is not a valid intrinsics matrix: {k.ravel().tolist()}")
+        raise RequestError(f"camera_info K is not a valid intrinsics matrix: {k.ravel().tolist()}")
     return k
 
 

@@ -19,7 +19,7 @@ from std_msgs.msg import Header
 from rynnec_ros.core import masks as rle_codec
 from rynnec_ros.core.buffer import NS_PER_S, FrameBuffer
 from rynnec_ros.core.text import check_text as _check_text
-from rynnec_ros.core.types import Answer, Frame, Prompt, Region, Request, WorldPoint
+from rynnec_ros.core.types import Answer, Frame, Prompt, Region, Request, RequestError, WorldPoint
 from rynnec_ros.core.wire import MAX_MASKS_PER_REGION, MAX_NEW_TOKENS, MAX_OPTIONS, MAX_REGIONS
 from rynnec_ros.model.requests import check_prompt
 from rynnec_ros.msg import ObjectMask, StageTiming
@@ -65,7 +65,7 @@ def _stamp(stamp: Any, what: str) -> int:
     try:
         return convert.stamp_to_ns(stamp)
     except ValueError as exc:
-        raise ValueError(f"{what}: {exc}") from exc
+        raise RequestError(f"{what}: {exc}") from exc
 
 
 MAX_TIMEOUT_S = 86400.0  # a request's own timeout_s: the request_timeout_s parameter's upper bound
@@ -85,17 +85,17 @@ def request_timeout(msg: Any, default_s: float) -> float:
 def _window(msg: Any, buffer: FrameBuffer, lim: Limits, required: list[int], pose: PoseLookup) -> list[Frame]:
     timeout = float(msg.timeout_s)
     if not (math.isfinite(timeout) and 0 <= timeout <= MAX_TIMEOUT_S):
-        raise ValueError(f"timeout_s {timeout} must be 0 (the node's request_timeout_s) or in (0, "
-                         f"{MAX_TIMEOUT_S:.0f}] seconds")
+        raise RequestError(f"timeout_s {timeout} must be 0 (the node's request_timeout_s) or in (0, "
+                           f"{MAX_TIMEOUT_S:.0f}] seconds")
     if len(msg.frame_stamps) > MAX_STAMPS:
-        raise ValueError(f"{len(msg.frame_stamps)} frame stamps, at most {MAX_STAMPS} are accepted")
+        raise RequestError(f"{len(msg.frame_stamps)} frame stamps, at most {MAX_STAMPS} are accepted")
     if msg.max_frames < 0:
-        raise ValueError(f"max_frames {msg.max_frames} is negative")
+        raise RequestError(f"max_frames {msg.max_frames} is negative")
     max_frames = int(msg.max_frames) or lim.max_frames
     start = _stamp(msg.window_start, "window_start") or None
     end = _stamp(msg.window_end, "window_end") or None
     if start and end and start > end:
-        raise ValueError(f"window_start {start} ns is after window_end {end} ns")
+        raise RequestError(f"window_start {start} ns is after window_end {end} ns")
     frames = buffer.select(
         stamps_ns=[_stamp(s, f"frame_stamps[{i}]") for i, s in enumerate(msg.frame_stamps)],
         start_ns=start, end_ns=end, fps=lim.sample_fps, max_frames=max_frames, required_ns=required,
@@ -114,8 +114,8 @@ def _decode_mask(rm: Any, where: str, shape: tuple[int, ...]) -> np.ndarray:
         if len(rm.image.data):
             return convert.mono8_to_mask(rm.image)
     except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from exc
-    raise ValueError(f"{where}: has neither RLE counts nor a mono8 image")
+        raise RequestError(f"{where}: {exc}") from exc
+    raise RequestError(f"{where}: has neither RLE counts nor a mono8 image")
 
 
 MAX_CLICKS = 64  # clicks in one region's prompt
@@ -135,7 +135,7 @@ class _Decoded:
 
 def _regions(msg_regions: Any, buffer: FrameBuffer, lim: Limits) -> list[_Decoded]:
     if len(msg_regions) > MAX_REGIONS:
-        raise ValueError(f"{len(msg_regions)} regions, at most {MAX_REGIONS} are accepted")
+        raise RequestError(f"{len(msg_regions)} regions, at most {MAX_REGIONS} are accepted")
     out = []
     for k, region in enumerate(msg_regions):
         label = check_text(region.label, f"region {k} label", lim.max_chars, optional=True)
@@ -145,26 +145,26 @@ def _regions(msg_regions: Any, buffer: FrameBuffer, lim: Limits) -> list[_Decode
         has_prompt = bool(len(prompt.points) or len(prompt.labels) or len(prompt.box)
                           or prompt.point.header.frame_id)
         if region.masks and has_prompt:
-            raise ValueError(f"region {k} (object_id {region.object_id}) has masks and a prompt; give one")
+            raise RequestError(f"region {k} (object_id {region.object_id}) has masks and a prompt; give one")
         if not region.masks and not has_prompt:
-            raise ValueError(f"region {k} (object_id {region.object_id}) has no masks and no prompt")
+            raise RequestError(f"region {k} (object_id {region.object_id}) has no masks and no prompt")
         if has_prompt:
             _decode_prompt(prompt, decoded, buffer, lim, f"region {k} prompt")
             continue
         if len(region.masks) > MAX_MASKS_PER_REGION:
-            raise ValueError(f"region {k} has {len(region.masks)} masks, at most {MAX_MASKS_PER_REGION}")
+            raise RequestError(f"region {k} has {len(region.masks)} masks, at most {MAX_MASKS_PER_REGION}")
         for j, rm in enumerate(region.masks):
             where = f"region {k} mask {j}"
             stamp = _stamp(rm.stamp, where)
             frame = buffer.get(stamp, lim.tolerance_ns)
             if frame is None:
-                raise ValueError(f"{where}: stamp {stamp} ns is not a buffered frame")
+                raise RequestError(f"{where}: stamp {stamp} ns is not a buffered frame")
             mask = _decode_mask(rm, where, frame.rgb.shape[:2])
             if mask.shape != frame.rgb.shape[:2]:
-                raise ValueError(f"{where}: mask is {mask.shape[1]}x{mask.shape[0]} but the frame at "
-                                 f"{stamp} ns is {frame.rgb.shape[1]}x{frame.rgb.shape[0]}")
+                raise RequestError(f"{where}: mask is {mask.shape[1]}x{mask.shape[0]} but the frame at "
+                                   f"{stamp} ns is {frame.rgb.shape[1]}x{frame.rgb.shape[0]}")
             if not mask.any():
-                raise ValueError(f"{where}: mask is empty")
+                raise RequestError(f"{where}: mask is empty")
             decoded.masks[frame.stamp_ns] = mask
     return out
 
@@ -174,23 +174,23 @@ def _decode_prompt(prompt: Any, out: _Decoded, buffer: FrameBuffer, lim: Limits,
     clicks = len(prompt.points) or len(prompt.labels) or len(prompt.box)
     if prompt.point.header.frame_id:
         if clicks:
-            raise ValueError(f"{where}: give pixel prompts or a 3D point (point.header.frame_id), not both")
+            raise RequestError(f"{where}: give pixel prompts or a 3D point (point.header.frame_id), not both")
         p = prompt.point.point
         xyz = (float(p.x), float(p.y), float(p.z))
         if not all(math.isfinite(v) for v in xyz):
-            raise ValueError(f"{where}: point {xyz} is not finite")
+            raise RequestError(f"{where}: point {xyz} is not finite")
         frame_id = check_text(prompt.point.header.frame_id, f"{where} frame_id", lim.max_chars)
         out.point = WorldPoint(xyz, frame_id, _stamp(prompt.point.header.stamp, f"{where} point stamp"))
         return
     if len(prompt.points) > MAX_CLICKS:
-        raise ValueError(f"{where}: {len(prompt.points)} clicks, at most {MAX_CLICKS}")
+        raise RequestError(f"{where}: {len(prompt.points)} clicks, at most {MAX_CLICKS}")
     if len(prompt.box) not in (0, 4):
-        raise ValueError(f"{where}: box has {len(prompt.box)} numbers; give [x0, y0, x1, y1] or none")
+        raise RequestError(f"{where}: box has {len(prompt.box)} numbers; give [x0, y0, x1, y1] or none")
     stamp = _stamp(prompt.stamp, f"{where} stamp")
     frame = buffer.get(stamp, lim.tolerance_ns) if stamp else buffer.newest()
     if frame is None:
-        raise ValueError(f"{where}: stamp {stamp} ns is not a buffered frame" if stamp
-                         else f"{where}: no frame is buffered yet")
+        raise RequestError(f"{where}: stamp {stamp} ns is not a buffered frame" if stamp
+                           else f"{where}: no frame is buffered yet")
     box = tuple(float(v) for v in prompt.box) if len(prompt.box) else None
     click = Prompt(-1, tuple((float(q.x), float(q.y)) for q in prompt.points),
                    tuple(int(v) for v in prompt.labels), box)  # type: ignore[arg-type]
@@ -207,11 +207,11 @@ def ask_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup,
     """
     question = check_text(msg.question, "question", lim.max_chars)
     if len(msg.options) > MAX_OPTIONS:
-        raise ValueError(f"{len(msg.options)} options, at most {MAX_OPTIONS} are accepted")
+        raise RequestError(f"{len(msg.options)} options, at most {MAX_OPTIONS} are accepted")
     options = [check_text(o, f"option {i}", lim.max_chars) for i, o in enumerate(msg.options)] or None
     task = check_text(msg.task, "task", lim.max_chars, optional=True) or None
     if not 0 <= msg.max_new_tokens <= MAX_NEW_TOKENS:
-        raise ValueError(f"max_new_tokens {msg.max_new_tokens} is more than the limit {MAX_NEW_TOKENS}")
+        raise RequestError(f"max_new_tokens {msg.max_new_tokens} is more than the limit {MAX_NEW_TOKENS}")
     decoded = _regions(msg.regions, buffer, lim)
     required = {s for d in decoded for s in d.masks} | {d.click[0] for d in decoded if d.click}
     frames = _window(msg, buffer, lim, sorted(required), pose)
@@ -223,8 +223,8 @@ def ask_request(msg: Any, buffer: FrameBuffer, lim: Limits, pose: PoseLookup,
             shape = d.masks[s].shape if s in d.masks else None
             if s not in index or (shape is not None and frames[index[s]].rgb.shape[:2] != shape):
                 what = "a region mask" if s in d.masks else f"region {k}'s prompt"
-                raise ValueError(f"the frame at {s} ns carrying {what} left the buffer while the request was "
-                                 "prepared (time jump or eviction); send the request again")
+                raise RequestError(f"the frame at {s} ns carrying {what} left the buffer while the request "
+                                   "was prepared (time jump or eviction); send the request again")
         region = Region(d.object_id, {index[s]: m for s, m in d.masks.items()}, d.label, point=d.point)
         if d.click is not None:
             region.prompts = (dataclasses.replace(d.click[1], frame=index[d.click[0]]),)
@@ -251,7 +251,7 @@ def _point_prompts(point: WorldPoint, frames: list[Frame], locate: FrameLookup,
     try:
         world_T_point = locate(point.frame_id, stamp)
     except (LookupError, ValueError) as exc:
-        raise ValueError(f"{what}: no transform from '{point.frame_id}' to the world frame: {exc}") from exc
+        raise RequestError(f"{what}: no transform from '{point.frame_id}' to the world frame: {exc}") from exc
     xyz = world_T_point[:3, :3] @ np.asarray(point.xyz) + world_T_point[:3, 3]
     name = f"{what} ({', '.join(f'{v:.3f}' for v in point.xyz)}) in '{point.frame_id}'"
     return point_prompts(xyz, frames, name)
@@ -297,8 +297,8 @@ def object_masks(ans: Answer, request: Request, object_id: int) -> list[ObjectMa
     masks followed over the request's window, one per window frame SAM 2 found the object on (the
     decoder's predicted IoU as the score on the frames it decoded, NaN on the frames followed to)."""
     if not ans.masks:
-        raise ValueError(f"no mask: {ans.reason or 'the model did not segment anything'} "
-                         f"(model text: {ans.text!r})")
+        raise RequestError(f"no mask: {ans.reason or 'the model did not segment anything'} "
+                           f"(model text: {ans.text!r})")
     scores = ans.mask_scores or []
     if ans.followed is not None:
         decoded = {f.stamp_ns: float(scores[i]) for i, f in enumerate(request.frames) if i < len(scores)}
@@ -306,7 +306,7 @@ def object_masks(ans: Answer, request: Request, object_id: int) -> list[ObjectMa
                              decoded.get(request.window[w].stamp_ns, math.nan))
                 for w, mask in sorted(ans.followed.masks.items())]
     return [object_mask(request.frames[i], mask, object_id, request.question,
-                         float(scores[i]) if i < len(scores) else math.nan)
+                           float(scores[i]) if i < len(scores) else math.nan)
             for i, mask in enumerate(ans.masks[: len(request.frames)]) if mask is not None]
 
 

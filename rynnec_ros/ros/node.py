@@ -33,7 +33,7 @@ from rynnec_ros.core import wire
 from rynnec_ros.core.buffer import FrameBuffer
 from rynnec_ros.core.jobs import Job, JobQueue
 from rynnec_ros.core.tracks import LiveTracks
-from rynnec_ros.core.types import Frame
+from rynnec_ros.core.types import Frame, RequestError
 from rynnec_ros.model.spec import EngineSpec
 from rynnec_ros.msg import Region as RegionMsg
 from rynnec_ros.msg import RegionPrompt
@@ -406,7 +406,7 @@ class CognitionNode(LifecycleNode):
         try:
             build = messages.segment_request if kind in _SEGMENT_KINDS else messages.ask_request
             build(msg, self._buffer, messages.limits_from(self.params), lambda frame: None)
-        except ValueError as exc:
+        except RequestError as exc:
             return str(exc)
         return ""
 
@@ -461,7 +461,7 @@ class CognitionNode(LifecycleNode):
             b = self.params.buffer
             frames = self._buffer.select(fps=b.sample_fps, max_frames=b.max_frames_per_query,
                                          block_frames=b.live_window_block_frames)
-        except ValueError:
+        except RequestError:
             return  # nothing buffered yet
         self._check_block_sizes(frames[-1], router)
         keys = [f.key for f in frames]
@@ -507,7 +507,7 @@ class CognitionNode(LifecycleNode):
         """Worker thread: message -> Request -> Answer -> response (success) and topics."""
         router, outputs = self._router, self._outputs
         if router is None or outputs is None:
-            raise ValueError("the node is not configured")
+            raise RequestError("the node is not configured")
         waited = time.monotonic() - job.enqueued
         lim = messages.limits_from(self.params)
         if kind in _SEGMENT_KINDS:

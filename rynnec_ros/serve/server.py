@@ -57,7 +57,7 @@ import numpy as np
 
 from rynnec_ros.core import wire
 from rynnec_ros.core.lru import LRU
-from rynnec_ros.core.types import Answer, Cancelled, Frame, Request
+from rynnec_ros.core.types import Answer, Cancelled, Frame, Request, RequestError
 from rynnec_ros.serve import guard
 
 LOG = logging.getLogger("rynnec_ros.serve")
@@ -97,7 +97,7 @@ def run_request(
     """The one place the server calls the engine: the Request/Answer API every backend has."""
     if op == "segment":
         if request.regions:
-            raise ValueError("segment takes no regions: the expression names the object")
+            raise RequestError("segment takes no regions: the expression names the object")
         seg: Answer = engine.segment(request, on_token=on_token, should_stop=should_stop)
         seg.task = request.task
         return seg
@@ -297,7 +297,7 @@ class RynnECModels:
                 lim["max_upload_bytes"],
             )
             if reason is not None:
-                raise ValueError(reason)
+                raise RequestError(reason)
             keys = [bytes(k).decode("utf-8") for k in np.asarray(r["keys"], dtype=object).ravel()]
             checked.append((keys, r["rgb"]))
         out = []
@@ -320,7 +320,7 @@ class RynnECModels:
             try:
                 element = np.asarray(r["request"], dtype=object).ravel()
                 if element.shape != (1,) or not isinstance(element[0], (bytes, np.bytes_)):
-                    raise ValueError(f"input 'request' must be one BYTES element, got {element.shape[0]}")
+                    raise RequestError(f"input 'request' must be one BYTES element, got {element.shape[0]}")
                 body = bytes(element[0])
             except (KeyError, ValueError) as exc:
                 yield _response("error", {"type": "ValueError", "message": f"bad request: {exc}"})
@@ -360,7 +360,7 @@ class RynnECModels:
             for k, region in enumerate(regions):
                 for i, mask in region.frame_masks(len(rgbs)).items():
                     if not mask.any():
-                        raise ValueError(f"region {k} mask on frame {i} is empty")
+                        raise RequestError(f"region {k} mask on frame {i} is empty")
             request = Request(
                 question=doc["question"],
                 frames=[Frame(rgb=f, key=k) for f, k in zip(rgbs, doc["keys"], strict=True)],
@@ -369,7 +369,7 @@ class RynnECModels:
                 task=doc.get("task"),
                 max_new_tokens=doc["max_new_tokens"],
             )
-        except ValueError as exc:
+        except RequestError as exc:
             return "error", {"type": "ValueError", "message": f"bad request: {exc}"}
         except Exception as exc:  # never a traceback to the client; the log has it
             LOG.exception("could not read a request")
@@ -459,7 +459,7 @@ class RynnECModels:
                 limit = f"the question ran past the server's {self.max_request_s:g} s limit (--max-request-s)"
                 why = "the server is shutting down" if self.stopping.is_set() else flight.reason or limit
                 return "error", {"type": "RuntimeError", "message": why}
-            except ValueError as exc:
+            except RequestError as exc:
                 return "error", {"type": "ValueError", "message": str(exc)}
             except Exception as exc:  # reported to the robot, logged here
                 LOG.exception("engine failed")

@@ -122,7 +122,7 @@ class SpatialEngine:
         or why the geometry will not answer it (never raises for a question it cannot map).
 
         A structured ``request.task`` (``TASK KEY=VALUE ...``, see ``parse.py``) wins over the question
-        text; a malformed one raises ``TaskSyntaxError`` (a ``ValueError``): the caller's error, not a
+        text; a malformed one raises ``TaskSyntaxError`` (a ``RequestError``): the caller's error, not a
         question to hand to the model. The reason of an unmappable request starts with ``NOT_MEASURABLE``.
         """
         if request.task:

@@ -28,6 +28,8 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cached_property
 
+from rynnec_ros.core.types import RequestError
+
 Slots = dict[str, str | float | None]
 
 # Values of each slot in a structured task; a task may narrow one (its registry entry's ``values``).
@@ -54,7 +56,7 @@ def fmt_slot(value: str | float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-class TaskSyntaxError(ValueError):
+class TaskSyntaxError(RequestError):
     """A structured task string that does not follow the ``TASK KEY=VALUE`` syntax (says what is wrong)."""
 
 

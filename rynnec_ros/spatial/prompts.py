@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rynnec_ros.core.types import Frame, Prompt
+from rynnec_ros.core.types import Frame, Prompt, RequestError
 
 from .points import transform, validate_K, validate_pose
 
@@ -42,7 +42,7 @@ def point_views(world_point: Sequence[float], frames: Sequence[Frame]) -> list[P
     ``world_T_camera`` poses are in)."""
     p = np.asarray(world_point, dtype=np.float64).reshape(3)
     if not np.isfinite(p).all():
-        raise ValueError(f"the 3D point {p.tolist()} is not finite")
+        raise RequestError(f"the 3D point {p.tolist()} is not finite")
     return [_view(i, f, p) for i, f in enumerate(frames)]
 
 
@@ -80,7 +80,7 @@ def point_prompts(world_point: Sequence[float], frames: Sequence[Frame], what: s
     if not prompts:
         counts = Counter(v.why for v in views)
         summary = ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
-        raise ValueError(f"{what} is visible on none of the {len(views)} frames ({summary})")
+        raise RequestError(f"{what} is visible on none of the {len(views)} frames ({summary})")
     return prompts
 
 
@@ -88,16 +88,16 @@ def pixel_point(frame: Frame, pixel: tuple[float, float]) -> np.ndarray:
     """The world point a click (x = column, y = row) on ``frame`` lands on: the pixel's depth (or, in a
     hole, its neighbours' when they agree) back-projected through K and the frame's pose."""
     if frame.world_T_camera is None or frame.K is None or frame.depth is None:
-        raise ValueError("a click becomes a 3D point only on a frame with depth, camera_info and a TF pose")
+        raise RequestError("a click becomes a 3D point only on a frame with depth, camera_info and a TF pose")
     T, K = validate_pose(frame.world_T_camera), validate_K(frame.K)
     u, v = float(pixel[0]), float(pixel[1])
     col, row = int(np.floor(u + 0.5)), int(np.floor(v + 0.5))
     h, w = frame.depth.shape[:2]
     if not (0 <= col < w and 0 <= row < h):
-        raise ValueError(f"pixel ({u}, {v}) is outside the {w}×{h} depth image")
+        raise RequestError(f"pixel ({u}, {v}) is outside the {w}×{h} depth image")
     z = _depth_at(frame.depth, row, col)
     if z is None:
-        raise ValueError(f"no depth at pixel ({u}, {v})")
+        raise RequestError(f"no depth at pixel ({u}, {v})")
     camera = np.array([(u - K[0, 2]) * z / K[0, 0], (v - K[1, 2]) * z / K[1, 1], z])
     return transform(T, camera[None])[0]
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from rynnec_ros.core import wire
 from rynnec_ros.core.lru import LRU
-from rynnec_ros.core.types import Answer, Cancelled, Followed, Frame, Request
+from rynnec_ros.core.types import Answer, Cancelled, Followed, Frame, Request, RequestError
 from rynnec_ros.model.spec import EngineInfo
 
 
@@ -222,7 +222,7 @@ class RemoteEngine:
         if kind == "scores":
             return [float(s) for s in doc["scores"]]
         if kind == "error":
-            exc_type = ValueError if doc.get("type") == "ValueError" else RemoteError
+            exc_type = RequestError if doc.get("type") == "ValueError" else RemoteError
             raise exc_type(doc.get("message", "the server gave no reason"))
         raise RemoteError(f"inference server {self.url} still lacks frames {doc.get('keys')} after re-upload")
 
