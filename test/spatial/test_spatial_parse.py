@@ -35,6 +35,9 @@ def test_paraphrase_set_size_and_split() -> None:
     fresh = split("fresh")
     assert len(fresh) == 199 + 210
     assert {family for family, _, _ in fresh} == {*FAMILIES, "rotate_to_face"}
+    fresh2 = split("fresh2")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh2) == 209 + 199
+    assert {family for family, _, _ in fresh2} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
