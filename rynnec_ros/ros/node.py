@@ -153,8 +153,9 @@ class CognitionNode(LifecycleNode):
         self._p.update(updates)
         if any(n.startswith(("buffer_", "time_jump")) for n in updates):
             self._buffer.set_limits(self._limits())
-        if self._router is not None and {"arm_length_m", "spatial_source"} & set(updates):
-            self._router = Router(self._router.engine, self._make_spatial(), self._p["spatial_source"])
+        if self._router is not None and {"arm_length_m", "spatial_source", "spatial_confirm"} & set(updates):
+            self._router = Router(self._router.engine, self._make_spatial(), self._p["spatial_source"],
+                                  self._p["spatial_confirm"])
         deferred = [n for n in updates if not PARAM_BY_NAME[n].live]
         if deferred and self._router is not None:
             self.get_logger().info(f"{', '.join(deferred)} take effect on the next configure/activate")
@@ -193,7 +194,7 @@ class CognitionNode(LifecycleNode):
         self.get_logger().info(f"loaded {p['checkpoint']} on backend {p['backend']} ({p['device']}, "
                                f"{p['dtype']}) in {time.monotonic() - t0:.1f} s{note}")
         try:
-            self._router = Router(engine, self._make_spatial(), p["spatial_source"])
+            self._router = Router(engine, self._make_spatial(), p["spatial_source"], p["spatial_confirm"])
             self._buffer = FrameBuffer(self._limits())
             self._ingest = CameraIngest(self._buffer, self._p)
             self._outputs = Outputs(self, self._p)

@@ -198,6 +198,9 @@ PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("spatial_source", "auto", "auto: geometry when depth, intrinsics and poses cover the objects, "
               "else the model; geometry: geometry or a failure with the reason; model: always the model.",
               one_of("auto", "model", "geometry")),
+    ParamSpec("spatial_confirm", False, "Measure a free-text question only when the model, scoring the "
+              "rules' reading against its neighbours in the task grammar, reads it the same way (else the "
+              "model answers, or geometry refuses); needs a real checkpoint, see docs/spatial.md.", anything),
     ParamSpec("arm_length_m", 0.8, "Robot arm reach in metres (> 0) used by the geometry's reachability "
               "questions.",
               positive(100.0)),
