@@ -41,3 +41,14 @@ def test_the_model_confirms_or_refuses_the_rules_reading(engine_noreuse) -> None
     else:
         assert ans.source == "model"
         assert ans.reason == f"answered by the model: {verdict.reason(request.question)}"
+
+
+def test_eval_counts_what_the_second_reader_confirms_and_vetoes(engine_noreuse) -> None:
+    """``eval-paraphrases --readings --confirm-checkpoint``: every sampled reading is counted once, as
+    right or silent wrong (the dev split has no silent wrong reading) and as confirmed or vetoed."""
+    from rynnec_ros.eval.spatial import confirmed_readings
+
+    c = confirmed_readings("dev", engine_noreuse, every=1000)
+    assert c["asked"] == 5  # dev questions 0, 1000, ..., 4000 (4554 in all), each read by the rules
+    assert c["right_confirmed"] + c["right_vetoed"] == 5
+    assert c["wrong_confirmed"] == c["wrong_vetoed"] == 0
