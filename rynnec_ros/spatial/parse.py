@@ -1098,6 +1098,12 @@ _COMPARED = (
     r"\b(?:high|tall|low|near|clos|far|furth|wid|long|short|big|small|narrow|larg|great|thick|deep)"
     r"(?:er|est)\b|\b(?:more|most|less|least) (?:high|tall|low|near|close|far|wide|long|big|small)\b"
 )
+# A question that opens with an auxiliary and offers nothing to pick ("is OBJ the taller?") asks yes or
+# no: a choice reading would name an object where the asker expects a yes or a no.
+_YESNO_ONLY = (
+    r"^(?:is|are|does|do|did|was|were|will|would|can|could|has|have|isn't|aren't|doesn't)\b"
+    r"(?!.*\b(?:which|who|whose|what|or|either|whether|where)\b)"
+)
 # "left or right" offered: only a reading that picks a side answers it (not "is it to the right?").
 # An "or" beside a side word counts also when the other side is misspelt past reading ("on the leeft or
 # the right"): a yes/no reading of the side it could read would answer another question.
@@ -1138,6 +1144,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a requirement", _matches(_REQUIREMENT), lambda s, u: True),
     ("a threshold", _matches(_THRESHOLD), lambda s, u: "threshold" in u),
     ("a comparison", _matches(r"\bthan\b"), lambda s, u: "comparison" in u),
+    ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u: not _picks_one(s, u)),
     ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), _picks_one),
     ("a negation", _matches(_NEGATED), lambda s, u: not _picks_one(s, u)),
     ("a comparison word", _matches(_COMPARED), lambda s, u: "comparison" in u or "threshold" in u),

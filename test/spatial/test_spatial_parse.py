@@ -427,6 +427,9 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("What bearing will <object0> have once the camera pans?", "pans"),
         ("What turn angle is <object0> at?", "turn"),
         ("Relative to <object1>, is <object0> on the leeft or the right side?", "or the right"),
+        # a yes/no question no choice reading answers ("Is OBJ the leftmost ...?" wants yes or no)
+        ("Is <object1> the leftmost of <object0> and <object1>?", "is"),
+        ("Is <object0> the nearest of <object0>, <object1> and <object2>?", "is"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
