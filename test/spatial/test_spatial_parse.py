@@ -2,9 +2,10 @@
 
 Expected tasks and slots are read off the sentences by hand; the paraphrase labels come from
 the paraphrase sets (``rynnec_ros/eval/data/paraphrases``): ``original``, written before the parser,
-and ``blind`` .. ``blind11``, ``blind13`` .. ``blind17``, each written blind and measured once before the
-parser was generalised on it (together the development set, asserted here; ``blind14`` .. ``blind17`` by
-writers who read no project document). The held-out set (``blind12``, written
+and ``blind`` .. ``blind11``, ``blind13`` .. ``blind19``, each written blind and measured before the
+parser was generalised on it (together the development set, asserted here; ``blind14`` .. ``blind19`` by
+writers who read no project document; ``blind20``/``blind21``, the ``fresh2`` split, are only
+measured). The held-out set (``blind12``, written
 blind) is only measured by ``eval-paraphrases`` (its size is asserted here, its parses never),
 never tuned on.
 """
