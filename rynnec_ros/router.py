@@ -17,20 +17,27 @@ import numpy as np
 
 from rynnec_ros.core.parsing import parse_quantity
 from rynnec_ros.core.types import Answer, Cancelled, Predictor, Request, RequestError
-from rynnec_ros.spatial.plan import Unanswerable
+from rynnec_ros.spatial import confirm
+from rynnec_ros.spatial.plan import SpatialPlan, Unanswerable
 
 SOURCES = ("auto", "model", "geometry")
 
 
 class Router:
-    """Routes one Request to the geometry or the model and returns the Answer with its source set."""
+    """Routes one Request to the geometry or the model and returns the Answer with its source set.
 
-    def __init__(self, engine: Predictor, spatial: Any | None, source: str = "auto") -> None:
+    ``confirm``: a free-text question's reading is measured only when the model, scoring it against its
+    neighbours in the task grammar (``spatial.confirm``), reads it the same way (off by default: a second
+    reader is only as good as the checkpoint's language model)."""
+
+    def __init__(self, engine: Predictor, spatial: Any | None, source: str = "auto",
+                 confirm: bool = False) -> None:
         if source not in SOURCES:
             raise ValueError(f"spatial_source must be one of {', '.join(SOURCES)}, got {source!r}")
         self.engine = engine
         self.spatial = spatial
         self.source = source
+        self.confirm = confirm
 
     def answer(self, request: Request, on_token: Callable[[str], None] | None = None,
                should_stop: Callable[[], bool] = lambda: False) -> Answer:
@@ -92,10 +99,24 @@ class Router:
             if self.source == "geometry":
                 raise RequestError(why)
             return name, f"answered by the model: {why}"
+        if self.confirm and not request.task:
+            verdict = self._confirm(request, planned)
+            if not verdict.agreed:
+                if self.source == "geometry":
+                    raise RequestError(verdict.reason(request.question))
+                return None, f"answered by the model: {verdict.reason(request.question)}"
         t0 = time.monotonic()
         ans: Answer = self.spatial.solve(request, planned)
         ans.timings.setdefault("geometry", time.monotonic() - t0)
         return ans
+
+    def _confirm(self, request: Request, planned: SpatialPlan) -> confirm.Confirmation:
+        """The model's likelihood of the rules' reading against its neighbours (``spatial.confirm``), on
+        the request's own frames and regions (the question names its objects through them)."""
+        options = confirm.candidates(planned)
+        scored = Request(confirm.prompt(request.question), request.frames, request.regions,
+                         options=[" " + o for o in options])
+        return confirm.judge(options, list(self.engine.score_options(scored)))
 
     def _choose(self, request: Request, on_token: Callable[[str], None] | None,
                 should_stop: Callable[[], bool]) -> Answer:

@@ -187,3 +187,85 @@ def test_a_spatial_request_is_read_once_and_left_as_it_came(monkeypatch: pytest.
     assert (ans.uncertainty, ans.uncertainty_unit) == (pytest.approx(face / np.sqrt(2)), "m")
     assert calls == {"parse_question": 1, "resolve_objects": 1, "_check_coverage": 1, "unread_cue": 1}
     assert request.task is None
+
+
+def _patch_request(question: str, task: str | None = None) -> Request:
+    """The scene above: an 8×8-pixel patch 1.5 m ahead of a wall at 3 m (f = 32 px, 32×32 frame)."""
+    K = np.array([[32.0, 0, 16], [0, 32.0, 16], [0, 0, 1]])
+    depth = np.full((32, 32), 3.0, np.float32)
+    mask = np.zeros((32, 32), bool)
+    mask[12:20, 12:20] = True
+    depth[mask] = 1.5
+    return Request(question, [Frame(rgb=np.zeros((32, 32, 3), np.uint8), depth=depth, K=K)],
+                   regions=[Region(7, {0: mask})], task=task)
+
+
+class Reader(Engine):
+    """Scores the candidate readings: ``favourite`` gets log-likelihood 0, every other -10 per character."""
+
+    def __init__(self, favourite: str) -> None:
+        super().__init__()
+        self.favourite = favourite
+        self.options: list[str] = []
+
+    def score_options(self, request: Request, should_stop=lambda: False, **_: object) -> list[float]:
+        self.asked.append(request.question)
+        self.options = list(request.options or [])
+        return [0.0 if o.strip() == self.favourite else -10.0 * len(o) for o in self.options]
+
+
+def test_the_second_reader_confirms_or_refuses_the_rules_reading() -> None:
+    """Issue 24, item 3 (plumbing; the double stands in for the model's likelihoods): the rules' reading
+    is measured when the model scores it best; a different best reading sends the question to the model
+    under auto, naming both readings, and fails under geometry. A structured task is not re-read."""
+    from rynnec_ros.spatial import SpatialEngine
+
+    rules = "distance_to_camera unit=m objects=0"
+    agree = Reader(rules)
+    question = "How far is <object0>?"
+    ans = Router(agree, SpatialEngine(), "auto", confirm=True).answer(_patch_request(question))
+    assert (ans.source, ans.reading) == ("geometry", rules)
+    assert agree.asked[0].endswith("Question: How far is <object0>?\nTask:")
+    assert agree.options[0] == " " + rules and len(agree.options) > 1
+    other = "distance_to_camera unit=cm objects=0"  # a neighbour: the same task, another unit
+    assert " " + other in agree.options
+    disagree = Reader(other)
+    ans = Router(disagree, SpatialEngine(), "auto", confirm=True).answer(_patch_request(question))
+    assert (ans.source, ans.task) == ("model", None)
+    assert ans.reason == ("answered by the model: not fully understood: the rules read "
+                          f"'How far is <object0>?' as {rules}, but the model reads it as {other}")
+    with pytest.raises(ValueError, match=f"but the model reads it as {other}"):
+        Router(Reader(other), SpatialEngine(), "geometry", confirm=True).answer(
+            _patch_request("How far is <object0>?"))
+    planner = Reader(other)
+    ans = Router(planner, SpatialEngine(), "geometry", confirm=True).answer(
+        _patch_request("How far is <object0>?", task="distance_to_camera"))
+    assert ans.source == "geometry" and planner.asked == []
+    off = Reader(other)
+    assert Router(off, SpatialEngine(), "auto").answer(_patch_request(question)).source == "geometry"
+    assert off.asked == []
+
+
+def test_candidate_readings_are_the_rules_reading_and_its_neighbours() -> None:
+    """The neighbours of "How high is the top of <object0>?" (height_from_ground point=top, by hand): the
+    same task at the centre and the bottom and in each other unit, and the one-object tasks (their
+    defaults, the shared unit). Every candidate is a valid structured task."""
+    from rynnec_ros.spatial import confirm
+    from rynnec_ros.spatial.plan import parse_question, parse_structured
+
+    parsed, _ = parse_question("How high is the top of <object0>?")
+    assert parsed is not None
+    found = confirm.candidates(SpatialPlan(parsed, [0], parsed.reading([0])))
+    assert found[0] == "height_from_ground point=top unit=m objects=0"
+    for neighbour in ("height_from_ground point=center unit=m objects=0",
+                      "height_from_ground point=bottom unit=m objects=0",
+                      "height_from_ground point=top unit=ft objects=0",
+                      "object_height unit=m objects=0", "distance_to_camera unit=m objects=0"):
+        assert neighbour in found
+    assert len(found) == len(set(found)) <= confirm.MAX_CANDIDATES
+    assert all(parse_structured(c).task for c in found)
+    # compared per character: -2.0 over 4 characters is -0.5, -3.0 over 12 is -0.25, the higher
+    verdict = confirm.judge(["abcd", "abcdefghijkl"], [-2.0, -3.0])
+    assert (verdict.best, verdict.agreed, verdict.scores) == ("abcdefghijkl", False, (-0.5, -0.25))
+    with pytest.raises(ValueError, match="2 candidates were scored"):
+        confirm.judge(["a", "b"], [0.0])

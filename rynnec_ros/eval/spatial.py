@@ -28,16 +28,24 @@ from typing import Any
 
 import numpy as np
 
-from rynnec_ros.core.types import Answer, Frame, Region, Request
+from rynnec_ros.core.types import Answer, Frame, Predictor, Region, Request
 from rynnec_ros.eval.metrics import mean_relative_accuracy, rotational_accuracy
 from rynnec_ros.scenes.bagio import read_frames
 from rynnec_ros.scenes.dataset import QA_FORMAT, build_request, load_json
 from rynnec_ros.scenes.scene import Scene, SceneObject, degrade_depth, make_scene, render
 from rynnec_ros.scenes.synth import observability
 from rynnec_ros.scenes.truth import ARM_LENGTH_M, ground_truth
+from rynnec_ros.spatial import confirm
 from rynnec_ros.spatial.engine import SpatialEngine, SpatialParams
 from rynnec_ros.spatial.parse import object_references
-from rynnec_ros.spatial.plan import Parsed, Unanswerable, parse_question, parse_structured
+from rynnec_ros.spatial.plan import (
+    Parsed,
+    SpatialPlan,
+    Unanswerable,
+    parse_question,
+    parse_structured,
+    resolve_objects,
+)
 from rynnec_ros.spatial.points import backproject, transform
 from rynnec_ros.spatial.tasks import TASK_BY_NAME
 
@@ -275,6 +283,31 @@ def readings(half: str) -> dict[str, dict[str, Any]]:
         out[name] = {"n": n, "right": n - len(wrong) - len(refused), "silent_wrong": len(wrong),
                      "refused": len(refused), "wrong": wrong, "refusals": refused}
     return out
+
+
+def confirmed_readings(half: str, reader: Predictor, every: int = 1) -> dict[str, Any]:
+    """What a second reader (``spatial.confirm``: the model scores the rules' reading against its
+    neighbours) does to one split's readings, on every ``every``-th question the rules read: how many
+    right readings it confirms and how many it vetoes (the refusals it would add), how many silent wrong
+    ones it vetoes (caught) and how many it lets through. The question is asked on one blank frame with a
+    whole-frame region per object it names: this measures reading the words, not the video."""
+    frame = Frame(rgb=np.zeros((224, 224, 3), np.uint8))
+    counts = {"asked": 0, "right_confirmed": 0, "right_vetoed": 0, "wrong_vetoed": 0, "wrong_confirmed": 0}
+    for i, (_, expected, question) in enumerate(split(half)):
+        parsed, _why = parse_question(question)
+        if parsed is None or i % every:
+            continue
+        n = max((r + 1 for r in object_references(question) if r is not None), default=0)
+        regions = [Region(k, {0: np.ones((224, 224), bool)}) for k in range(n)]
+        objects = resolve_objects(parsed, question, n)
+        options = confirm.candidates(SpatialPlan(parsed, objects, parsed.reading(objects)))
+        request = Request(confirm.prompt(question), [frame], regions, options=[" " + o for o in options])
+        verdict = confirm.judge(options, list(reader.score_options(request)))
+        right = parsed.structured() == parse_structured(expected).structured()
+        key = ("right_" if right else "wrong_") + ("confirmed" if verdict.agreed else "vetoed")
+        counts[key] += 1
+        counts["asked"] += 1
+    return {"half": half, "every": every, **counts}
 
 
 # ------------------------------------------------------------------ aggregation (one implementation)

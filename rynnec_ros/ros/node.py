@@ -161,8 +161,9 @@ class CognitionNode(LifecycleNode):
         self.params = new
         if any(GROUP_OF[n] == "buffer" for n in changed):
             self._buffer.set_limits(new.buffer_limits())
-        if self._router is not None and {"arm_length_m", "spatial_source"} & set(changed):
-            self._router = Router(self._router.engine, self._make_spatial(), new.requests.spatial_source)
+        if self._router is not None and {"arm_length_m", "spatial_source", "spatial_confirm"} & set(changed):
+            self._router = Router(self._router.engine, self._make_spatial(), new.requests.spatial_source,
+                                  new.requests.spatial_confirm)
         deferred = [n for n in changed if not PARAM_BY_NAME[n].live]
         if deferred and self._router is not None:
             self.get_logger().info(f"{', '.join(deferred)} take effect on the next configure/activate")
@@ -200,7 +201,8 @@ class CognitionNode(LifecycleNode):
         self.get_logger().info(f"loaded {spec.checkpoint} on backend {spec.backend} ({spec.device}, "
                                f"{spec.dtype}) in {time.monotonic() - t0:.1f} s{note}")
         try:
-            self._router = Router(engine, self._make_spatial(), p.requests.spatial_source)
+            self._router = Router(engine, self._make_spatial(), p.requests.spatial_source,
+                                  p.requests.spatial_confirm)
             self._buffer = FrameBuffer(p.buffer_limits())
             self._ingest = CameraIngest(self._buffer, lambda: self.params)
             self._outputs = Outputs(self, lambda: self.params)

@@ -238,6 +238,10 @@ class RequestParams:
     spatial_source: str = param("auto", one_of("auto", "model", "geometry"), doc=(
         "auto: geometry when depth, intrinsics and poses cover the objects, else the model; geometry: "
         "geometry or a failure with the reason; model: always the model."))
+    spatial_confirm: bool = param(False, anything, doc=(
+        "Measure a free-text question only when the model, scoring the rules' reading against its neighbours "
+        "in the task grammar, reads it the same way (else the model answers, or geometry refuses); needs a "
+        "real checkpoint, see docs/spatial.md."))
     arm_length_m: float = param(0.8, positive(100.0), doc=(
         "Robot arm reach in metres (> 0) used by the geometry's reachability questions."))
 

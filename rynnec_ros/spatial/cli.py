@@ -77,16 +77,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--half",
-        choices=["dev", "heldout", "fresh", "both"],
+        choices=["dev", "heldout", "fresh", "fresh2", "both"],
         default="both",
         help="dev: the development sets (eval/data/paraphrases/manifest.yaml); heldout: blind12 (written "
-        "blind, never tuned on); fresh: sets by writers who read no project document; both: dev and heldout",
+        "blind, never tuned on); fresh, fresh2: sets by writers who read no project document; "
+        "both: dev and heldout",
     )
     p.add_argument(
         "--readings",
         action="store_true",
         help="only how each set is read (no scenes): read as labelled, silent wrong, refused, per set",
     )
+    p.add_argument("--confirm-checkpoint", type=Path,
+                   help="with --readings: also score each reading with this checkpoint as the second reader "
+                   "(spatial_confirm; torch backend) and count what it confirms and vetoes")
+    p.add_argument("--every", type=int, default=1, help="with --confirm-checkpoint: every N-th question")
     p.add_argument("--seeds", default="0,1,2", help="scene seeds, comma-separated")
     p.add_argument("--depth-noise", type=float, default=0.0, help="relative depth noise σ (0.01 = 1%%)")
     p.add_argument("--holes", type=float, default=0.0, help="fraction of depth pixels set to NaN")
@@ -230,6 +235,16 @@ def _eval_paraphrases(args: argparse.Namespace) -> int:
                     print(f"  WRONG   {w['expected']:45} read {w['read']:45} {w['question']!r}")
                 for w in r["refusals"]:
                     print(f"  REFUSED {w['expected']:45} {w['question']!r}: {w['why'][-80:]}")
+        if args.confirm_checkpoint is not None:
+            from rynnec_ros.eval.spatial import confirmed_readings
+            from rynnec_ros.model import RynnEC
+
+            reader = RynnEC.from_pretrained(args.confirm_checkpoint)
+            for half in halves:
+                c = results[half]["confirm"] = confirmed_readings(half, reader, args.every)
+                print(f"{half}: second reader on {c['asked']} readings (every {c['every']}): right "
+                      f"{c['right_confirmed']} confirmed, {c['right_vetoed']} vetoed; silent wrong "
+                      f"{c['wrong_vetoed']} vetoed, {c['wrong_confirmed']} confirmed")
         if args.out:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(json.dumps(results, indent=1))

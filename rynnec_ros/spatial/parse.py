@@ -199,6 +199,15 @@ _SHORTHAND = {
     r"\bneerer\b": "nearer",
     r"\bneerest\b": "nearest",
     r"\brite\b": "right",
+    r"\blft\b": "left",
+    r"\bho+w\b": "how",
+    r"\bvert\b\.?": "vertical",
+    r"\brel\b\.? (?=OBJ)": "relative to ",
+    r"\brgt\b|\brght\b": "right",
+    # a side heard or typed as its homophone: "turn write", "to the write of"
+    r"\b(turn(?:s|ed|ing)?|to the|on the|on my|on your|to my|to your) write\b": r"\1 right",
+    r"\bya (?=(?:left|right)\b)": "your ",
+    r"\bontop\b": "on top",
     r"\bhihg\b": "high",
     r"\bflor\b": "floor",
     r"\btal\b": "tall",
@@ -337,6 +346,9 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # speech fillers at a clause's start
     # ("so that OBJ is ahead" is a turn's goal, not a filler)
     (r"(^|[,;:.?!] )(?:(?:okay|ok|so(?! that| OBJ)|um+|uh+|er+|erm|hmm+|well|alright|hey)\b,? )+", r"\1"),
+    (r"(^|[,;:.?!] )(?:(?:hey|hi|hello|ok|okay|yo) )?(?:robot|robbie|buddy|there)\b,? "
+     r"(?=(?:is|are|does|do|can|"
+     r"could|would|will|was|has|have|which|what|how|where|tell)\b)", r"\1"),
     # "would I be right in saying that ..." asks yes or no
     (
         r"\b(?:would|am|was) i (?:be )?(?:right|correct) (?:in saying|to say|in thinking|if i say)\b",
@@ -371,9 +383,12 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?left\b", "rightmost"),
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?right\b", "leftmost"),
     # "not as tall as" is "shorter than"
-    (r"\bnot (?:as|so) (tall|high|long|wide|far|near|close)((?: (?:to|from) \w+)?) as\b",
+    (r"\bnot (?:\w+ )?(?:as|so) (tall|high|long|wide|far|near|close)((?: (?!as\b)\w+){0,4}?) as\b",
      lambda m: {"tall": "shorter", "high": "lower", "long": "less long", "wide": "less wide", "far": "nearer",
                 "near": "farther", "close": "farther"}[m.group(1)] + m.group(2) + " than"),
+    (r"\b(lower|higher) above the (?:floor|ground) than\b", r"\1 than"),
+    (r"\b(?:isn't|is not|not) (?:as|so) (far|near|close)\b(?=(?: (?:from|to) \w+)?\s*[?.]?\s*$)",
+     lambda m: {"far": "is nearer", "near": "is farther", "close": "is farther"}[m.group(1)]),
     # "shorter / longer trip from here": nearer, farther
     (r"\b(shorter|shortest|longer|longest) (?:trip|walk|route|drive|journey|distance(?! between))\b",
      lambda m: _TRIP[m[1]]),
@@ -392,6 +407,20 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\bthe deck\b", "the floor"),
     (r"\bthe observer'?s\b", "my"),
     (r"\byou'?re (?=(?:left|right)\b)", "your "),
+    (r"\b(after|following|once|if i do|if you do) an? (\d+)(?: degree)? "
+     r"(?:to the |to my |to your )?(left|right)\b",
+     r"\1 turning \3 \2 degrees"),
+    (r"\b(turn(?:s|ed|ing)?|rotate|rotating) ([lr])\b",
+     lambda m: f"{m[1]} {'left' if m[2] == 'l' else 'right'}"),
+    # how high something sits is a placement, not its own size ("its top at the greatest height above the
+    # floor")
+    (r"\b(?:the )?(?:greatest|largest|biggest|most) height (?:above|over|off|from) the (?:floor|ground)\b",
+     "highest"),
+    (r"\b(?:the )?(?:smallest|least|lowest) height (?:above|over|off|from) the (?:floor|ground)\b", "lowest"),
+    (r"\bfar up from the (?:\w+ )?(?:floor|ground)\b", "high above the floor"),
+    # of two, the uppermost is the one on top
+    (r"\bwhich (?:one )?is (?:the )?(?:uppermost|topmost)\b(?=,? OBJ or OBJ)", "which is on top"),
+    (r"\bwhich (?:one )?is (?:the )?(?:lowermost|bottommost)\b(?=,? OBJ or OBJ)", "which is at the bottom"),
     # a half turn said as a manoeuvre
     (r"\b(?:about face|about turn|one eighty)\b|\ba u turn\b|\bu turns?\b(?! (?:left|right|to|around|\d))",
      "turn around"),
@@ -474,7 +503,8 @@ _FACE = (
     rf" {_STRAIGHT}(?:at|towards?) OBJ"
     rf"|\b(?:so that|so|until|till|for|before) OBJ (?:is|lies|sits|will be|ends up|to be) {_STRAIGHT}"
     r"(?:ahead|in front)"
-    rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front)"
+    rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle)"
+    rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\bsnap (?:on ?to|to) OBJ"
     r"|\bturn(?:ing)? to OBJ|\bsquare (?:\w+ ){0,2}up (?:to|with) OBJ"
     rf"|\b(?:having|have|get|put) OBJ {_STRAIGHT}(?:ahead|in front)"
 )
@@ -659,7 +689,8 @@ def _turn(clause: str) -> tuple[str | None, float]:
 _REFERENCE_BEFORE = (
     r"\b(?:relative to|compared (?:with|to)|in comparison (?:with|to)|with respect to|in relation to|next to"
     r"|beside|looking at|than|against|versus|vs"
-    r"|above|below|under|underneath|beneath|over|side of|left of|right of|(?:up|down) from)"
+    r"|above|below|under|underneath|beneath|over|side of|left of|right of|(?:up|down) from"
+    r"|(?:which|what) (?:way|direction) from)"
     r"(?: the (?:\w+ ){1,2}of| that of)? $"
 )
 # "the offset from OBJ up to OBJ": the climb starts at the reference.
@@ -749,7 +780,7 @@ _NEXT_REACH = r"(?:grab|reach|pick|grasp|touch)\w*"
 _MOVED = (
     r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|moving|gone|go|covered|cover"
     r"|route|path|trajectory|journey|trip|odometry|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
-    r"|driving)\b|\bso far\b|\bin total\b|\bhow much way\b"
+    r"|driving|drive|drives|wander\w*|roam\w*|cruis\w*|trundl\w*)\b|\bso far\b|\bin total\b|\bhow much way\b"
 )
 _OTHER = r"(?:OBJ|the other|it)\b"
 _ABOVE_OBJ = (
@@ -1056,6 +1087,38 @@ _SECOND_QUESTION = (
 _NEGATED = r"\b(?:not|never|isn't|aren't|doesn't|don't|wasn't|isnt|arent|doesnt|dont)\b(?! or\b)"
 _VAGUE_TURN = r"\b(?:a (?:little )?bit|a little|slightly|somewhat|a few degrees|partly|part of the way)\b"
 _LENGTH_UNIT_WORD = r"\b(?:meters?|centimeters?|millimeters?|cms?|mm|feet|foot|ft|inch(?:es)?)\b"
+# Units no reading converts to ("in mil": a millimetre to some, a thousandth of an inch to others): the
+# answer would come in meters, a different number than the one asked for.
+_OTHER_UNIT = (
+    r"\b(?:mils?|millis?|thou|yards?|yds?|km|kilometers?|decimeters?|dm|miles?|microns?|furlongs?|paces?"
+    r"|steps|hands|cubits?|kilometres?)\b(?= *(?:[,;:.?!]|$| please))|\b(?:in|into) (?:mils?|millis?|thou"
+    r"|yards?|yds?|km|kilometers?|decimeters?|miles?|microns?|paces|steps)\b"
+)
+# A comparative or superlative ("the highest", "taller", "nearer") asks to compare; a reading of one
+# object's quantity would answer another question ("the highest" read as a centre height).
+_COMPARED = (
+    r"\b(?:high|tall|low|near|clos|far|furth|wid|long|short|big|small|narrow|larg|great|thick|deep)"
+    r"(?:er|est)\b|\b(?:more|most|less|least) (?:high|tall|low|near|close|far|wide|long|big|small)\b"
+)
+# A question that opens with an auxiliary and offers nothing to pick ("is OBJ the taller?") asks yes or
+# no: a choice reading would name an object where the asker expects a yes or a no.
+_YESNO_ONLY = (
+    r"^(?:is|are|does|do|did|was|were|will|would|can|could|has|have|isn't|aren't|doesn't)\b"
+    r"(?!.*\b(?:which|who|whose|what|or|either|whether|where)\b)"
+)
+# "left or right" offered: only a reading that picks a side answers it (not "is it to the right?").
+# An "or" beside a side word counts also when the other side is misspelt past reading ("on the leeft or
+# the right"): a yes/no reading of the side it could read would answer another question.
+_SIDES_OFFERED = (
+    r"\b(?:left|right) or\b(?! (?:not|nah|no|nope)\b)"
+    r"|\bor (?:to |on |at )?(?:the |its |my |your )?(?:left|right)\b"
+)
+# Any word of turning, also one no turn rule reads ("pan", "snap onto", "turn angle"): a direction reading
+# without the turn answers where the object is now, not after (or to face it after) a turn.
+_ANY_TURN = (
+    rf"{_TURN_VERB}|\b(?:pan(?:s|ned|ning)?|snap(?:s|ped|ping)? (?:on ?to|to)|veer\w*|steer\w*)\b"
+    r"|\bcounterclockwise\b|\bclockwise (?:turn|rotation)\b|\bpointed at\b"
+)
 
 def _turn_words(t: str) -> list[str]:
     """Turn verbs of the clauses that describe a turn: with its direction or amount, or imagined ("if",
@@ -1083,8 +1146,14 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a requirement", _matches(_REQUIREMENT), lambda s, u: True),
     ("a threshold", _matches(_THRESHOLD), lambda s, u: "threshold" in u),
     ("a comparison", _matches(r"\bthan\b"), lambda s, u: "comparison" in u),
+    ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u: not _picks_one(s, u)),
     ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), _picks_one),
     ("a negation", _matches(_NEGATED), lambda s, u: not _picks_one(s, u)),
+    ("a comparison word", _matches(_COMPARED), lambda s, u: "comparison" in u or "threshold" in u),
+    ("a choice of sides", _matches(_SIDES_OFFERED),
+     lambda s, u: _picks_one(s, u) or s.get("side", 0) is None),
+    ("a turn word", _matches(_ANY_TURN), lambda s, u: "turn" in u or "direction" not in u),
+    ("a unit no reading converts to", _matches(_OTHER_UNIT), lambda s, u: False),
     ("a length unit", _matches(_LENGTH_UNIT_WORD), lambda s, u: "unit" in s or "threshold" in u),
     ("a second question", _matches(_SECOND_QUESTION), lambda s, u: False),
 )

@@ -493,12 +493,13 @@ def test_geometry_without_depth_or_camera_info_fails_with_the_reason(client, sta
     mask = np.zeros((H, W), bool)
     mask[5:20, 5:20] = True
     region = Region(object_id=2, masks={0: mask})
-    assert client.set_parameters({"spatial_source": "geometry"}) == [""]
+    # spatial_confirm (a live parameter) changes nothing here: the data fail before any reading is checked
+    assert client.set_parameters({"spatial_source": "geometry", "spatial_confirm": True}) == ["", ""]
     try:
         with pytest.raises(RuntimeError, match="geometry cannot answer"):
             client.ask("How far is <object0> from you?", [region], frame_stamps_ns=[stamps[-1]])
     finally:
-        assert client.set_parameters({"spatial_source": "auto"}) == [""]
+        assert client.set_parameters({"spatial_source": "auto", "spatial_confirm": False}) == ["", ""]
     # auto: the same question falls back to the model, which says it answered.
     ans = client.ask("How far is <object0> from you?", [region], frame_stamps_ns=[stamps[-1]],
                      max_new_tokens=2)

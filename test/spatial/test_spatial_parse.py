@@ -2,9 +2,10 @@
 
 Expected tasks and slots are read off the sentences by hand; the paraphrase labels come from
 the paraphrase sets (``rynnec_ros/eval/data/paraphrases``): ``original``, written before the parser,
-and ``blind`` .. ``blind11``, ``blind13`` .. ``blind17``, each written blind and measured once before the
-parser was generalised on it (together the development set, asserted here; ``blind14`` .. ``blind17`` by
-writers who read no project document). The held-out set (``blind12``, written
+and ``blind`` .. ``blind11``, ``blind13`` .. ``blind19``, each written blind and measured before the
+parser was generalised on it (together the development set, asserted here; ``blind14`` .. ``blind19`` by
+writers who read no project document; ``blind20``/``blind21``, the ``fresh2`` split, are only
+measured). The held-out set (``blind12``, written
 blind) is only measured by ``eval-paraphrases`` (its size is asserted here, its parses never),
 never tuned on.
 """
@@ -26,15 +27,15 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind").values()) == 233
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
-    assert len(dev) == 3282 + 234 + 228 + 192 + 209
+    assert len(dev) == 3282 + 234 + 228 + 192 + 209 + 199 + 210
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
     assert len(heldout) == 256
     assert {family for family, _, _ in heldout} == {*FAMILIES, "rotate_to_face"}
-    fresh = split("fresh")
-    assert len(fresh) == 199 + 210
-    assert {family for family, _, _ in fresh} == {*FAMILIES, "rotate_to_face"}
+    fresh2 = split("fresh2")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh2) == 209 + 199
+    assert {family for family, _, _ in fresh2} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -330,9 +331,26 @@ def test_unmappable_questions_give_the_reason(question: str) -> None:
     assert p is None and why.startswith(NOT_MEASURABLE)
 
 
+# Development questions the parser refuses on purpose (blind18/19, issue 24): "mil" is a millimetre to
+# some askers and a thousandth of an inch to others; a typo by a substituted letter is not corrected
+# ("wieder", "distent": "closet" is a word); "fits on the top shelf" names a top the reading does not use.
+# Refused is never answered: each must stay a refusal, never become a silent wrong answer.
+REFUSED_BY_DESIGN = {
+    "How far's <object0> from <object1>, in mil?",
+    "How much higher's <object0> mounted than <object2>, in mil?",
+    "How wide's <object0> across its narrow side, in mil?",
+    "Is <object0> wieder than <object1>?",
+    "Which of <object0>, <object2> and <object1> is the most distent from you?",
+    "I need to know if it fits on the top shelf, so how tall is <object1> in cm?",
+}
+
+
 @pytest.mark.parametrize(("family", "expected", "question"), split("dev"))
 def test_development_half(family: str, expected: str, question: str) -> None:
     p, why = parse_question(question)
+    if question in REFUSED_BY_DESIGN:
+        assert p is None and why.startswith((PARTLY_READ, NOT_MEASURABLE)), why
+        return
     assert p is not None, why
     assert p.structured() == parse_structured(expected).structured()
 
@@ -371,6 +389,20 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("Who is more near, <object0> or <object1>?", "closer_to_camera"),
         ("Which one is least far: <object0>, <object1> or <object2>?", "closest_to_camera"),
         ("Which is less near to me, <object0> or <object1>?", "closer_to_camera order=far"),
+        # kinds generalised on after blind18/19's second measurement (sentences of our own)
+        ("hey robot is <object0> nearer than <object1>", "closer_to_camera form=yesno"),
+        ("Is <object1> not placed as high above the floor as <object0>?",
+         "higher_choice order=min form=yesno"),
+        ("Of <object0> and <object1>, which isn't as far from you?", "closer_to_camera"),
+        ("Which way from <object0> is <object1>, left or right?", "left_right_choice objects=1,0"),
+        ("if i turn write by 45 degrees what o'clock is <object0>",
+         "future_direction_clock turn=right angle_deg=45"),
+        ("after a 90 to the left, what is the bearing of <object0> in degrees?",
+         "future_direction_degrees turn=left angle_deg=90"),
+        ("turn L 30, <object0> clock?", "future_direction_clock turn=left angle_deg=30"),
+        ("Is <object0> sitting ontop of <object1>?", "above_predicate"),
+        ("is <object0> to ya left", "side_of_me side=left"),
+        ("What turn angle gets you pointed at <object0>?", "rotate_to_face"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -388,6 +420,17 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("How far is the top of <object0> from me?", "top"),
         ("How far is <object0> from me, and which way is it?", "and which"),
         ("Is the bottom of <object0> closer to me than <object1>?", "bottom"),
+        # present but not read: each would otherwise get a confident answer to another question
+        ("How far is <object0> from me, in mil?", "in mil"),  # mm to some, a thousandth of an inch to others
+        ("How wide is <object0> in yards?", "in yards"),
+        ("How high is the highest shelf of <object0>?", "highest"),
+        ("How many degrees counterclockwise to <object0>?", "counterclockwise"),
+        ("What bearing will <object0> have once the camera pans?", "pans"),
+        ("What turn angle is <object0> at?", "turn"),
+        ("Relative to <object1>, is <object0> on the leeft or the right side?", "or the right"),
+        # a yes/no question no choice reading answers ("Is OBJ the leftmost ...?" wants yes or no)
+        ("Is <object1> the leftmost of <object0> and <object1>?", "is"),
+        ("Is <object0> the nearest of <object0>, <object1> and <object2>?", "is"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
