@@ -213,7 +213,7 @@ class CognitionNode(LifecycleNode):
 
         try:
             need = budget.estimate(spec.checkpoint, spec.dtype, spec.max_visual_tokens, p["max_new_tokens"],
-                                   p["buffer_max_mb"], spec.cache_mb)
+                                   p["buffer_max_mb"], spec.cache_mb, spec.weights)
             limit = float(p["memory_limit_mb"]) or budget.available_mb()
         except (OSError, ValueError, KeyError) as exc:
             self.get_logger().warning(f"no memory estimate: {exc}")
