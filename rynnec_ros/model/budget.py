@@ -8,8 +8,14 @@ or half a byte per element and a float32 scale per block of input features, 128 
 the LM head once more when it is tied to the embedding (the host keeps the embedding table at the
 engine's dtype, the graph a quantised copy); the K/V cache from the language
 model's config (two tensors of kv_heads × head_dim per layer and token); the frame buffer and the engine's
-caches at their parameters' limits. Activations of the vision tower and SAM2 are not modelled: they go
-into ``ACTIVATION_MARGIN_MB``, a stated allowance, not a measurement.
+caches at their parameters' limits; the peak activations of the vision tower and of SAM 2's image encoder
+from ``rynnec-ros bench activations`` (released sizes, float32, fresh processes; docs/acceleration.md):
+the tower's grows with the tokens of one tower call, which the window's ``max_visual_tokens`` bounds (a
+batch of frames shares it), SAM 2's is one 1024×1024 image. Both are counted at the engine's dtype
+(half precision halves the activation tensors; only float32 was measured) and added, since the live
+window's vision work may overlap a segmentation. Checkpoints of other sizes (the random test ones) are
+counted as if released. What is not measured here — the torch/CUDA runtime and the node's own code — is
+``RUNTIME_ALLOWANCE_MB``, a stated allowance.
 """
 
 from __future__ import annotations
@@ -28,8 +34,16 @@ DTYPE_BYTES = {"float32": 4.0, "float16": 2.0, "bfloat16": 2.0}
 # Bytes per element in a safetensors header's dtype names (the format's own spelling).
 _HEADER_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1,
                        "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1}
-# Allowance for the vision tower's and SAM2's activations, the torch/CUDA runtime and the node itself.
-ACTIVATION_MARGIN_MB = 1024.0
+# Allowance for the torch/CUDA runtime and the node itself: a process with the node's imports and no
+# weights is 439 MB on x86 CPU; the rest is for a Jetson's CUDA context and libraries (not measured).
+RUNTIME_ALLOWANCE_MB = 1024.0
+# Peak activations at the released sizes in float32 (`rynnec-ros bench activations`, docs/acceleration.md):
+# the vision tower 102 / 266 / 571 MB for one frame of 1564 / 4784 / 10764 tokens (linear in tokens; the
+# same at 6, 14 and 27 layers), so a fixed part and a part per token at or above all three; SAM 2
+# Hiera-L + FPN on one 1024x1024 image.
+VISION_FIXED_MB = 25.0
+VISION_BYTES_PER_TOKEN = 52 * 1024
+SAM2_IMAGE_MB = 451.0
 # Prompt text around the visual tokens (system prompt, question, regions) in the K/V cache.
 TEXT_TOKENS = 1024
 _MAX_HEADER_BYTES = 100 * MB  # a header larger than this is not a checkpoint's
@@ -112,6 +126,13 @@ def weight_bytes(tensors: dict[str, tuple[str, tuple[int, ...]]], element: float
     return total
 
 
+def activation_mb(max_visual_tokens: int, element: float) -> float:
+    """Peak activations of one vision-tower call over ``max_visual_tokens`` and one SAM 2 image, at
+    ``element`` bytes per value (measured in float32; see the module doc)."""
+    fp32 = VISION_FIXED_MB + max_visual_tokens * VISION_BYTES_PER_TOKEN / MB + SAM2_IMAGE_MB
+    return fp32 * element / 4.0
+
+
 def kv_bytes_per_token(raw_config: dict[str, Any], element_bytes: float) -> float:
     """K and V for one token in every layer: 2 × layers × kv_heads × head_dim elements."""
     layers = int(raw_config["num_hidden_layers"])
@@ -129,19 +150,22 @@ class Budget:
     kv_mb: float
     buffer_mb: float
     cache_mb: float
+    activations_mb: float
     margin_mb: float
     window_tokens: int
     weights: str = ""
 
     @property
     def total_mb(self) -> float:
-        return self.weights_mb + self.kv_mb + self.buffer_mb + self.cache_mb + self.margin_mb
+        return (self.weights_mb + self.kv_mb + self.buffer_mb + self.cache_mb + self.activations_mb
+                + self.margin_mb)
 
     def describe(self) -> str:
         llm = f" ({self.weights} LLM linears)" if self.weights else ""
         return (f"{self.total_mb:.0f} MB = weights {self.weights_mb:.0f}{llm} + K/V {self.kv_mb:.0f} "
                 f"({self.window_tokens} tokens) + frame buffer {self.buffer_mb:.0f} + caches "
-                f"{self.cache_mb:.0f} + activations/runtime allowance {self.margin_mb:.0f}")
+                f"{self.cache_mb:.0f} + vision/SAM 2 activations {self.activations_mb:.0f} + runtime "
+                f"allowance {self.margin_mb:.0f}")
 
 
 def estimate(checkpoint: str | Path, dtype: str, max_visual_tokens: int, max_new_tokens: int,
@@ -162,8 +186,8 @@ def estimate(checkpoint: str | Path, dtype: str, max_visual_tokens: int, max_new
     tokens = int(max_visual_tokens) + min(int(max_new_tokens), MAX_NEW_TOKENS) + TEXT_TOKENS
     return Budget(weights_mb=weight_bytes(tensors, element, weights, tied) / MB,
                   kv_mb=tokens * kv_bytes_per_token(raw, element) / MB, buffer_mb=float(buffer_mb),
-                  cache_mb=float(cache_mb), margin_mb=ACTIVATION_MARGIN_MB, window_tokens=tokens,
-                  weights=weights)
+                  cache_mb=float(cache_mb), activations_mb=activation_mb(int(max_visual_tokens), element),
+                  margin_mb=RUNTIME_ALLOWANCE_MB, window_tokens=tokens, weights=weights)
 
 
 def available_mb(meminfo: Path = Path("/proc/meminfo")) -> float:

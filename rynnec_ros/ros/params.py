@@ -101,9 +101,9 @@ PARAMS: tuple[ParamSpec, ...] = (
               "reuse across questions. With buffer_max_mb it bounds the node's memory beyond the model.",
               CHECKS["cache_mb"], live=False),
     ParamSpec("memory_limit_mb", 0, "Configure refuses, with the numbers, when the weights at dtype (the "
-              "LLM's linears at weights), the K/V cache at max_visual_tokens, buffer_max_mb, cache_mb and an "
-              "activation allowance exceed this many megabytes; 0 = the machine's MemAvailable at configure, "
-              "-1 = no check.",
+              "LLM's linears at weights), the K/V cache at max_visual_tokens, buffer_max_mb, cache_mb, the "
+              "measured vision/SAM 2 activations and a runtime allowance exceed this many megabytes; 0 = "
+              "the machine's MemAvailable at configure, -1 = no check.",
               in_range(-1, 1 << 30), live=False),
     ParamSpec("backend", _ENGINE["backend"], "What runs the engine's compute: torch (eager), onnxruntime "
               "(exported ONNX graphs, needs onnx_dir), tensorrt (TensorRT engines, needs engine_dir and a "
