@@ -71,6 +71,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "fp32/int8/int4 at long contexts",
         "backends": "ONNX Runtime vs torch on the same checkpoint",
         "configure": "peak RSS of loading each backend in a fresh process (torch vs ONNX Runtime)",
+        "activations": "peak activation memory of the released vision tower (one --size frame) and SAM 2 "
+        "Hiera-L, random weights, fresh processes (not in 'all': minutes of CPU)",
         "prompts": "click -> SAM 2 mask (cold / cached), 3D point placement, propagation per frame, bytes",
         "ingest": "node ingest CPU per 1080p frame vs a bare rclpy subscriber (needs ROS)",
         "service": "service overhead: end-to-end latency minus engine time (needs ROS)",
@@ -176,6 +178,9 @@ def summary(name: str, section: dict[str, Any]) -> str:
             for k, v in section[stored]["backends"].items()
         ]
         return "configure peak above imports " + ", ".join(parts)
+    if name == "activations":
+        return (f"vision {section['vision_peak_mb']:.0f} MB ({section['vision'][0]['tokens']} tokens), "
+                f"SAM 2 image encoder {section['sam2_peak_mb']:.0f} MB")
     if name == "cancel":
         parts = [f"{k} p50 {v['p50_ms']:.1f} / p95 {v['p95_ms']:.1f} ms" for k, v in section["phases"].items()
                  if v.get("available")]

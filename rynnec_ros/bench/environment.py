@@ -92,6 +92,7 @@ def environment() -> dict[str, Any]:
         "load_average_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "torch_threads": torch_threads(),
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),  # see rynnec_ros/__init__.py
         "packages": _package_versions(),
         "gpus": _nvidia_smi(),
         "jetson_power_mode": _jetson_power_mode(),

@@ -41,6 +41,10 @@ def run_section(
         from rynnec_ros.bench.ros_bench import ros_section
 
         return ros_section(name, args, workdir, width, height)
+    if name == "activations":
+        from rynnec_ros.bench.activation_bench import activation_peaks
+
+        return activation_peaks(width, height)
     checkpoint = resolve_checkpoint(args.checkpoint, workdir)
     frames = synthetic_window(args.frames, width, height)
     if name == "engine":

@@ -118,9 +118,10 @@ class EngineParams:
         "together, least recently used evicted first; 0 = no reuse across questions. With buffer_max_mb it "
         "bounds the node's memory beyond the model."))
     memory_limit_mb: int = param(0, in_range(-1, 1 << 30), live=False, doc=(
-        "Configure refuses, with the numbers, when the weights at dtype, the K/V cache at max_visual_tokens, "
-        "buffer_max_mb, cache_mb and an activation allowance exceed this many megabytes; 0 = the machine's "
-        "MemAvailable at configure, -1 = no check."))
+        "Configure refuses, with the numbers, when the weights at dtype (the LLM's linears at weights), the "
+        "K/V cache at max_visual_tokens, buffer_max_mb, cache_mb, the measured vision/SAM 2 activations and "
+        "a runtime allowance exceed this many megabytes; 0 = the machine's MemAvailable at configure, -1 = "
+        "no check."))
     backend: str = param(_ENGINE["backend"], CHECKS["backend"], live=False, doc=(
         "What runs the engine's compute: torch (eager), onnxruntime (exported ONNX graphs, needs onnx_dir), "
         "tensorrt (TensorRT engines, needs engine_dir and a cuda device) or remote (a site server, "

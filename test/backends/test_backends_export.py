@@ -88,8 +88,8 @@ def test_decode_graph_extends_the_cache_step_by_step(onnx_dir: Path, torch_model
 def test_decode_graph_reads_each_kv_head_once(onnx_dir: Path) -> None:
     """GQA without repetition: no op in the decode graph takes a past K/V input and makes more rows of
     it (Expand, Tile, Concat, repeat-style Gather); the past inputs feed MatMuls only (the scores
-    and the weighted sum), optionally through a Transpose that ONNX Runtime folds into the MatMul, and
-    Shape (which reads no data)."""
+    and the weighted sum; the past keys are the left operand of theirs), optionally through a Transpose
+    that ONNX Runtime folds into the MatMul, and Shape (which reads no data)."""
     import onnx
 
     graph = onnx.load(str(onnx_dir / "llm_decode.onnx")).graph
@@ -98,7 +98,7 @@ def test_decode_graph_reads_each_kv_head_once(onnx_dir: Path) -> None:
     consumers = [n for n in graph.node if past & set(n.input)]
     assert {n.op_type for n in consumers} <= {"MatMul", "Transpose", "Shape"}
     transposed = {o for n in consumers if n.op_type == "Transpose" for o in n.output}
-    assert {n.op_type for n in graph.node if transposed & set(n.input)} == {"MatMul"}
+    assert {n.op_type for n in graph.node if transposed & set(n.input)} <= {"MatMul"}
 
 
 def test_export_rejects_unknown_graph_names(tmp_path: Path) -> None:

@@ -184,3 +184,28 @@ def test_tensorrt_backend_refuses_engines_built_with_other_weights(tmp_path: Pat
         _trt_graphs(tmp_path, "cuda", "")
     with pytest.raises(ValueError, match=r"not int8.*--weights int8"):
         _trt_graphs(tmp_path, "cuda", "int8")
+
+
+@pytest.mark.parametrize("weights", ["int8", "int4"])
+def test_budget_counts_what_the_quantised_export_stores(qdir: Path, weights: str) -> None:
+    """The configure check's weight bytes (model/budget.py) against the quantised graphs on disk: the
+    packed weights and scales of llm_decode and lm_head (read by the onnx library), plus every other
+    checkpoint tensor at float32."""
+    import onnx
+    from onnx import TensorProto
+
+    from rynnec_ros.model import budget
+
+    manifest = Manifest.load(qdir)
+    quantised = 0.0
+    for name in ("llm_decode", "lm_head"):
+        model = onnx.load(str(qdir / manifest.graph(name, weights).file), load_external_data=False)
+        for t in model.graph.initializer:
+            if t.name.endswith((f".q{weights[-1]}", ".scale")):
+                elements = int(np.prod(t.dims))
+                size = {TensorProto.INT4: 0.5, TensorProto.INT8: 1, TensorProto.FLOAT: 4}[t.data_type]
+                quantised += size * elements
+    tensors = budget.header_tensors(CHECKPOINT / "model.safetensors")
+    others = sum(n for key, (_d, n) in budget.header_params(CHECKPOINT / "model.safetensors").items()
+                 if not (key.startswith("model.layers.") and key.endswith("proj.weight")))
+    assert budget.weight_bytes(tensors, 4.0, weights, tied=True) == pytest.approx(quantised + 4.0 * others)

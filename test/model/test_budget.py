@@ -59,10 +59,15 @@ def test_estimate_adds_the_parts_and_refusal_names_them() -> None:
     assert b.weights_mb == pytest.approx(params * 2 / budget.MB)
     assert b.window_tokens == 1000 + 24 + budget.TEXT_TOKENS
     assert b.kv_mb == pytest.approx(b.window_tokens * budget.kv_bytes_per_token(raw, 2.0) / budget.MB)
-    assert b.total_mb == pytest.approx(b.weights_mb + b.kv_mb + 150.0 + budget.ACTIVATION_MARGIN_MB)
+    # activations by hand from the measured constants: (25 MB + 1000 tokens x 53,248 bytes = 50.78125 MB
+    # + SAM 2's 451 MB) in float32, halved for float16
+    assert b.activations_mb == pytest.approx((25 + 50.78125 + 451) / 2)
+    assert b.total_mb == pytest.approx(b.weights_mb + b.kv_mb + 150.0 + b.activations_mb
+                                       + budget.RUNTIME_ALLOWANCE_MB)
     assert budget.refusal(b, b.total_mb + 1, "x") == ""
     why = budget.refusal(b, 100.0, "memory_limit_mb")
     assert "more than the 100 MB memory_limit_mb" in why and "frame buffer 100" in why and "caches 50" in why
+    assert "vision/SAM 2 activations 263" in why
 
 
 def test_available_memory_reads_meminfo(tmp_path: Path) -> None:
@@ -72,3 +77,39 @@ def test_available_memory_reads_meminfo(tmp_path: Path) -> None:
     meminfo.write_text("MemTotal: 1 kB\n")
     with pytest.raises(ValueError, match="MemAvailable"):
         budget.available_mb(meminfo)
+
+
+def test_quantised_matrix_bytes_by_hand() -> None:
+    # RynnEC-2B's down_proj: in 8960 = 70 blocks of 128, out 1536; float32 scales (model/export/quantize.py)
+    # int4: 8960 x 1536 / 2 = 6,881,280 bytes of values + 70 x 1536 x 4 = 430,080 bytes of scales
+    assert budget.quantized_matrix_bytes(8960, 1536, "int4") == 6881280 + 430080
+    # int8: one byte per value, the same scales
+    assert budget.quantized_matrix_bytes(8960, 1536, "int8") == 13762560 + 430080
+    # in 1536 = 12 blocks of 128 (q_proj, out 1536): 1536 x 1536 / 2 + 12 x 1536 x 4
+    assert budget.quantized_matrix_bytes(1536, 1536, "int4") == 1179648 + 73728
+
+
+def test_quantised_estimate_counts_the_llm_linears_and_a_tied_head_at_their_precision() -> None:
+    """Only decoder-layer matrices and the LM head change precision; a tied head is one more matrix (the
+    host keeps the embedding); the refusal names the precision."""
+    raw = json.loads((CHECKPOINT / "config.json").read_text())
+    tensors = budget.header_tensors(CHECKPOINT / "model.safetensors")
+    hidden, inter, layers = raw["hidden_size"], raw["intermediate_size"], raw["num_hidden_layers"]
+    kv = raw["num_key_value_heads"] * hidden // raw["num_attention_heads"]
+    # tiny config: K is 64 or 128, so every block is the whole K (block_size: 128 when it divides K, else
+    # the largest power of two >= 16 that does) -> one float32 scale per output column
+    per_layer_int4 = (hidden * hidden * 2 + hidden * kv * 2 + hidden * inter * 3) / 2 + 4 * (
+        hidden + kv + kv + hidden + inter + inter + hidden)
+    head_int4 = hidden * raw["vocab_size"] / 2 + 4 * raw["vocab_size"]
+    linear_elements = layers * (2 * hidden * hidden + 2 * hidden * kv + 3 * hidden * inter)
+    params = budget.header_params(CHECKPOINT / "model.safetensors")
+    other = sum(n for _d, n in params.values()) - linear_elements
+    assert budget.weight_bytes(tensors, 2.0, "int4", tied=True) == pytest.approx(
+        other * 2.0 + layers * per_layer_int4 + head_int4)
+    assert budget.weight_bytes(tensors, 2.0, "int4", tied=False) == pytest.approx(
+        other * 2.0 + layers * per_layer_int4)
+    b = budget.estimate(CHECKPOINT, "float16", 1000, 24, 100.0, 50.0, weights="int4")
+    assert b.weights_mb == pytest.approx((other * 2.0 + layers * per_layer_int4 + head_int4) / budget.MB)
+    assert "(int4 LLM linears)" in budget.refusal(b, 1.0, "memory_limit_mb")
+    with pytest.raises(ValueError, match="weights 'int3'"):
+        budget.estimate(CHECKPOINT, "float16", 1000, 24, 100.0, 50.0, weights="int3")

@@ -212,10 +212,11 @@ def test_onnxruntime_without_onnx_dir_fails_configure_then_torch_configures(node
     assert node.alive()
 
 
-def test_configure_refuses_a_model_that_does_not_fit_the_memory_limit(node_factory) -> None:
+def test_configure_refuses_a_model_that_does_not_fit_the_memory_limit(node_factory, tmp_path) -> None:
     """memory_limit_mb below what the tiny checkpoint needs (its weights, the K/V at max_visual_tokens, the
     buffer and cache limits, the stated allowance): configure fails before loading, naming each part, the
-    node stays alive and unconfigured; raised above it (a fake device size), configure succeeds."""
+    node stays alive and unconfigured; raised above it (a fake device size), configure succeeds. With int4
+    LLM weights the refusal gives the int4 sum."""
     from lifecycle_msgs.msg import Transition
 
     from rynnec_ros.model import budget
@@ -236,3 +237,14 @@ def test_configure_refuses_a_model_that_does_not_fit_the_memory_limit(node_facto
         assert client.set_parameters({"memory_limit_mb": int(need.total_mb) + 1}) == [""]
         assert _lifecycle(client, name, Transition.TRANSITION_CONFIGURE) == "inactive", node.output()[-2000:]
         assert f"memory budget: {need.describe()}" in node.output()
+        # int4 LLM graphs: the check counts their linears as the export stores them, before any graph loads
+        need4 = budget.estimate(CHECKPOINT, "float32", 256, 8, 64, 32, weights="int4")
+        assert need4.weights_mb < need.weights_mb
+        assert _lifecycle(client, name, Transition.TRANSITION_CLEANUP) == "unconfigured"
+        int4 = {"backend": "onnxruntime", "onnx_dir": str(tmp_path), "weights": "int4",
+                "memory_limit_mb": int(need4.total_mb) - 1}
+        assert client.set_parameters(int4) == ["", "", "", ""]
+        assert _lifecycle(client, name, Transition.TRANSITION_CONFIGURE) == "unconfigured"
+        out = node.output()
+        assert f"the node would need {need4.describe()}, more than the " in out, out[-2000:]
+        assert node.alive()

@@ -98,7 +98,11 @@ class ExplicitKVQwen2(nn.Module):
                 new_scores = (qj @ kj.transpose(0, 1)).masked_fill(hidden, float("-inf"))
                 if past:
                     pk, pv = past[(2 * i) * kv + j], past[(2 * i + 1) * kv + j]
-                    probs = torch.softmax(torch.cat((qj @ pk.transpose(0, 1), new_scores), dim=-1), dim=-1)
+                    # the past keys as the left operand ([P, hd] @ [hd, rows], then a transpose of the
+                    # small result): ONNX Runtime's GEMM packs its right operand on every call, and
+                    # packing [hd, rows] instead of [hd, P] took ~30 % off the decode attention
+                    past_scores = (pk @ qj.transpose(0, 1)).transpose(0, 1)
+                    probs = torch.softmax(torch.cat((past_scores, new_scores), dim=-1), dim=-1)
                     o = probs[:, :p] @ pv + probs[:, p:] @ vj
                 else:
                     o = torch.softmax(new_scores, dim=-1) @ vj
