@@ -207,6 +207,7 @@ def test_20_goals_at_once_with_cancels_3_rounds_under_cpu_load(target, deep) -> 
                 "seconds": round(time.monotonic() - t0, 2)})
             if rounds[-1]["goals_no_reply"] or rounds[-1]["cancels_no_reply"]:
                 break  # the evidence is in; more rounds would only wait out more deadlines
+    print(f"burst rounds ({'deep' if deep else 'default-QoS'} client): {rounds}")  # the figures, with -s
     summary = f"{rounds}\n{node.output()[-2000:]}"
     assert node.alive(), summary
     assert sum(r["goals_no_reply"] for r in rounds) == 0, f"goal requests without a reply: {summary}"
