@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast
 
 import torch
 import torch.nn.functional as F
@@ -73,9 +73,9 @@ class KVCache:
         self.length = n
 
 
-@runtime_checkable
 class Decoder(Protocol):
-    """What the engine needs from an LLM stack: ``StaticQwen2`` or a graph backend's stand-in."""
+    """What the engine needs from an LLM stack: ``StaticQwen2``, or the graph backends' ``GraphDecoderStack``
+    (``Compute.decoder``)."""
 
     def new_cache(self, capacity: int) -> KVCache: ...
 
@@ -252,7 +252,7 @@ class CudaGraphDecoder:
     def __init__(
         self,
         decoder: StaticQwen2,
-        lm_head: nn.Module,
+        lm_head: Callable[[torch.Tensor], torch.Tensor],
         cache: KVCache,
         vocab_size: int,
         penalty: float,

@@ -51,9 +51,10 @@ from rynnec_ros.core.types import (
 )
 
 from .caches import BudgetedLRU, CacheBudget
+from .compute import Compute, TorchCompute
 from .config import RynnECConfig
 from .decoding import CudaGraphDecoder, Decoder, KVCache, StaticQwen2, check_stop, greedy_pick
-from .heads import mask_to_grid, scrambled_grid
+from .heads import MaskExtractor, mask_to_grid, scrambled_grid
 from .loader import load_model, parse_dtype
 from .modeling import RynnecQwen2ForCausalLM
 from .processing import (
@@ -229,8 +230,11 @@ class RynnEC:
         cuda_graphs: bool = True,
         cache_mb: float = DEFAULT_CACHE_MB,
         vision_batch: int | None = None,
+        compute: Compute | None = None,
     ) -> None:
         self.model = model
+        # what runs the networks: the checkpoint's modules, or a graph backend's (model/compute.py)
+        self.compute: Compute = TorchCompute(model) if compute is None else compute
         self.tokenizer = tokenizer
         self.config = config
         self.device = device
@@ -243,7 +247,7 @@ class RynnEC:
         # frames per vision-tower call (default: VISION_BATCH_CUDA on CUDA, 1 elsewhere); activations
         # and float32 patches (14 MB per 720p frame) are held for this many frames at once
         self.vision_batch = vision_batch
-        # what runs the compute: eager torch until backends.load_engine swaps in exported graphs
+        # what was built (backends.load_engine names the backend and the graphs' providers)
         self.info = EngineInfo("torch")
         # CUDA graphs for the decode step (CUDA only; the same step runs eagerly otherwise)
         self.cuda_graphs = cuda_graphs and device.type == "cuda"
@@ -263,7 +267,6 @@ class RynnEC:
         self._sam2_cache = BudgetedLRU(vision_cache_frames if reuse else 0, self.cache_budget)
         self.checkpoint: Path | None = None  # the directory loaded from (tracking reads its memory tensors)
         self._tracker: Sam2Tracker | None = None
-        self._decoder: Decoder | None = None
         self._kv: KVCache | None = None
         self._graph: CudaGraphDecoder | None = None
         # how often each cache saved work (read by tests and benchmarks); a prefix "hit" reused the
@@ -289,15 +292,16 @@ class RynnEC:
         max_visual_tokens: int = 16384,
         reuse: bool = True,
         cuda_graphs: bool = True,
-        graph_backed: bool = False,
+        compute: Callable[[RynnecQwen2ForCausalLM], Compute] | None = None,
         cache_mb: float = DEFAULT_CACHE_MB,
         vision_cache_frames: int = 64,
         prefix_cache_windows: int = 2,
     ) -> RynnEC:
         """Load a checkpoint directory in the official format (safetensors only, never the network).
 
-        ``graph_backed``: only the host tensors are loaded (``loader.load_model``); the caller swaps in
-        the graph-backed components (``backends.swap_components``) before the first call.
+        ``compute``: builds the engine's ``Compute`` from the loaded model (a graph backend's, see
+        ``backends``); with it only the host tensors are loaded (``loader.load_model(graph_backed)``).
+        Without it the checkpoint's own modules compute (``TorchCompute``).
         """
         root = Path(path)
         if not root.is_dir():
@@ -309,11 +313,13 @@ class RynnEC:
         config = RynnECConfig.from_pretrained(root)
         tokenizer = RynnECTokenizer(root)
         config.resolve_token_ids(tokenizer)
-        model = load_model(root, device=dev, dtype=torch_dtype, rconfig=config, graph_backed=graph_backed)
+        model = load_model(
+            root, device=dev, dtype=torch_dtype, rconfig=config, graph_backed=compute is not None
+        )
         engine = cls(
             model, tokenizer, config, dev, torch_dtype, max_visual_tokens, reuse, cuda_graphs=cuda_graphs,
             cache_mb=cache_mb, vision_cache_frames=vision_cache_frames,
-            prefix_cache_windows=prefix_cache_windows,
+            prefix_cache_windows=prefix_cache_windows, compute=None if compute is None else compute(model),
         )
         engine.checkpoint = root
         return engine
@@ -364,13 +370,11 @@ class RynnEC:
     def clear_cache(self) -> None:
         """Forget cached vision features, prompt-prefix KV caches and SAM2 features.
 
-        Also drops the decoder, the working KV cache and captured graphs: the graph backends call this
-        after swapping the model's components, and the decoder must be rebuilt over the new ones.
+        Also drops the working KV cache and the captured decode graphs bound to it.
         """
         self._vision_cache.clear()
         self._prefix_cache.clear()
         self._sam2_cache.clear()
-        self._decoder = None
         self._kv = None
         self._graph = None
         for k in self.stats:
@@ -383,12 +387,8 @@ class RynnEC:
 
     @property
     def decoder(self) -> Decoder:
-        """The LLM stack: a graph backend's stand-in when one replaced ``forward``, else ``StaticQwen2``."""
-        if self._decoder is None:
-            llm = self.model.model
-            swapped = vars(llm).get("forward")  # set by backends.swap_components
-            self._decoder = swapped if isinstance(swapped, Decoder) else StaticQwen2(llm)
-        return self._decoder
+        """The LLM stack of ``compute``: ``StaticQwen2`` on torch, the decoder graphs on a graph backend."""
+        return self.compute.decoder
 
     # ------------------------------------------------------------------------------------- public API
 
@@ -418,7 +418,7 @@ class RynnEC:
     ) -> Answer:
         """Segment the object ``request.question`` describes: one boolean mask per frame at its size."""
         t0 = time.perf_counter()
-        if self.model.sam2 is None or self.model.seg_head is None:
+        if self.model.sam2 is None or not self.compute.has_seg_head:
             raise RequestError(
                 "this checkpoint has no SAM2 mask decoder / [SEG] head: segmentation unavailable"
             )
@@ -460,7 +460,7 @@ class RynnEC:
         with torch.inference_mode():
             cache, hidden = self._prefill(prep, max(len(i) for i in option_ids), should_stop)
             base = cache.length
-            first_logp = torch.log_softmax(self.model.lm_head(hidden).float(), dim=-1)
+            first_logp = torch.log_softmax(self.compute.lm_head(hidden).float(), dim=-1)
             scores = []
             for ids in option_ids:
                 total = float(first_logp[ids[0]])
@@ -468,7 +468,7 @@ class RynnEC:
                     cache.length = base  # every option continues the same prompt
                     emb = self.model.embed(torch.tensor([ids[:-1]], device=self.device))
                     out = self.decoder.forward(emb, cache, should_stop)
-                    logp = torch.log_softmax(self.model.lm_head(out[0]).float(), dim=-1)
+                    logp = torch.log_softmax(self.compute.lm_head(out[0]).float(), dim=-1)
                     total += float(logp[torch.arange(len(ids) - 1), torch.tensor(ids[1:])].sum())
                 scores.append(total)
         return scores
@@ -670,11 +670,11 @@ class RynnEC:
         out = []
         with torch.inference_mode():
             pv = torch.stack([torch.from_numpy(fi.pixel_values) for fi in fis]).to(self.device, self.dtype)
-            raws = self.model.vision_tower(pv, gh, gw, merge)
+            raws = self.compute.vision_tower(pv, gh, gw, merge)
             for b in range(len(fis)):
                 raw = raws[b].clone()  # its own storage: a cached frame must not pin the whole batch
                 merged = merge_tokens(raw, gh, gw, merge)
-                out.append(FrameFeatures(raw, self.model.model.mm_projector(merged), merged, gh, gw))
+                out.append(FrameFeatures(raw, self.compute.projector(merged), merged, gh, gw))
         return out
 
     def _encode_by_grid(self, fis: Sequence[FrameInput]) -> list[FrameFeatures]:
@@ -728,9 +728,9 @@ class RynnEC:
             f = prep.frames[fi]
             gm = mask_to_grid(torch.from_numpy(m).to(self.device), f.grid_h, f.grid_w)
             prep.region_grid_masks.append(gm)
-            pooled.append(self.model.model.region_encoder.pool(scrambled_grid(f.raw, f.grid_h, f.grid_w), gm))
+            pooled.append(MaskExtractor.pool(scrambled_grid(f.raw, f.grid_h, f.grid_w), gm))
         prep.region_pooled = torch.stack(pooled)
-        prep.region_embeddings = self.model.model.region_encoder(prep.region_pooled)
+        prep.region_embeddings = self.compute.region_encoder(prep.region_pooled)
 
     # ------------------------------------------------------------------------------ prefill and decode
 
@@ -826,7 +826,7 @@ class RynnEC:
         decoder = self.decoder
         if self.cuda_graphs and isinstance(decoder, StaticQwen2):
             if self._graph is None or self._graph.cache is not cache:
-                self._graph = CudaGraphDecoder(decoder, self.model.lm_head, cache, vocab, penalty)
+                self._graph = CudaGraphDecoder(decoder, self.compute.lm_head, cache, vocab, penalty)
             graph = self._graph
             graph.seen.zero_()
 
@@ -847,7 +847,7 @@ class RynnEC:
             hidden = decoder.decode_step(embeds, pos, cache, cache.length + 1, masked=False)
             cache.length += 1
             seen.index_fill_(0, token, True)
-            return hidden, self.model.lm_head(hidden).float()
+            return hidden, self.compute.lm_head(hidden).float()
 
         return eager_step, seen
 
@@ -884,7 +884,7 @@ class RynnEC:
         first = 0.0
         with torch.inference_mode():
             cache, hidden = self._prefill(prep, steps, should_stop)
-            logits = self.model.lm_head(hidden).float()
+            logits = self.compute.lm_head(hidden).float()
             step, seen = self._step_fn(cache, int(logits.shape[-1]))
             self._sync()
             t1 = time.perf_counter()
@@ -918,11 +918,10 @@ class RynnEC:
 
     def seg_embeddings(self, prep: Prepared, gen: Generation) -> torch.Tensor | None:
         """[n_seg, out_dim] SAM2 prompts: hidden state that *predicted* each [SEG] → text_hidden_fcs."""
-        head = self.model.seg_head
-        if head is None or not gen.seg_hidden:
+        if not self.compute.has_seg_head or not gen.seg_hidden:
             return None
         with torch.inference_mode():
-            return head(torch.stack(gen.seg_hidden)).float()
+            return self.compute.seg_head(torch.stack(gen.seg_hidden)).float()
 
     def masks_for(
         self, frames: Sequence[Frame], seg: torch.Tensor, should_stop: StopFn | None = None
@@ -946,12 +945,13 @@ class RynnEC:
         feats = self._sam2_cache.get_touch(key)
         self.stats["sam2_hits" if feats is not None else "sam2_misses"] += 1
         if feats is None:
-            feats = sam2.image_features(sam2.preprocess(frame))
+            feats = self.compute.sam2_image_features(sam2.preprocess(frame))
             self._sam2_cache.put(key, feats)
         return feats
 
     def sam2_decode(self, frame: np.ndarray, key: Hashable, seg: torch.Tensor) -> Any:
-        return self.model.sam2.decode(self._sam2_features(frame, key), seg)  # type: ignore[union-attr]
+        feats = self._sam2_features(frame, key)
+        return self.model.sam2.decode(feats, seg, self.compute.sam2_mask_logits)  # type: ignore[union-attr]
 
     def resolve_prompts(self, request: Request, *, should_stop: StopFn | None = None) -> Request:
         """``request`` with every prompted region's masks made by SAM 2.

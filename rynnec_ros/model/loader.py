@@ -5,7 +5,7 @@ The LLM/vision part is built on the meta device and the checkpoint tensors are a
 (``graph_backed=True``) only the tensors the host side computes with are read (token embedding, SAM2
 prompt encoder): every key and shape is still checked from the safetensors headers, but the graph-owned
 weights are never read from their memory-mapped files, and their modules stay on the meta device until
-``backends.swap_components`` replaces them.
+``backends.graphs.GraphCompute`` drops them (its graphs compute them).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ replaced bit for bit (docs/acceleration.md, "SAM 2 from the sam2 package").
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,6 +54,13 @@ PIXEL_MEAN = (123.675, 116.28, 103.53)
 PIXEL_STD = (58.395, 57.12, 57.375)
 # Fixed in the upstream SAM2Base constructor, not part of the yaml.
 BACKBONE_STRIDE = 16
+
+MaskLogitsFn = Callable[
+    [torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor]],
+    tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+]
+"""``Sam2Model.mask_logits``' signature: (image_embed, image_pe, sparse, dense, high_res) → masks, IoU,
+object-score logits."""
 
 
 def is_ignored_key(key: str) -> bool:
@@ -521,7 +528,7 @@ class Sam2Model(nn.Module):
                     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """All 1 + 3 mask logits [B, 4, 4E, 4E], IoU [B, 4] and object-score logits [B, 1]: the package's
         ``MaskDecoder.predict_masks``, one prompt set per frame. (The ONNX export traces this; the graph
-        backends replace it with the exported graph.)"""
+        backends run the exported graph in its place, see ``decode``.)"""
         masks, iou, _, obj = self.sam_mask_decoder.predict_masks(
             image_embeddings=image_embed, image_pe=image_pe, sparse_prompt_embeddings=sparse,
             dense_prompt_embeddings=dense, repeat_image=False, high_res_features=list(high_res),
@@ -529,8 +536,13 @@ class Sam2Model(nn.Module):
         return masks, iou, obj
 
     @torch.inference_mode()
-    def decode(self, feats: Sam2ImageFeatures, seg_embedding: torch.Tensor) -> Sam2Decoded:
-        """Decode one frame for one [SEG] embedding ([D] or [1, D]): multimask → best IoU → S² mask."""
+    def decode(self, feats: Sam2ImageFeatures, seg_embedding: torch.Tensor,
+               mask_logits: MaskLogitsFn | None = None) -> Sam2Decoded:
+        """Decode one frame for one [SEG] embedding ([D] or [1, D]): multimask → best IoU → S² mask.
+
+        ``mask_logits`` runs the mask decoder (default: this model's ``mask_logits``); the engine passes
+        its ``Compute``'s, which is an exported graph on the graph backends.
+        """
         dim = self.config.d_model
         if feats.batch_size != 1:
             raise ValueError(f"decode takes one frame's features, got a batch of {feats.batch_size}")
@@ -540,7 +552,8 @@ class Sam2Model(nn.Module):
             )
         sparse, dense = self.seg_prompt(seg_embedding)
         pe, high_res = self.dense_pe(), feats.high_res_feats
-        masks, iou, obj = self.mask_logits(feats.image_embed, pe, sparse, dense, high_res)
+        run = self.mask_logits if mask_logits is None else mask_logits
+        masks, iou, obj = run(feats.image_embed, pe, sparse, dense, high_res)
         lowres = masks[0, 1:].float()
         iou = iou[0, 1:].float()
         best = int(torch.argmax(iou))
