@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rynnec_ros.core.types import RequestError
+
 from .config import IMAGE_TOKEN, ProcessorConfig
 from .resize import resize_bicubic
 
@@ -49,22 +51,22 @@ def target_size(
         h = math.ceil(height * beta / factor) * factor
         w = math.ceil(width * beta / factor) * factor
     if h <= 0 or w <= 0:
-        raise ValueError(f"frame of {width}×{height} px cannot be resized to a {factor}-px grid")
+        raise RequestError(f"frame of {width}×{height} px cannot be resized to a {factor}-px grid")
     return h, w
 
 
 def check_frame(frame: np.ndarray, index: int) -> None:
     if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
         desc = getattr(frame, "shape", type(frame).__name__), getattr(frame, "dtype", "")
-        raise ValueError(f"frame {index} must be an H×W×3 uint8 RGB array, got {desc}")
+        raise RequestError(f"frame {index} must be an H×W×3 uint8 RGB array, got {desc}")
     if frame.shape[0] < 1 or frame.shape[1] < 1:
-        raise ValueError(f"frame {index} is empty ({frame.shape})")
+        raise RequestError(f"frame {index} is empty ({frame.shape})")
 
 
 def preprocess_frame(frame: np.ndarray, num_images: int, cfg: ProcessorConfig, merge: int) -> FrameInput:
     h, w = target_size(frame.shape[0], frame.shape[1], num_images, cfg, merge)
     if cfg.resample != 3:
-        raise ValueError(
+        raise RequestError(
             f"only bicubic resampling (3) is supported, the processor config says {cfg.resample}"
         )
     resized = resize_bicubic(frame, w, h)
@@ -90,7 +92,7 @@ def build_prompt(num_frames: int, question: str) -> tuple[str, str]:
     if "<video>" in question:
         before, after = question.split("<video>", 1)
         if "<video>" in after:
-            raise ValueError("the question may contain <video> at most once")
+            raise RequestError("the question may contain <video> at most once")
         before, after = before.strip(), after.strip()
     else:
         before, after = "", question.strip()
@@ -108,13 +110,13 @@ def expand_image_tokens(
     for t in ids:
         if t == image_token_id:
             if k >= len(tokens_per_frame):
-                raise ValueError("more <image> tokens in the prompt than frames")
+                raise RequestError("more <image> tokens in the prompt than frames")
             out.extend([image_token_id] * tokens_per_frame[k])
             k += 1
         else:
             out.append(t)
     if k != len(tokens_per_frame):
-        raise ValueError(f"prompt has {k} <image> tokens for {len(tokens_per_frame)} frames")
+        raise RequestError(f"prompt has {k} <image> tokens for {len(tokens_per_frame)} frames")
     return out
 
 
@@ -131,7 +133,7 @@ def region_question(question: str, object_mask_counts: Sequence[int], region_tok
         return question
     refs = sorted({int(k) for k in re.findall(r"<object(\d+)>", question)})
     if refs and refs[-1] >= n:
-        raise ValueError(
+        raise RequestError(
             f"question refers to <object{refs[-1]}> but masks were given for {n} object(s) "
             "(<objectK> names the K-th object of the request, counting from 0)"
         )
@@ -140,7 +142,7 @@ def region_question(question: str, object_mask_counts: Sequence[int], region_tok
     idioms = ["[" + region_token * c + "]" for c in object_mask_counts]
     if "<region>" in question:
         if question.count("<region>") != n:
-            raise ValueError(
+            raise RequestError(
                 f"question has {question.count('<region>')} <region> placeholders for {n} objects"
             )
         for idiom in idioms:

@@ -30,6 +30,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
+from rynnec_ros.core.types import RequestError
 from rynnec_ros.model.resize import resize_bicubic
 
 if TYPE_CHECKING:  # the package ships no type information: these name the classes for the reader
@@ -442,11 +443,11 @@ class Sam2Model(nn.Module):
         """
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
             shape = getattr(frame, "shape", None)
-            raise ValueError(f"SAM2 frame must be an H×W×3 numpy array, got shape {shape}")
+            raise RequestError(f"SAM2 frame must be an H×W×3 numpy array, got shape {shape}")
         if frame.dtype != np.uint8:
-            raise ValueError(f"SAM2 frame must be uint8 RGB, got dtype {frame.dtype}")
+            raise RequestError(f"SAM2 frame must be uint8 RGB, got dtype {frame.dtype}")
         if frame.shape[0] == 0 or frame.shape[1] == 0:
-            raise ValueError(f"SAM2 frame is empty: shape {frame.shape}")
+            raise RequestError(f"SAM2 frame is empty: shape {frame.shape}")
         size = self.config.image_size
         # Pillow 10 bicubic pixels (one Pillow call per axis, see model/resize.py), which upstream saw.
         resized = resize_bicubic(np.ascontiguousarray(frame), size, size)

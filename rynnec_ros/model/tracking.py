@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from rynnec_ros.core.types import Cancelled
+from rynnec_ros.core.types import Cancelled, RequestError
 
 from .caches import held_bytes
 from .sam2 import Sam2Model, build_sam2
@@ -141,7 +141,7 @@ class Sam2Tracker:
         """
         clicks, masks = dict(clicks or {}), {k: v for k, v in (masks or {}).items() if np.asarray(v).any()}
         if not clicks and not masks:
-            raise ValueError("tracking needs a prompt or a mask on at least one frame")
+            raise RequestError("tracking needs a prompt or a mask on at least one frame")
         state = self._state(FrameStore(self.preprocess, frames), height, width)
         p = self.predictor
         for fi, (points, labels) in sorted(clicks.items()):
@@ -175,8 +175,8 @@ class Sam2Tracker:
         dropped."""
         state = track.state
         if isinstance(frame, np.ndarray) and frame.shape[:2] != (state["video_height"], state["video_width"]):
-            raise ValueError(f"a {frame.shape[:2]} frame cannot continue a track of "
-                             f"{(state['video_height'], state['video_width'])} frames")
+            raise RequestError(f"a {frame.shape[:2]} frame cannot continue a track of "
+                               f"{(state['video_height'], state['video_width'])} frames")
         fi = state["images"].append(frame)
         # A live stream is a video of unknown length: SAM2Base reads ``num_frames`` only to cap the
         # object pointers at min(num_frames, max_obj_ptrs_in_encoder) and to scale their temporal

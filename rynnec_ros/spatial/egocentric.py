@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rynnec_ros.core.types import RequestError
+
 
 def heading(world_T_camera: np.ndarray) -> np.ndarray:
     """Unit horizontal forward direction of a camera pose (optical z projected on the xy plane).
@@ -22,7 +24,7 @@ def heading(world_T_camera: np.ndarray) -> np.ndarray:
         n = np.linalg.norm(h)
         if n > 0.1:
             return h / n
-    raise ValueError("camera pose has no horizontal heading")
+    raise RequestError("camera pose has no horizontal heading")
 
 
 def bearing_cw_deg(origin: np.ndarray, forward: np.ndarray, target: np.ndarray) -> float:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from rynnec_ros.core.lru import LRU
-from rynnec_ros.core.types import Answer, Frame, ObjectBox, Request
+from rynnec_ros.core.types import Answer, Frame, ObjectBox, Request, RequestError
 from rynnec_ros.spatial.ground import GroundParams, Plane, choose_ground, detect_planes, rotation_aligning
 from rynnec_ros.spatial.parse import NOT_MEASURABLE
 from rynnec_ros.spatial.plan import (
@@ -158,12 +158,12 @@ class SpatialEngine:
 
     def solve(self, request: Request, planned: SpatialPlan | Unanswerable, t0: float | None = None) -> Answer:
         """The answer to ``request`` as ``plan`` read it (``answer`` = ``plan`` then ``solve``); an
-        ``Unanswerable`` gives its reason as the answer, or ``ValueError`` when it is malformed input.
+        ``Unanswerable`` gives its reason as the answer, or ``RequestError`` when it is malformed input.
         ``t0``: when the request's timing started (``perf_counter``), now when not given."""
         t0 = time.perf_counter() if t0 is None else t0
         if isinstance(planned, Unanswerable):
             if planned.malformed:
-                raise ValueError(planned.reason)
+                raise RequestError(planned.reason)
             if planned.plan is None:
                 why = planned.reason
                 answer = Answer(
@@ -202,9 +202,9 @@ class SpatialEngine:
 
     def _check_coverage(self, request: Request, plan: SpatialPlan) -> None:
         """Whether the frames carry what the plan's task needs (depth, K, poses, masks of its objects):
-        ``_Unanswerable`` when not, ``ValueError`` for malformed input."""
+        ``_Unanswerable`` when not, ``RequestError`` for malformed input."""
         if not request.frames:
-            raise ValueError("the request has no frames")
+            raise RequestError("the request has no frames")
         task, objects = plan.task, plan.objects
         posed = self._posed(request)
         if task == "walked_distance":
@@ -220,19 +220,19 @@ class SpatialEngine:
             usable = []
             for fi, mask in region.masks.items():
                 if not 0 <= fi < len(request.frames):
-                    raise ValueError(
+                    raise RequestError(
                         f"region {k} has a mask on frame {fi}, outside 0..{len(request.frames) - 1}"
                     )
                 frame = request.frames[fi]
                 if np.asarray(mask).shape != frame.rgb.shape[:2]:
-                    raise ValueError(
+                    raise RequestError(
                         f"region {k} mask on frame {fi} has shape {np.asarray(mask).shape}, frame is "
                         f"{frame.rgb.shape[:2]}"
                     )
                 if not _has_geometry(frame):
                     continue
                 if np.asarray(frame.depth).shape != frame.rgb.shape[:2]:
-                    raise ValueError(
+                    raise RequestError(
                         f"frame {fi}: depth {np.asarray(frame.depth).shape} is not registered to the "
                         f"colour image {frame.rgb.shape[:2]}"
                     )
@@ -260,9 +260,9 @@ class SpatialEngine:
     def describe(self, request: Request) -> Scene:
         """Geometry of every region that has enough depth (others are left out), for QA generation."""
         if not request.frames:
-            raise ValueError("the request has no frames")
+            raise RequestError("the request has no frames")
         if not self._posed(request) and not _has_geometry(request.frames[-1]):
-            raise ValueError("the last frame has neither a camera pose nor depth with intrinsics")
+            raise RequestError("the last frame has neither a camera pose nor depth with intrinsics")
         return self._build_scene(request, "", list(range(len(request.regions))), strict=False)
 
     def _build_scene(self, request: Request, task: str, objects: list[int], strict: bool = True) -> Scene:

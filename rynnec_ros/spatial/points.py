@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rynnec_ros.core.types import RequestError
+
 # Optical-frame axes: x right, y down, z forward (REP 103 camera optical frame).
 
 
@@ -18,9 +20,9 @@ def validate_K(K: np.ndarray) -> np.ndarray:
     """Return ``K`` as a float 3×3 array; raise ValueError when it cannot be an intrinsic matrix."""
     K = np.asarray(K, dtype=np.float64)
     if K.shape != (3, 3):
-        raise ValueError(f"K must be 3x3, got shape {K.shape}")
+        raise RequestError(f"K must be 3x3, got shape {K.shape}")
     if not (K[0, 0] > 0 and K[1, 1] > 0):
-        raise ValueError(f"K has non-positive focal lengths fx={K[0, 0]}, fy={K[1, 1]}")
+        raise RequestError(f"K has non-positive focal lengths fx={K[0, 0]}, fy={K[1, 1]}")
     return K
 
 
@@ -28,12 +30,12 @@ def validate_pose(T: np.ndarray) -> np.ndarray:
     """Return ``T`` as a float 4×4 rigid transform; raise ValueError when it is not one."""
     T = np.asarray(T, dtype=np.float64)
     if T.shape != (4, 4):
-        raise ValueError(f"pose must be 4x4, got shape {T.shape}")
+        raise RequestError(f"pose must be 4x4, got shape {T.shape}")
     if not np.all(np.isfinite(T)):
-        raise ValueError("pose contains non-finite values")
+        raise RequestError("pose contains non-finite values")
     R = T[:3, :3]
     if not np.allclose(R @ R.T, np.eye(3), atol=1e-3):
-        raise ValueError("pose rotation is not orthonormal")
+        raise RequestError("pose rotation is not orthonormal")
     return T
 
 

@@ -256,7 +256,7 @@ class Given:
 
     def bearing(self) -> float:
         """Clockwise bearing of the subject from where I face (degrees)."""
-        forward = self.forward  # a pose with no horizontal heading is malformed input (ValueError)
+        forward = self.forward  # a pose with no horizontal heading is malformed input (RequestError)
         try:
             return bearing_cw_deg(self.me, forward, self.objs[0].center)
         except ValueError as exc:
