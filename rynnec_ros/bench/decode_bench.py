@@ -17,7 +17,8 @@ import torch
 from rynnec_ros.bench.engine_bench import filler_token
 from rynnec_ros.bench.measure import Stats, ratio
 from rynnec_ros.bench.workload import window_request
-from rynnec_ros.model.engine import Prepared, RynnEC
+from rynnec_ros.model.engine import RynnEC
+from rynnec_ros.model.engine_types import Prepared
 
 
 def dynamic_cache_decode(

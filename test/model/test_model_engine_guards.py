@@ -11,7 +11,8 @@ import torch
 
 from rynnec_ros.core.types import Frame, Region
 from rynnec_ros.model import RynnEC
-from rynnec_ros.model.engine import Generation, _TextStream
+from rynnec_ros.model.engine_types import Generation
+from rynnec_ros.model.generation import _TextStream
 from rynnec_ros.model.heads import mask_to_grid
 
 from .conftest import request

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from rynnec_ros.model.engine import Generation, Prepared, RynnEC
+from rynnec_ros.model.engine import RynnEC
+from rynnec_ros.model.engine_types import Generation, Prepared
 
 from .conftest import request
 
