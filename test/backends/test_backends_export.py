@@ -159,6 +159,17 @@ def test_fused_decode_graph_reads_each_layer_cache_in_one_attention_node(onnx_di
     assert {n.domain for n in graph.node if n.op_type != "GroupQueryAttention"} <= {"", "ai.onnx"}
 
 
+def test_fused_decode_graph_counts_the_kv_bytes_it_touches(onnx_dir: Path) -> None:
+    """``bench graph-decode``'s bytes per token for the fused graph: the valid rows read and the new one
+    written, as for the plain graph, not the bound buffers' capacity. By hand for the tiny checkpoint
+    (2 layers × K and V × 2 kv heads × head_dim 16 × float32): 8 × (P + 1) × 64 bytes."""
+    from rynnec_ros.bench.graph_decode_bench import onnx_kv_io_bytes
+
+    for p in (0, 100):
+        fused = onnx_kv_io_bytes(onnx_dir / "llm_decode_gqa.onnx", p)
+        assert fused == onnx_kv_io_bytes(onnx_dir / "llm_decode.onnx", p) == 8 * (p + 1) * 64
+
+
 def test_export_rejects_unknown_graph_names(tmp_path: Path) -> None:
     from rynnec_ros.model.export.onnx_export import export_onnx
 
