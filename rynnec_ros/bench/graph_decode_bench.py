@@ -75,12 +75,15 @@ def onnx_kv_io_bytes(path: Path, context: int, new: int = 1) -> int:
 
     Every input and output but the embeddings, positions and hidden states, with the named dimensions
     ``past`` = context, ``new`` = ``new`` and ``total`` = context + new. An output ``new_X`` whose row
-    width the exporter left unnamed has the rows of its input ``past_X``.
+    width the exporter left unnamed has the rows of its input ``past_X``. The fused graph's layer
+    buffers (``cache_X`` in, ``present_X`` out, dimension ``capacity``, bound to the same memory) count
+    the valid rows read (context) and the new rows written, not the unused capacity.
     """
     import onnx
 
     model = onnx.load(str(path), load_external_data=False)
-    sizes = {"past": context, "new": new, "total": context + new}
+    sizes = {"past": context, "new": new, "total": context + new, "capacity": context}
+    written = {**sizes, "capacity": new}
     skip = {"inputs_embeds", "position_ids", "hidden"}
     row: dict[str, float] = {}
     total = 0.0
@@ -90,11 +93,12 @@ def onnx_kv_io_bytes(path: Path, context: int, new: int = 1) -> int:
         t = vi.type.tensor_type
         dims = [d.dim_param or int(d.dim_value) for d in t.shape.dim]
         width = _elem_bytes(t.elem_type)
+        named = written if vi.name.startswith("present_") else sizes
         for d in dims[1:]:
             if isinstance(d, int):
                 width *= d
             else:
-                width *= sizes.get(d, float("nan"))
+                width *= named.get(d, float("nan"))
         if vi.name.startswith("past_"):
             row[vi.name[len("past_") :]] = width
         elif width != width:  # an unnamed row width: the matching past input's

@@ -27,6 +27,8 @@ def test_every_graph_runs_on_the_provider_asked_for(engines) -> None:
     assert len(ort_engine.info.graph_providers) == 9
     assert set(ort_engine.info.graph_providers.values()) == {"CPUExecutionProvider"}
     assert len(ort_engine.model.model.layers) == 0  # torch decoder weights were released
+    # on the CPU provider the fused export (GroupQueryAttention) decodes; the ids below stay torch's
+    assert ort_engine.decoder.fused and ort_engine.decoder.decode.path.name == "llm_decode_gqa.onnx"
 
 
 def test_graph_decoder_writes_the_cache_in_place(engines) -> None:

@@ -101,6 +101,75 @@ def test_decode_graph_reads_each_kv_head_once(onnx_dir: Path) -> None:
     assert {n.op_type for n in graph.node if transposed & set(n.input)} <= {"MatMul"}
 
 
+def test_fused_decode_graph_extends_the_bound_cache_in_place(onnx_dir: Path, torch_model) -> None:
+    """``llm_decode_gqa`` (ONNX Runtime's ``GroupQueryAttention``) with each layer's whole buffer bound
+    as its cache input and present output: a 6-token prefill from an empty cache, then 1 + 1 + 3 steps.
+    The hidden states equal transformers' own Qwen2Model over all 11 tokens (the upstream module, not
+    the exported wrapper); the buffers' rows equal the plain prefill graph's K/V of the 11 tokens;
+    the rows past them stay as they were (zeros) and the buffers are never replaced."""
+    import torch
+
+    from rynnec_ros.model.export.llm import cache_names
+
+    fused, prefill = OrtGraph(onnx_dir / "llm_decode_gqa.onnx"), OrtGraph(onnx_dir / "llm_prefill.onnx")
+    ids = torch.randint(0, 600, (1, 11), generator=torch.Generator().manual_seed(4))
+    with torch.no_grad():
+        emb = torch_model.model.embed_tokens(ids)
+        upstream = torch_model.model(inputs_embeds=emb).last_hidden_state
+    full = prefill.run_numpy({"inputs_embeds": emb.numpy(), "position_ids": np.arange(11)[None]})
+    k, v = torch.zeros(2, 2, 16, 16), torch.zeros(2, 2, 16, 16)  # [layers, kv heads, capacity, head_dim]
+    layers = [buf[i][None] for i in range(2) for buf in (k, v)]
+    pointers = [t.data_ptr() for t in layers]
+    hidden, pos = [], 0
+    for n in (6, 1, 1, 3):
+        out = torch.empty(1, n, emb.shape[2])
+        positions = torch.arange(pos, pos + n)[None]
+        feeds = {"inputs_embeds": emb[:, pos : pos + n].contiguous(), "position_ids": positions}
+        fused.run_bound(
+            {**feeds, **dict(zip(cache_names("cache", 2), layers, strict=True))},
+            {"hidden": out, **dict(zip(cache_names("present", 2), layers, strict=True))},
+        )
+        hidden.append(out)
+        pos += n
+    assert [t.data_ptr() for t in layers] == pointers
+    torch.testing.assert_close(torch.cat(hidden, dim=1), upstream, rtol=1e-4, atol=1e-4)
+    for i in range(2):
+        for j in range(2):
+            for buf, kind in ((k, "k"), (v, "v")):
+                ref = full[f"new_{kind}.{i}.{j}"]
+                np.testing.assert_allclose(buf[i, j, :11].numpy(), ref, rtol=1e-4, atol=1e-4)
+    assert not k[:, :, 11:].any() and not v[:, :, 11:].any()
+
+
+def test_fused_decode_graph_reads_each_layer_cache_in_one_attention_node(onnx_dir: Path) -> None:
+    """Each layer's cache input feeds exactly one node, the contrib ``GroupQueryAttention`` (so no op
+    copies, repeats or concatenates the K/V in the graph), whose present outputs are the graph's own;
+    everything else is plain ONNX."""
+    import onnx
+
+    graph = onnx.load(str(onnx_dir / "llm_decode_gqa.onnx")).graph
+    caches = [i.name for i in graph.input if i.name.startswith("cache_")]
+    assert len(caches) == 2 * 2
+    gqa = [n for n in graph.node if n.op_type == "GroupQueryAttention"]
+    assert len(gqa) == 2 and all(n.domain == "com.microsoft" for n in gqa)
+    for name in caches:
+        consumers = [n for n in graph.node if name in n.input]
+        assert len(consumers) == 1 and consumers[0].op_type == "GroupQueryAttention"
+    assert {o for n in gqa for o in n.output[1:]} == {o.name for o in graph.output} - {"hidden"}
+    assert {n.domain for n in graph.node if n.op_type != "GroupQueryAttention"} <= {"", "ai.onnx"}
+
+
+def test_fused_decode_graph_counts_the_kv_bytes_it_touches(onnx_dir: Path) -> None:
+    """``bench graph-decode``'s bytes per token for the fused graph: the valid rows read and the new one
+    written, as for the plain graph, not the bound buffers' capacity. By hand for the tiny checkpoint
+    (2 layers × K and V × 2 kv heads × head_dim 16 × float32): 8 × (P + 1) × 64 bytes."""
+    from rynnec_ros.bench.graph_decode_bench import onnx_kv_io_bytes
+
+    for p in (0, 100):
+        fused = onnx_kv_io_bytes(onnx_dir / "llm_decode_gqa.onnx", p)
+        assert fused == onnx_kv_io_bytes(onnx_dir / "llm_decode.onnx", p) == 8 * (p + 1) * 64
+
+
 def test_export_rejects_unknown_graph_names(tmp_path: Path) -> None:
     from rynnec_ros.model.export.onnx_export import export_onnx
 

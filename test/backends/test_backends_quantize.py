@@ -116,6 +116,7 @@ def test_engine_runs_quantised_weights_and_refuses_what_it_cannot(qdir: Path, on
     for weights, bound in (("int8", 0.3), ("int4", 0.9)):
         engine = load_engine(CHECKPOINT, backend="onnxruntime", onnx_dir=qdir, threads=2, weights=weights)
         assert engine.info.graph_providers["llm_decode"] == "CPUExecutionProvider"
+        assert engine.decoder.fused and engine.decoder.decode.path.name == f"llm_decode_gqa.{weights}.onnx"
         got = _first_logits(engine, req)
         assert 0 < np.linalg.norm(got - ref) / np.linalg.norm(ref) < bound
     with pytest.raises(ValueError, match=r"no int4 weights.*--weights int4"):

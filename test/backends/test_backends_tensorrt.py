@@ -66,6 +66,26 @@ def test_export_cli_reports_errors_instead_of_crashing(onnx_dir: Path, tmp_path:
     assert main(args) == 2
 
 
+def test_tensorrt_build_skips_the_onnxruntime_only_graphs(
+    onnx_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``llm_decode_gqa`` holds a ``com.microsoft`` contrib op that TensorRT cannot parse: a build of the
+    whole export builds the plain ``llm_decode`` and leaves the fused graph out (the builder itself is
+    replaced by a recorder: this checks the selection, not TensorRT)."""
+    from rynnec_ros.model.export import tensorrt_build
+
+    built: list[str] = []
+
+    def record(onnx_path: Path, out_dir: Path, precision: str, profile: object, label: str = "", **_: object):
+        built.append(label)
+        return tensorrt_build.BuildResult(label, out_dir / f"{label}.plan", False, 0.0, precision)
+
+    monkeypatch.setattr(tensorrt_build, "build_engine", record)
+    tensorrt_build.build_all(onnx_dir, tmp_path)
+    assert "llm_decode" in built and "llm_decode_gqa" not in built
+    assert set(built) == set(Manifest.load(onnx_dir).graphs) - {"llm_decode_gqa"}
+
+
 @pytest.fixture(scope="module")
 def engines_dir(onnx_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from rynnec_ros.model.export.tensorrt_build import build_all

@@ -101,17 +101,25 @@ def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None, weights: str
     graphs with ``weights`` where asked (ONNX Runtime fuses their Q/DQ weights into ``MatMulNBits``).
 
     TensorRT needs the two LLM graphs for their own optimisation profiles; ONNX Runtime's shapes are
-    dynamic, and two sessions would hold the LLM's weights twice.
+    dynamic, and two sessions would hold the LLM's weights twice. On the CPU provider the export's
+    ``llm_decode_gqa`` (fused ``GroupQueryAttention``, ``export/llm.py``) stands in for ``llm_decode``
+    where the export has it; the CUDA kernel of that op takes no float32, so GPU providers keep the
+    plain graph.
     """
-    from rynnec_ros.model.backends.ort import OrtGraph
-    from rynnec_ros.model.export.manifest import Manifest
+    from rynnec_ros.model.backends.ort import PROVIDERS, OrtGraph, provider_name
+    from rynnec_ros.model.export.manifest import ORT_ONLY, Manifest
 
     manifest = Manifest.load(onnx_dir)
+    specs = manifest.with_weights(weights)
+    for fused, plain in ORT_ONLY.items():
+        if fused in specs and provider_name(provider) == PROVIDERS["cpu"]:
+            specs[plain] = specs[fused]
+        specs.pop(fused, None)
     graphs: dict[str, Any] = {
         name: OrtGraph(
             onnx_dir / spec.file, provider=provider, threads=threads, trt_cache_dir=onnx_dir / "ort_trt_cache"
         )
-        for name, spec in manifest.with_weights(weights).items()
+        for name, spec in specs.items()
         if name != "llm_prefill"
     }
     if "llm_decode" in graphs:

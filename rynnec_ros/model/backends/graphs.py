@@ -21,7 +21,7 @@ from torch import nn
 
 from rynnec_ros.core.types import StopFn
 from rynnec_ros.model.decoding import KVCache, check_stop
-from rynnec_ros.model.export.llm import kv_names
+from rynnec_ros.model.export.llm import cache_names, kv_names
 from rynnec_ros.model.sam2 import Sam2ImageFeatures
 
 if TYPE_CHECKING:
@@ -98,6 +98,11 @@ class GraphDecoderStack:
     bindings): the same results to the bit in ONNX Runtime (``test_backends_engine``), and the LLM's
     weights are loaded once instead of once per graph. TensorRT keeps a prefill graph (its
     optimisation profiles take no zero-size dimension).
+
+    A fused decode graph (``fused``: the export's ``llm_decode_gqa``, ONNX Runtime CPU) takes each
+    layer's whole ``[1, kv_heads, capacity, head_dim]`` buffer, bound as both its cache input and its
+    present output; its ``GroupQueryAttention`` writes the new rows at the current position and reads
+    the valid ones where they lie, so the cache is still never copied.
     """
 
     def __init__(
@@ -117,6 +122,8 @@ class GraphDecoderStack:
         self.device = torch.device(device)
         self._past = kv_names("past", self.layers, self.kv_heads)
         self._new = kv_names("new", self.layers, self.kv_heads)
+        # the fused ONNX Runtime decode graph (export ``llm_decode_gqa``) takes each layer's whole buffer
+        self.fused = "cache_k.0" in getattr(decode, "input_names", ())
 
     def new_cache(self, capacity: int) -> KVCache:
         shape = (self.layers, self.kv_heads, int(capacity), self.head_dim)
@@ -145,13 +152,20 @@ class GraphDecoderStack:
             "position_ids": torch.arange(start, start + s, device=dev, dtype=torch.int64)[None],
         }
         graph = self.decode
-        if start == 0 and self.prefill is not None:
-            graph = self.prefill
-        else:
-            inputs.update(zip(self._past, self._views(cache, 0, start), strict=True))
         hidden = torch.empty((1, s, embeds.shape[2]), dtype=self.kv_dtype, device=dev)
         outputs = {"hidden": hidden}
-        outputs.update(zip(self._new, self._views(cache, start, start + s), strict=True))
+        if self.fused:
+            # each layer's [1, kv_heads, capacity, hd] buffer as its cache input and its present output:
+            # the graph's attention writes the new rows at `start` and reads the valid ones in place
+            layers = [buf[i][None] for i in range(self.layers) for buf in (cache.k, cache.v)]
+            inputs.update(zip(cache_names("cache", self.layers), layers, strict=True))
+            outputs.update(zip(cache_names("present", self.layers), layers, strict=True))
+        else:
+            if start == 0 and self.prefill is not None:
+                graph = self.prefill
+            else:
+                inputs.update(zip(self._past, self._views(cache, 0, start), strict=True))
+            outputs.update(zip(self._new, self._views(cache, start, start + s), strict=True))
         graph.run_bound(inputs, outputs)
         cache.length = start + s
         return hidden.to(embeds.device, self.dtype)
@@ -231,7 +245,7 @@ class GraphCompute:
         cfg = model.config
         head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
         decode = need("llm_decode")
-        if "past_k.0.0" not in getattr(decode, "input_names", ["past_k.0.0"]):
+        if not {"past_k.0.0", "cache_k.0"} & set(getattr(decode, "input_names", ["past_k.0.0"])):
             raise ValueError(
                 "the llm_decode graph predates the in-place KV cache (one stacked `past` input); "
                 "re-run `rynnec-ros export onnx` (and `export tensorrt`) for this checkpoint"

@@ -117,6 +117,8 @@ class OrtGraph:
         self.device_id = device_id
         self.input_names = [i.name for i in self.session.get_inputs()]
         self.output_names = [o.name for o in self.session.get_outputs()]
+        self._binding: Any = None
+        self._bound: dict[str, tuple[str, int, int, tuple[int, ...], Any]] = {}
 
     def run_numpy(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         missing = [n for n in self.input_names if n not in feeds]
@@ -131,12 +133,18 @@ class OrtGraph:
         The session reads the inputs where they lie and writes the outputs into the given tensors,
         which may be views into larger buffers (contiguous ones): this is how the decode graph reads
         the KV cache and writes the new positions in place. Zero-size inputs are bound too.
+
+        One binding is kept and only the names whose memory, shape or type changed since the last call
+        are bound again: a fused decode step binds 2 × layers cache buffers that stay where they are
+        from token to token, and binding them anew took ~10 % of a small model's step.
         """
         missing = [n for n in self.input_names if n not in inputs]
         missing += [n for n in self.output_names if n not in outputs]
         if missing:
             raise ValueError(f"{self.path.name}: missing bindings {missing}")
-        binding = self.session.io_binding()
+        if self._binding is None:
+            self._binding = self.session.io_binding()
+        binding = self._binding
         for names, tensors, bind in (
             (self.input_names, inputs, binding.bind_input),
             (self.output_names, outputs, binding.bind_output),
@@ -145,14 +153,10 @@ class OrtGraph:
                 t = tensors[name]
                 if not t.is_contiguous():
                     raise ValueError(f"{self.path.name}: {name} must be a contiguous tensor to bind")
-                bind(
-                    name,
-                    t.device.type,
-                    t.device.index or 0,
-                    _NUMPY[str(t.dtype)],
-                    list(t.shape),
-                    t.data_ptr(),
-                )
+                key = (t.device.type, t.device.index or 0, t.data_ptr(), tuple(t.shape), t.dtype)
+                if self._bound.get(name) != key:
+                    bind(name, key[0], key[1], _NUMPY[str(t.dtype)], list(key[3]), key[2])
+                    self._bound[name] = key
         self.session.run_with_iobinding(binding)
 
     def __call__(self, feeds: Mapping[str, Any], device: Any = None) -> dict[str, Any]:

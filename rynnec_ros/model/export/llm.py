@@ -23,6 +23,8 @@ applies the LM head (its own graph) only where it needs logits, so a 16K-token p
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
@@ -60,6 +62,7 @@ class ExplicitKVQwen2(nn.Module):
         if isinstance(scaling, dict) and scaling.get("rope_type", scaling.get("type")) != "default":
             raise ValueError(f"export supports default RoPE only, checkpoint has rope_scaling={scaling}")
         self.register_buffer("inv_freq", model.rotary_emb.inv_freq.detach().clone().float(), persistent=False)
+        self.max_positions = int(cfg.max_position_embeddings)
 
     def _rope(self, position_ids: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
         """cos/sin [S, 1, head_dim] (broadcast over heads)."""
@@ -84,13 +87,8 @@ class ExplicitKVQwen2(nn.Module):
         # shapes as -1 where the length goes, so the graph computes no shapes per layer (a decode step
         # is a few hundred small kernels: every node counts)
         for i, layer in enumerate(self.layers):
-            attn = layer.self_attn
-            h = _rms(layer.input_layernorm, x)[0]
-            q = attn.q_proj(h).view(-1, self.num_heads, hd)
-            k = attn.k_proj(h).view(-1, kv, hd)
-            v = attn.v_proj(h).view(-1, kv, hd)
-            q = ((q * cos + _rotate_half(q, hd // 2) * sin) * attn.scaling).view(-1, kv, groups, hd)
-            k = k * cos + _rotate_half(k, hd // 2) * sin
+            q, k, v = self._qkv(layer, x, cos, sin)
+            q = q.view(-1, kv, groups, hd)
             heads, keys, values = [], [], []
             for j in range(kv):
                 qj = q[:, j].reshape(-1, hd)
@@ -110,10 +108,105 @@ class ExplicitKVQwen2(nn.Module):
                 keys.append(kj)
                 values.append(vj)
             new += keys + values
-            x = x + attn.o_proj(torch.cat(heads, dim=1).view(1, -1, self.num_heads * hd))
-            h = _rms(layer.post_attention_layernorm, x)
-            x = x + layer.mlp(h)
+            x = self._finish(layer, x, torch.cat(heads, dim=1).view(1, -1, self.num_heads * hd))
         return (_rms(self.norm, x), *new)
+
+    def _qkv(
+        self, layer: nn.Module, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Rotated, scaled queries [S, heads, hd] and rotated keys / values [S, kv_heads, hd] of a layer."""
+        attn, hd = layer.self_attn, self.head_dim
+        h = _rms(layer.input_layernorm, x)[0]
+        q = attn.q_proj(h).view(-1, self.num_heads, hd)
+        k = attn.k_proj(h).view(-1, self.num_kv, hd)
+        v = attn.v_proj(h).view(-1, self.num_kv, hd)
+        q = (q * cos + _rotate_half(q, hd // 2) * sin) * attn.scaling
+        k = k * cos + _rotate_half(k, hd // 2) * sin
+        return q, k, v
+
+    def _finish(self, layer: nn.Module, x: torch.Tensor, heads: torch.Tensor) -> torch.Tensor:
+        """Output projection of the attention ``heads`` [1, S, heads·hd], residuals and the MLP."""
+        x = x + layer.self_attn.o_proj(heads)
+        return x + layer.mlp(_rms(layer.post_attention_layernorm, x))
+
+    def run_fused(
+        self, embeds: torch.Tensor, position_ids: torch.Tensor, caches: tuple[torch.Tensor, ...]
+    ) -> tuple[torch.Tensor, ...]:
+        """(final-norm hidden, *caches with the S new positions written); ``caches`` per layer K then V,
+        each ``[1, kv_heads, capacity, hd]``. The attention, RoPE included, is ``GroupQueryAttention``
+        (below): in ONNX one ONNX Runtime contrib node per layer that reads and writes the bound cache
+        in place. ``position_ids`` must be contiguous (the node places the chunk after the past)."""
+        # RoPE tables [positions, hd/2] of every position the model takes (constants in the graph)
+        freqs = torch.arange(self.max_positions, dtype=torch.float32)[:, None] * self.inv_freq[None, :]
+        cos, sin = freqs.cos().to(embeds.dtype), freqs.sin().to(embeds.dtype)
+        total = (position_ids[0, -1:] + 1).to(torch.int32)  # the end of the chunk
+        x = embeds
+        present: list[torch.Tensor] = []
+        for i, layer in enumerate(self.layers):
+            attn = layer.self_attn
+            h = _rms(layer.input_layernorm, x)
+            o, ck, cv = GroupQueryAttention.apply(
+                attn.q_proj(h), attn.k_proj(h), attn.v_proj(h), caches[2 * i], caches[2 * i + 1],
+                total - 1, total[0], cos, sin, self.num_heads, self.num_kv, float(attn.scaling),
+            )
+            present += [ck, cv]
+            x = self._finish(layer, x, o)
+        return (_rms(self.norm, x), *present)
+
+
+def _rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Qwen2's RoPE (``rotate_half``, not interleaved) of ``x`` [..., S, hd] with tables [S, hd/2]."""
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
+
+
+class GroupQueryAttention(torch.autograd.Function):
+    """Causal GQA of S new positions over a static cache, exported as ONNX Runtime's contrib op.
+
+    ``com.microsoft::GroupQueryAttention`` (CPU kernel) with ``past_key`` and ``present_key`` bound to
+    the same buffer (``past_present_share_buffer``): it rotates the new queries and keys (``do_rotary``,
+    tables ``cos``/``sin`` [positions, hd/2], positions ``total - S`` … ``total - 1``), writes the new
+    K/V at ``total - S`` and reads the ``total`` valid positions of each kv head, with the scaling,
+    the softmax, the masking and both products in one node per layer instead of ~40 small kernels.
+    This forward is the same computation in torch (what the graph is traced from; the tests compare
+    the graph with the plain ``Decode`` and transformers instead); it returns new caches instead of
+    writing in place, as the ONNX node's outputs are.
+    """
+
+    @staticmethod
+    def forward(  # type: ignore[override]
+        ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cache_k: torch.Tensor,
+        cache_v: torch.Tensor, seqlens_k: torch.Tensor, total: torch.Tensor, cos: torch.Tensor,
+        sin: torch.Tensor, num_heads: int, kv_heads: int, scale: float,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        s, end = q.shape[1], int(total)
+        hd = cache_k.shape[-1]
+        c, si = cos[end - s : end], sin[end - s : end]
+        present_k, present_v = cache_k.clone(), cache_v.clone()
+        present_k[0, :, end - s : end] = _rotary(k[0].view(s, kv_heads, hd).transpose(0, 1), c, si)
+        present_v[0, :, end - s : end] = v[0].view(s, kv_heads, hd).transpose(0, 1)
+        keys, values = present_k[0, :, None, :end], present_v[0, :, None, :end]  # [kv, 1, T, hd]
+        qh = _rotary(q[0].view(s, num_heads, hd).transpose(0, 1), c, si)  # [heads, S, hd]
+        qh = qh.view(kv_heads, num_heads // kv_heads, s, hd)
+        rows = torch.arange(end - s, end, device=q.device)[:, None]
+        hidden = torch.arange(end, device=q.device)[None, :] > rows  # [S, T]: the future
+        scores = (qh @ keys.transpose(-1, -2) * scale).masked_fill(hidden, float("-inf"))
+        o = torch.softmax(scores, dim=-1) @ values  # [kv, g, S, hd]
+        return o.permute(2, 0, 1, 3).reshape(1, s, num_heads * hd), present_k, present_v
+
+    @staticmethod
+    def symbolic(
+        g: Any, q: Any, k: Any, v: Any, cache_k: Any, cache_v: Any, seqlens_k: Any, total: Any, cos: Any,
+        sin: Any, num_heads: int, kv_heads: int, scale: float,
+    ) -> Any:
+        outs = g.op(
+            "com.microsoft::GroupQueryAttention", q, k, v, cache_k, cache_v, seqlens_k, total, cos, sin,
+            num_heads_i=num_heads, kv_num_heads_i=kv_heads, scale_f=scale, do_rotary_i=1,
+            rotary_interleaved_i=0, outputs=3,
+        )
+        for out, like in zip(outs, (q, cache_k, cache_v), strict=True):
+            out.setType(like.type())  # the exporter has no shape inference for contrib ops
+        return outs
 
 
 class Prefill(nn.Module):
@@ -138,3 +231,23 @@ class Decode(nn.Module):
         self, inputs_embeds: torch.Tensor, position_ids: torch.Tensor, *past: torch.Tensor
     ) -> tuple[torch.Tensor, ...]:
         return self.core.run(inputs_embeds, position_ids, past)
+
+
+class FusedDecode(nn.Module):
+    """The ONNX Runtime decode graph: inputs_embeds [1,S,H], position_ids [1,S] (contiguous), per layer
+    ``cache_k.{l}`` / ``cache_v.{l}`` [1, kv_heads, capacity, hd] → hidden [1,S,H], ``present_k.{l}`` /
+    ``present_v.{l}`` (the same buffers, bound in place)."""
+
+    def __init__(self, core: ExplicitKVQwen2) -> None:
+        super().__init__()
+        self.core = core
+
+    def forward(
+        self, inputs_embeds: torch.Tensor, position_ids: torch.Tensor, *caches: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        return self.core.run_fused(inputs_embeds, position_ids, caches)
+
+
+def cache_names(prefix: str, layers: int) -> list[str]:
+    """``{prefix}_k.{layer}`` and ``{prefix}_v.{layer}`` in graph order: the fused graph's layer caches."""
+    return [f"{prefix}_{kind}.{i}" for i in range(layers) for kind in "kv"]

@@ -13,6 +13,10 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST = "manifest.json"
+ORT_ONLY = {"llm_decode_gqa": "llm_decode"}
+"""Graphs with ONNX Runtime contrib ops (``com.microsoft``) → the plain graph each stands for. TensorRT
+cannot parse contrib ops, so the export writes these beside the plain graphs, the ``tensorrt`` builder
+skips them and ONNX Runtime's CPU provider loads them instead of the plain ones."""
 
 
 @dataclass

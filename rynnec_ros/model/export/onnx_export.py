@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, Prefill, kv_names
+from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, FusedDecode, Prefill, cache_names, kv_names
 from rynnec_ros.model.export.manifest import GraphSpec, Manifest, TensorSpec
 from rynnec_ros.model.export.quantize import BITS, QUANTIZED_GRAPHS, quantize_graph
 
@@ -32,6 +32,7 @@ GRAPHS = (
     "region",
     "llm_prefill",
     "llm_decode",
+    "llm_decode_gqa",
     "lm_head",
     "seg_head",
     "sam2_image",
@@ -194,6 +195,7 @@ def export_onnx(
         ),
         "llm_prefill": lambda: _export_prefill(m, out, dims),
         "llm_decode": lambda: _export_decode(m, out, dims),
+        "llm_decode_gqa": lambda: _export_decode_gqa(m, out, dims),
         "lm_head": lambda: _export_mlp(m.lm_head, rc.hidden_size, "lm_head", "rows", out, dims),
         "seg_head": lambda: _export_mlp(m.seg_head, rc.hidden_size, "seg_head", "objects", out, dims),
         "sam2_image": lambda: _export_sam2_image(m.sam2, out, dims),
@@ -322,6 +324,44 @@ def _export_decode(m: Any, out: Path, dims: dict[str, tuple[int, int, int]]) -> 
     }
     _export(Decode(core), tuple(inputs.values()), out / "llm_decode.onnx", list(inputs), outputs, dyn)
     return _spec("llm_decode.onnx", inputs, dyn, outputs, dims)
+
+
+def _export_decode_gqa(m: Any, out: Path, dims: dict[str, tuple[int, int, int]]) -> GraphSpec:
+    """``llm_decode`` for ONNX Runtime: one ``GroupQueryAttention`` per layer over the whole cache
+    buffer of the layer, read and written in place (``export/llm.py``, ``FusedDecode``)."""
+    core = _core(m)
+    p, s, capacity = 6, 2, 16
+    names = cache_names("cache", len(core.layers))
+    present = cache_names("present", len(core.layers))
+    inputs = {
+        "inputs_embeds": torch.randn(1, s, m.rconfig.hidden_size),
+        "position_ids": torch.arange(p, p + s, dtype=torch.int64)[None],
+        **{n: torch.randn(1, core.num_kv, capacity, core.head_dim) for n in names},
+    }
+    outputs = ["hidden", *present]
+    dyn = {
+        "inputs_embeds": {1: "new"},
+        "position_ids": {1: "new"},
+        **{n: {2: "capacity"} for n in [*names, *present]},
+        "hidden": {1: "new"},
+    }
+    file = "llm_decode_gqa.onnx"
+    _export(FusedDecode(core), tuple(inputs.values()), out / file, list(inputs), outputs, dyn)
+    _shape_outputs_like(out / file, {"hidden": "inputs_embeds", **dict(zip(present, names, strict=True))})
+    return _spec(file, inputs, dyn, outputs, {**dims, "capacity": dims["past"]})
+
+
+def _shape_outputs_like(path: Path, like: dict[str, str]) -> None:
+    """Give outputs the shape of the input each equals in shape (the exporter cannot infer contrib ops'
+    shapes and names their dimensions after the node); the weights (external data) stay as they are."""
+    import onnx
+
+    model = onnx.load(str(path), load_external_data=False)
+    shapes = {i.name: i.type.tensor_type.shape for i in model.graph.input}
+    for o in model.graph.output:
+        if o.name in like:
+            o.type.tensor_type.shape.CopyFrom(shapes[like[o.name]])
+    onnx.save_model(model, str(path))
 
 
 class Sam2ImageGraph(nn.Module):

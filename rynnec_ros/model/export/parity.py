@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, Prefill, kv_names
+from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, Prefill, cache_names, kv_names
 from rynnec_ros.model.export.onnx_export import Sam2DecoderGraph, Sam2ImageGraph, VisionGraph
 
 # Relative-norm tolerances: float32 graphs differ from torch by reordered float32 sums only;
@@ -92,6 +92,42 @@ def _past(feeds: Mapping[str, torch.Tensor], core: ExplicitKVQwen2) -> list[torc
     return [feeds[n] for n in kv_names("past", core.num_layers, core.num_kv)]
 
 
+def _gqa_case(
+    core: ExplicitKVQwen2, decode_feeds: dict[str, torch.Tensor], decode: Callable[..., Any]
+) -> tuple[dict[str, torch.Tensor], Callable[..., Any]]:
+    """The fused decode graph's feeds (the plain decode's past in a 16-position buffer per layer) and
+    its reference: the plain torch ``Decode`` (checked against transformers elsewhere), whose new rows
+    the graph's caches must hold after the past ones."""
+    layers, kv = core.num_layers, core.num_kv
+    past = kv_names("past", layers, kv)
+    p = decode_feeds[past[0]].shape[0]
+    feeds = {k: decode_feeds[k] for k in ("inputs_embeds", "position_ids")}
+    for i, name in enumerate(cache_names("cache", layers)):
+        buf = torch.zeros(1, kv, 16, core.head_dim, device=decode_feeds[past[0]].device)
+        buf[0, :, :p] = torch.stack([decode_feeds[past[i * kv + j]] for j in range(kv)])
+        feeds[name] = buf
+
+    def reference(f: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        out = decode({**decode_feeds, **{k: f[k] for k in ("inputs_embeds", "position_ids")}})
+        rows = {"hidden": out["hidden"]}
+        new = kv_names("new", layers, kv)
+        for i, name in enumerate(cache_names("present", layers)):
+            heads = [torch.cat((decode_feeds[past[i * kv + j]], out[new[i * kv + j]])) for j in range(kv)]
+            rows[name] = torch.stack(heads)[None]
+        return rows
+
+    return feeds, reference
+
+
+def _valid_rows(graph: Graph, total: int) -> Graph:
+    """The fused decode graph with its cache outputs cut to the ``total`` positions it defines."""
+
+    def run(feeds: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        return {k: (v[:, :, :total] if k.startswith("present_") else v) for k, v in graph(feeds).items()}
+
+    return run
+
+
 @torch.no_grad()
 def check_graphs(
     model: Any, graphs: Mapping[str, Graph], precision: str = "fp32", seed: int = 0
@@ -122,10 +158,15 @@ def check_graphs(
             zip(("masks", "iou", "object_score"), Sam2DecoderGraph(model.sam2)(**f), strict=True)
         ),
     }
-    if "llm_decode" in graphs:
+    if "llm_decode" in graphs or "llm_decode_gqa" in graphs:
         prefill_out = torch_mods["llm_prefill"](inputs["llm_prefill"])
         for past, new in zip(kv_names("past", core.num_layers, core.num_kv), llm_out[1:], strict=True):
             inputs["llm_decode"][past] = prefill_out[new]
+    if "llm_decode_gqa" in graphs:
+        inputs["llm_decode_gqa"], torch_mods["llm_decode_gqa"] = _gqa_case(
+            core, inputs["llm_decode"], torch_mods["llm_decode"]
+        )
+        graphs = {**graphs, "llm_decode_gqa": _valid_rows(graphs["llm_decode_gqa"], 11)}
     if "sam2_decoder" in graphs and model.sam2 is not None:
         embed, s0, s1 = Sam2ImageGraph(model.sam2)(inputs["sam2_image"]["pixels"][:1])
         seg = torch.randn(model.sam2.config.d_model, generator=torch.Generator().manual_seed(seed + 1)).to(

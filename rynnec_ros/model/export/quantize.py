@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 BITS = {"int8": 8, "int4": 4}
-QUANTIZED_GRAPHS = ("llm_prefill", "llm_decode", "lm_head")
+QUANTIZED_GRAPHS = ("llm_prefill", "llm_decode", "llm_decode_gqa", "lm_head")
 OPSET = 21  # DequantizeLinear with block_size and INT4 weights
 
 

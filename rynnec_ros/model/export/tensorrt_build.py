@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from rynnec_ros.model.export.manifest import GraphSpec, Manifest
+from rynnec_ros.model.export.manifest import ORT_ONLY, GraphSpec, Manifest
 
 PRECISIONS = ("fp32", "fp16", "bf16", "int8", "fp8")
 Profile = Mapping[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]
@@ -329,7 +329,7 @@ def build_all(
     (``export/quantize.py``): TensorRT keeps those weights quantised and dequantises them into the
     GEMMs at ``precision`` (fp16 on Orin); ``engines.json`` records the weights per graph."""
     manifest = Manifest.load(onnx_dir)
-    names = graphs or list(manifest.graphs)
+    names = graphs or [n for n in manifest.graphs if n not in ORT_ONLY]  # contrib ops: not for TensorRT
     unknown = [n for n in names if n not in manifest.graphs]
     if unknown:
         raise ValueError(f"unknown graphs {unknown}; the export has {list(manifest.graphs)}")
