@@ -181,6 +181,8 @@ def object_references(question: str) -> list[int | None]:
 # Planner shorthand and spelling variants, each to the one word the rules read.
 _SHORTHAND = {
     r"\bdist\b": "distance",
+    r"\btrav\b": "travel",
+    r"\bsep\b": "separation",
     r"\bdiff\b": "difference",
     r"\b(?:anti ?|counter )clockwise\b": "counterclockwise",
     r"\bht\b": "height",
@@ -199,6 +201,10 @@ _SHORTHAND = {
     r"\bneerer\b": "nearer",
     r"\bneerest\b": "nearest",
     r"\brite\b": "right",
+    # a ship's or vehicle's sides
+    r"\bstarboard\b": "right",
+    r"(?<=\bto )port\b|(?<=\bto the )port\b|(?<=\bon )port\b|(?<=\bon the )port\b|(?<=\btowards )port\b"
+    r"|\bport(?= (?:side|or right)\b)": "left",
     r"\blft\b": "left",
     r"\bho+w\b": "how",
     r"\bvert\b\.?": "vertical",
@@ -216,10 +222,15 @@ _SHORTHAND = {
     r"\b2 (?=(?:turn|face|reach|get|go|be)\b)": "to ",
     r"\bfare?st\b": "farthest",
     r"\bleftest\b": "leftmost",
+    r"\b(?:the )?extreme (left|right)\b": r"\1most",
     r"\brightest\b": "rightmost",
     r"\b(?:truned|turnd)\b": "turned",
     # learners' comparatives of distance: "more far", "less far" (nearer), "least near" (farthest)
     r"\bmore (?:near|close)\b": "nearer",
+    r"\bhow much (far|close|near|distant|high|tall|long|wide)\b": r"how \1",
+    # the extremes of a distance: "max distance from camera" is the farthest, "min range" the nearest
+    r"\bmax(?:imum)?\b\.?(?= (?:distance|range)\b)": "greatest",
+    r"\bmin(?:imum)?\b\.?(?= (?:distance|range)\b)": "smallest",
     r"\bmost (?:near|close)\b": "nearest",
     r"\bless far\b": "nearer",
     r"\bleast far\b": "nearest",
@@ -310,6 +321,15 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b([a-z]+er)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 than OBJ?"),
     (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 OBJ?"),
     (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*\)", r"is OBJ \1?"),
+    # a relation called on two objects, "left_of(OBJ, OBJ)", "taller_than(OBJ, OBJ)": the first is the
+    # subject, as in the relation's sentence
+    (r"\b(?:is )?((?:left|right) of|on top of|above|below|under|underneath|beneath|over|on|[a-z]+er than)"
+     r"\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 OBJ"),
+    # a quantity called on one object, "side(OBJ)"; a predicate before it, "is_left OBJ"
+    (r"\bside\s*\(\s*OBJ\s*\)", "which side is OBJ on"),
+    (r"^is (left|right) OBJ\b", r"is OBJ on the \1"),
+    # calls in a row are clauses: "after turn_left(90) clock_dir(OBJ)"
+    (r"(?<=\))\s+(?=[a-z])", ", "),
     (r"\bunits? ?= ?'?(m|cm|mm|ft|in)'?(?![a-z])", lambda m: "in " + _UNIT_NAMES[m.group(1)]),
     (r"\b(?:point|at) ?= ?'?(top|bottom|center|centre)'?", r"\1"),
     (r"\b(?:ref|reference|wrt) ?= ?OBJ", "relative to OBJ"),
@@ -369,7 +389,7 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     ),
     # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
     (r"\b(?:is that|am i|was i|are you|is it) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
-    (r", right\s*\?\s*$", "?"),
+    (r",\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed)\s*\?\s*$", ", is that so?"),
     # the room under an object is its bottom's height: "the gap under OBJ", "more clearance", "least room"
     (r"\b(?:gap|space|room|clearance)(?: is there| there is| left)? (?:under|beneath|below|underneath)"
      r"(?:neath)? OBJ\b", "clearance of OBJ"),
@@ -390,7 +410,8 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:isn't|is not|not) (?:as|so) (far|near|close)\b(?=(?: (?:from|to) \w+)?\s*[?.]?\s*$)",
      lambda m: {"far": "is nearer", "near": "is farther", "close": "is farther"}[m.group(1)]),
     # "shorter / longer trip from here": nearer, farther
-    (r"\b(shorter|shortest|longer|longest) (?:trip|walk|route|drive|journey|distance(?! between))\b",
+    (r"\b(shorter|shortest|longer|longest) (?:trip|walk|route|drive|journey|distance(?! between)"
+     r"|range|way (?:off|away))\b",
      lambda m: _TRIP[m[1]]),
     # "comparing their shorter horizontal sides": the width
     (r"\b(?:shorter|smaller|narrower) (?:horizontal )?(?:sides?|dimensions?|edges?)\b", "width"),
@@ -505,8 +526,8 @@ _FACE = (
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle)"
     rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\bsnap (?:on ?to|to) OBJ"
-    r"|\bturn(?:ing)? to OBJ|\bsquare (?:\w+ ){0,2}up (?:to|with) OBJ"
-    rf"|\b(?:having|have|get|put) OBJ {_STRAIGHT}(?:ahead|in front)"
+    rf"|{_TURN_VERB} to OBJ|\bsquare (?:\w+ ){{0,2}}up (?:to|with) OBJ"
+    rf"|\b(?:having|have|get|put|see) OBJ {_STRAIGHT}(?:ahead|in front)"
 )
 # The space under an object is the height of its bottom: "the gap under OBJ", "room beneath it".
 _UNDER_GAP = (
@@ -571,6 +592,8 @@ _YESNO = (
     r"|\bwhether\b|\byes or no\b|\btrue or false\b|\by ?/ ?n\b|\byes ?/ ?no\b|\bconfirm\b"
     r"|\b(?:tell|say|check|know|see) (?:me |us )?if\b"
 )
+# A statement asked with a question mark ("OBJ is nearer to you than OBJ?") asks whether it holds.
+_DECLARED = r"^OBJ (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?$"
 _UNITS = {
     "cm": r"centimeters?|cms?",
     "mm": r"millimeters?|mm",
@@ -579,6 +602,9 @@ _UNITS = {
     "m": r"meters?",
 }
 _PLURAL_UNITS = r"centimeters|millimeters|meters|feet|inches|cms?|mm|ft"
+_SINGULAR_UNITS = r"centimeter|millimeter|meter|inch"
+# A unit word without a number before it asks for a unit; after one it states a length ("2 meters").
+_NO_NUMBER_BEFORE = r"(?<![\d.])(?<![\d.] )"
 _HOW_MANY_UNITS = r"\bhow (?:many|much) (?:" + "|".join(_UNITS.values()) + r")\b"
 _APART = (
     r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room)\b.*\bbetween\b|\bcenter to center\b"
@@ -599,13 +625,14 @@ def _unit_of(word: str) -> str:
 def _asked_unit(t: str) -> str:
     """The unit a quantity is asked in, meters when none is said.
 
-    "how many centimeters" (or "how much millimeter"), "in feet", else a unit named in the plural without
-    a number before it ("..., centimeters please"); "2 meters" is a stated length and "on foot" no unit.
+    "how many centimeters" (or "how much millimeter"), "in feet", else a unit named without a number
+    before it ("..., centimeters please", "..., inch"); "2 meters" is a stated length and "on foot" no
+    unit (a bare "foot" is read only in the plural).
     """
     words = "|".join(_UNITS.values())
     m = re.search(rf"\bhow (?:many|much) ({words})\b", t) or re.search(rf"\bin ({words})\b", t)
     if m is None:
-        m = re.search(rf"(?<![\d.])(?<![\d.] )\b({_PLURAL_UNITS})\b", t)
+        m = re.search(rf"{_NO_NUMBER_BEFORE}\b({_PLURAL_UNITS}|{_SINGULAR_UNITS})\b", t)
     return _unit_of(m.group(1)) if m else "m"
 
 
@@ -749,7 +776,9 @@ class Question:
         self.t, self.n = t, n
         self.unit = _asked_unit(t)
         # "Is OBJ or OBJ closer?" offers a choice, like "which"
-        self.yesno = _has(t, _YESNO) and not _has(t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b")
+        self.yesno = (_has(t, _YESNO) or _has(t, _DECLARED)) and not _has(
+            t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b"
+        )
         self.form = "yesno" if self.yesno else "choice"
         self.side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
         self.offered = _has(t, _TWO_OBJECTS_OFFERED)  # "is OBJ or OBJ on top?" asks for one of them
@@ -779,7 +808,7 @@ _ONE = r"(?:one|object|item|unit|thing)\b"
 _NEXT_REACH = r"(?:grab|reach|pick|grasp|touch)\w*"
 _MOVED = (
     r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|moving|gone|go|covered|cover"
-    r"|route|path|trajectory|journey|trip|odometry|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
+    r"|route|path|trajectory|journey|trip|odometry|movements?|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
     r"|driving|drive|drives|wander\w*|roam\w*|cruis\w*|trundl\w*)\b|\bso far\b|\bin total\b|\bhow much way\b"
 )
 _OTHER = r"(?:OBJ|the other|it)\b"
@@ -791,7 +820,8 @@ _BELOW_OBJ = (
     rf"\b(?:below|under|underneath|beneath|supports?|supporting|holds? up|holding up) {_OTHER}"
     r"|\bunderneath\b|\bbelow\b|\b(?:at the )?bottom of the (?:stack|pile)\b"
 )
-_DIST_TO_ME = rf" (?:\w+ ){{0,2}}distance (?:from|to) (?:{_ME}|it)\b"  # "a greater (centre) distance from me"
+# "a greater (centre) distance from me", "the greatest range from camera"
+_DIST_TO_ME = rf" (?:\w+ ){{0,2}}(?:distance|range) (?:from|to) (?:{_ME}|it|camera)\b"
 _FAR = (
     r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b"
     rf"|\b(?:greater|larger|bigger|longer|greatest|largest|biggest|longest){_DIST_TO_ME}"
@@ -1039,8 +1069,9 @@ def cue_apart(q: Question) -> Slots | None:
 # What a task's reading uses is in its registry entry (``SpatialTask.uses``), by these names:
 #   whole: a whole extent; stacking: a stacking, a top or a bottom; turn: a turn (also a vague one);
 #   threshold: a threshold and a length unit (an arm length); comparison: "than"; choice: a choice
-#   between the objects; direction: the numbers of a direction's convention (0, 12, 90, 360 ...).
-USES = frozenset({"whole", "stacking", "turn", "threshold", "comparison", "choice", "direction"})
+#   between the objects; direction: the numbers of a direction's convention (0, 12, 90, 360 ...);
+#   viewer: the asker's own place or view ("from me", "from the camera").
+USES = frozenset({"whole", "stacking", "turn", "threshold", "comparison", "choice", "direction", "viewer"})
 
 
 def _picks_one(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
@@ -1078,6 +1109,7 @@ _REQUIREMENT = (
     r"\b(?:must|should|has to|have to|needs? to|is required to) (?:\w+ ){0,3}?"
     r"(?:at least|at most|within|no more than) \d+(?:\.\d+)? \w+"
 )
+_FROM_ME = r"\b(?:away )?from (?:me|you|myself|yourself|the camera|camera|the robot|the viewer)\b"
 _TWO_OBJECTS_OFFERED = r"\bOBJ,? or (?:the |is |does )?OBJ\b|\beither OBJ or OBJ\b"
 # "how far is OBJ, and which way is it?": one reading answers one question.
 _SECOND_QUESTION = (
@@ -1135,27 +1167,35 @@ def _matches(pattern: str) -> Callable[[str], list[str]]:
     return lambda t: [m.group(0) for m in re.finditer(pattern, t)]
 
 
+def _unit_used(slots: Mapping[str, object], uses: frozenset[str], words: list[str]) -> bool:
+    """A length unit is used by a threshold (an arm length) or as the unit the answer is given in: a
+    quantity read in meters while "centimeter" stands in the question answers in another unit."""
+    return "threshold" in uses or ("unit" in slots and all(_unit_of(w) == slots["unit"] for w in words))
+
+
 # (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
-_Used = Callable[[Mapping[str, object], frozenset[str]], bool]
+_Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
-    ("a whole extent", _matches(_WHOLE), lambda s, u: "whole" in u or s.get("point") == "top"),
-    ("a stacking", _matches(_STACKED), lambda s, u: "stacking" in u),
-    ("a top", _matches(_TOP_CUE), lambda s, u: s.get("point") == "top" or "stacking" in u),
-    ("a bottom", _matches(_BOTTOM_CUE), lambda s, u: s.get("point") == "bottom" or "stacking" in u),
-    ("a turn", _turn_words, lambda s, u: "turn" in u),
-    ("a requirement", _matches(_REQUIREMENT), lambda s, u: True),
-    ("a threshold", _matches(_THRESHOLD), lambda s, u: "threshold" in u),
-    ("a comparison", _matches(r"\bthan\b"), lambda s, u: "comparison" in u),
-    ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u: not _picks_one(s, u)),
-    ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), _picks_one),
-    ("a negation", _matches(_NEGATED), lambda s, u: not _picks_one(s, u)),
-    ("a comparison word", _matches(_COMPARED), lambda s, u: "comparison" in u or "threshold" in u),
+    ("a whole extent", _matches(_WHOLE), lambda s, u, _w: "whole" in u or s.get("point") == "top"),
+    ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
+    ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
+    ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
+    ("a turn", _turn_words, lambda s, u, _w: "turn" in u),
+    ("a requirement", _matches(_REQUIREMENT), lambda s, u, _w: True),
+    ("a threshold", _matches(_THRESHOLD), lambda s, u, _w: "threshold" in u),
+    ("a comparison", _matches(r"\bthan\b"), lambda s, u, _w: "comparison" in u),
+    ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u, _w: not _picks_one(s, u)),
+    ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), lambda s, u, _w: _picks_one(s, u)),
+    ("a negation", _matches(_NEGATED), lambda s, u, _w: not _picks_one(s, u)),
+    ("a comparison word", _matches(_COMPARED), lambda s, u, _w: "comparison" in u or "threshold" in u),
     ("a choice of sides", _matches(_SIDES_OFFERED),
-     lambda s, u: _picks_one(s, u) or s.get("side", 0) is None),
-    ("a turn word", _matches(_ANY_TURN), lambda s, u: "turn" in u or "direction" not in u),
-    ("a unit no reading converts to", _matches(_OTHER_UNIT), lambda s, u: False),
-    ("a length unit", _matches(_LENGTH_UNIT_WORD), lambda s, u: "unit" in s or "threshold" in u),
-    ("a second question", _matches(_SECOND_QUESTION), lambda s, u: False),
+     lambda s, u, _w: _picks_one(s, u) or s.get("side", 0) is None),
+    ("a turn word", _matches(_ANY_TURN), lambda s, u, _w: "turn" in u or "direction" not in u),
+    ("a unit no reading converts to", _matches(_OTHER_UNIT), lambda s, u, _w: False),
+    ("a length unit", _matches(rf"(?<!\bon ){_LENGTH_UNIT_WORD}"), _unit_used),  # "on foot" is no unit
+    ("a second question", _matches(_SECOND_QUESTION), lambda s, u, _w: False),
+    # "which sits at the longest range from you" is no size: a reading of the objects alone answers another
+    ("the asker's place", _matches(_FROM_ME), lambda s, u, _w: "viewer" in u),
 )
 
 
@@ -1169,8 +1209,9 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
         words = find(t)
         if not words:
             continue
-        if not used(slots, uses):
-            return words[0]
+        if not used(slots, uses, words):
+            # the first word the reading leaves unused (one unit word of two may be the asked unit)
+            return next((w for w in words if not used(slots, uses, [w])), words[0])
         for word in words:
             t = t.replace(word, " ")
     if "turn" in uses:
@@ -1180,7 +1221,10 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
     return _unread_number(t, slots, uses)
 
 
-_LABEL_BEFORE = r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone)\s*#?$"
+_LABEL_BEFORE = (
+    r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone|line|floor|lane|dock"
+    r"|station|gate|rack|row|cell|bin|sector|section|area|building|truck)\s*#?$"
+)
 _CONVENTION_NUMBERS = {0.0, 3.0, 6.0, 9.0, 12.0, 90.0, 180.0, 270.0, 360.0}
 
 

@@ -62,7 +62,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "walked_distance",
         kind="quantity", metric="mra", n_objects=(0,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset(),
+        uses=frozenset({"viewer"}),
         cues=(Cue(10, 0, parse.cue_walked_distance),),
         solve=solvers.solve_walked_distance,
         phrasings=(
@@ -76,7 +76,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "rotate_to_face",
         kind="quantity", metric="roa", n_objects=(1,), unit="deg",
         slots={"direction": "cw"},
-        uses=frozenset({"turn", "direction"}),
+        uses=frozenset({"viewer", "turn", "direction"}),
         cues=(Cue(110, 1, parse.cue_rotate_to_face),),
         solve=solvers.solve_rotate_to_face,
         phrasings=(
@@ -89,7 +89,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "future_direction_degrees",
         kind="quantity", metric="roa", n_objects=(1,), unit="deg",
         slots={"turn": None, "angle_deg": None},
-        uses=frozenset({"turn", "direction"}),
+        uses=frozenset({"viewer", "turn", "direction"}),
         cues=(Cue(120, 1, parse.cue_future_direction_degrees),),
         solve=solvers.solve_future_direction_degrees,
         phrasings=(
@@ -102,7 +102,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "future_direction_clock",
         kind="quantity", metric="roa", n_objects=(1,), unit="oclock",
         slots={"turn": None, "angle_deg": None},
-        uses=frozenset({"turn", "direction"}),
+        uses=frozenset({"viewer", "turn", "direction"}),
         cues=(Cue(121, 1, parse.cue_future_direction_clock),),
         solve=solvers.solve_future_direction_clock,
         phrasings=(
@@ -115,7 +115,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "direction_degrees",
         kind="quantity", metric="roa", n_objects=(1,), unit="deg",
         slots={},
-        uses=frozenset({"direction"}),
+        uses=frozenset({"viewer", "direction"}),
         cues=(Cue(140, 1, parse.cue_direction_degrees),),
         solve=solvers.solve_direction_degrees,
         phrasings=(
@@ -128,7 +128,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "direction_clock",
         kind="quantity", metric="roa", n_objects=(1,), unit="oclock",
         slots={},
-        uses=frozenset({"direction"}),
+        uses=frozenset({"viewer", "direction"}),
         cues=(Cue(130, 1, parse.cue_direction_clock),),
         solve=solvers.solve_direction_clock,
         phrasings=(
@@ -141,7 +141,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "reachability",
         kind="yesno", metric="accuracy", n_objects=(1,), unit="m",
         slots={"arm_length_m": None},
-        uses=frozenset({"threshold", "comparison"}),
+        uses=frozenset({"viewer", "threshold", "comparison"}),
         cues=(Cue(190, 1, parse.cue_reachability),),
         solve=solvers.solve_reachability,
         phrasings=(
@@ -155,7 +155,7 @@ TASKS: tuple[SpatialTask, ...] = (
         kind="choice", metric="accuracy", n_objects=(3,), unit=None,
         slots={"order": "near"},
         values={"order": ("near", "far")},
-        uses=frozenset({"comparison", "choice"}),
+        uses=frozenset({"viewer", "comparison", "choice"}),
         cues=(Cue(480, 2, parse.cue_closest),),
         solve=solvers.solve_closer_to_camera,
         phrasings=(
@@ -170,7 +170,7 @@ TASKS: tuple[SpatialTask, ...] = (
         kind="choice", metric="accuracy", n_objects=(2,), unit=None,
         slots={"order": "near", "form": "choice"},
         values={"order": ("near", "far")},
-        uses=frozenset({"comparison"}),
+        uses=frozenset({"viewer", "comparison"}),
         cues=(Cue(490, 2, parse.cue_closer),),
         solve=solvers.solve_closer_to_camera,
         phrasings=(
@@ -196,7 +196,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "distance_to_camera",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset(),
+        uses=frozenset({"viewer"}),
         cues=(Cue(240, 1, parse.cue_distance_to_camera),),
         solve=solvers.solve_distance_to_camera,
         phrasings=(
@@ -320,7 +320,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "left_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"comparison"}),
+        uses=frozenset({"viewer", "comparison"}),
         cues=(Cue(350, 2, parse.cue_left_of),),
         solve=solvers.solve_left_predicate,
         phrasings=(
@@ -333,7 +333,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "right_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"comparison"}),
+        uses=frozenset({"viewer", "comparison"}),
         cues=(Cue(340, 2, parse.cue_right_of),),
         solve=solvers.solve_right_predicate,
         phrasings=(
@@ -372,7 +372,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "left_right_choice",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"comparison", "choice"}),
+        uses=frozenset({"viewer", "comparison", "choice"}),
         cues=(Cue(300, 2, parse.cue_which_side_of), Cue(330, 2, parse.cue_left_or_right_of)),
         solve=solvers.solve_left_right_choice,
         phrasings=(
@@ -385,7 +385,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "leftmost_choice",
         kind="choice", metric="accuracy", n_objects=(2, 3), unit=None,
         slots={"side": "left"},
-        uses=frozenset({"comparison", "choice"}),
+        uses=frozenset({"viewer", "comparison", "choice"}),
         cues=(Cue(310, 2, parse.cue_scan), Cue(320, 2, parse.cue_furthest_to_a_side)),
         solve=solvers.solve_leftmost_choice,
         phrasings=(
@@ -398,7 +398,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "side_of_me",
         kind="yesno", metric="accuracy", n_objects=(1,), unit=None,
         slots={"side": None},
-        uses=frozenset(),
+        uses=frozenset({"viewer"}),
         cues=(Cue(150, 1, parse.cue_side_of_me),),
         solve=solvers.solve_side_of_me,
         phrasings=(
