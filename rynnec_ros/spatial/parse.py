@@ -182,6 +182,9 @@ def object_references(question: str) -> list[int | None]:
 _SHORTHAND = {
     r"\bdist\b": "distance",
     r"\btrav\b": "travel",
+    # units as a speech transcript spells them: "sent a meters", "milli meters"
+    r"\b(?:sent|cent|centi|senti|santi)(?: a| i)? ?meter": "centimeter",
+    r"\b(?:milli|mili) meter": "millimeter",
     r"\bsep\b": "separation",
     r"\bdiff\b": "difference",
     r"\b(?:anti ?|counter )clockwise\b": "counterclockwise",
@@ -663,17 +666,23 @@ def _length_m(t: str) -> float | None:
 _IMAGINED = r"\b(?:once|after|when|if|as soon as|following|say|suppose|imagine|assuming)\b"
 
 
+_CLAUSE_BREAK = r"[,.;:?!]|\b(?:and )?then\b"
+# A turn given as an order at a clause's start: "turn left 90", "ok now rotate right".
+_TURN_ORDER = rf"^ *(?:(?:so|ok|okay|now|first|please|let's|lets|i|you|we|and) )*(?={_TURN_VERB})"
+
+
 def _turn_clause(t: str) -> str | None:
     """The clause that describes my turn, if the question imagines one.
 
     A clause runs between punctuation, or from a conjunction that opens a turn ("..., after I turn
     left", "where will it be once I've turned 45 degrees right", "following a left turn") to the end of
     its punctuation clause, or, unpunctuated (speech), to the first question word or object after the
-    turn verb ("if i turn left what o'clock is OBJ", "after i turn right OBJ is at what o'clock").
+    turn verb ("if i turn left what o'clock is OBJ", "after i turn right OBJ is at what o'clock"); so
+    does a turn said as an order ("turn left 90 degrees where is OBJ"). "then" ends a clause.
     """
-    for clause in re.split(r"[,.;:?!]|\band then\b", t):
+    for clause in re.split(_CLAUSE_BREAK, t):
         if _has(clause, _TURN_VERB) and _has(clause, _TURN_WORDS) and not _has(clause, _FACE):
-            opened = re.search(rf"{_IMAGINED}(?=.*{_TURN_VERB})", clause)
+            opened = re.search(rf"{_IMAGINED}(?=.*{_TURN_VERB})", clause) or re.match(_TURN_ORDER, clause)
             if opened is None:
                 return clause
             clause = clause[opened.start() :]
@@ -777,7 +786,7 @@ class Question:
         self.unit = _asked_unit(t)
         # "Is OBJ or OBJ closer?" offers a choice, like "which"
         self.yesno = (_has(t, _YESNO) or _has(t, _DECLARED)) and not _has(
-            t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b"
+            t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b|\bOBJ\b[^.;?!]*, or (?:\w+ ){{0,2}}OBJ\b"
         )
         self.form = "yesno" if self.yesno else "choice"
         self.side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
@@ -1070,8 +1079,11 @@ def cue_apart(q: Question) -> Slots | None:
 #   whole: a whole extent; stacking: a stacking, a top or a bottom; turn: a turn (also a vague one);
 #   threshold: a threshold and a length unit (an arm length); comparison: "than"; choice: a choice
 #   between the objects; direction: the numbers of a direction's convention (0, 12, 90, 360 ...);
-#   viewer: the asker's own place or view ("from me", "from the camera").
-USES = frozenset({"whole", "stacking", "turn", "threshold", "comparison", "choice", "direction", "viewer"})
+#   viewer: the asker's own place or view ("from me", "from the camera"); difference: how much more or
+#   less one object is than another ("how much higher", "by how much").
+USES = frozenset(
+    {"whole", "stacking", "turn", "threshold", "comparison", "choice", "direction", "viewer", "difference"}
+)
 
 
 def _picks_one(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
@@ -1110,7 +1122,10 @@ _REQUIREMENT = (
     r"(?:at least|at most|within|no more than) \d+(?:\.\d+)? \w+"
 )
 _FROM_ME = r"\b(?:away )?from (?:me|you|myself|yourself|the camera|camera|the robot|the viewer)\b"
-_TWO_OBJECTS_OFFERED = r"\bOBJ,? or (?:the |is |does )?OBJ\b|\beither OBJ or OBJ\b"
+# (also an afterthought: "is OBJ closer, or maybe OBJ?")
+_TWO_OBJECTS_OFFERED = (
+    r"\bOBJ,? or (?:the |is |does )?OBJ\b|\beither OBJ or OBJ\b|\bOBJ\b[^.;?!]*, or (?:\w+ ){0,2}OBJ\b"
+)
 # "how far is OBJ, and which way is it?": one reading answers one question.
 _SECOND_QUESTION = (
     r"\b(?:and|also|plus) (?:also )?(?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
@@ -1152,6 +1167,51 @@ _ANY_TURN = (
     r"|\bcounterclockwise\b|\bclockwise (?:turn|rotation)\b|\bpointed at\b"
 )
 
+# Opposite comparisons in one question ("is OBJ taller or shorter than OBJ?", "higher? or lower?"): a
+# reading that orders one way answers half of it; a signed difference answers both.
+_OPPOSITES = (
+    (r"higher|highest", r"lower|lowest"),
+    (r"taller|tallest", r"shorter|shortest"),
+    (r"longer|longest", r"shorter|shortest"),
+    (r"wider|widest", r"narrower|narrowest"),
+    (r"closer|closest|nearer|nearest", r"(?:farther|farthest|further|furthest)(?! (?:up|down|left|right)\b)"),
+    (r"bigger|biggest|larger|largest", r"smaller|smallest"),
+)
+
+
+# "how much shorter is OBJ than OBJ", "which is closer, and by how much?": a difference is asked, which a
+# choice or a yes/no does not answer.
+_HOW_MUCH_MORE = (
+    r"\bhow (?:much|many (?:\w+ )?|far) (?:more |less )?(?:higher|lower|taller|shorter|longer|wider|narrower"
+    r"|nearer|closer|farther|further|bigger|smaller|larger)\b"
+    r"|\b(?:and|also|plus),? by how (?:much|many|far)\b"
+)
+
+
+def _both_ways(t: str) -> list[str]:
+    """The second word of each pair of opposite comparisons the question holds."""
+    found = []
+    for one, other in _OPPOSITES:
+        second = re.search(rf"\b(?:{other})\b", t)
+        if second is not None and _has(t, rf"\b(?:{one})\b"):
+            found.append(second.group(0))
+    return found
+
+
+def _turn_sequence(t: str) -> list[str]:
+    """Words of a second turn ("turn left 90 then turn left again", "right 90 and then another 90",
+    "turn left and then right"): no reading adds turns up, so the question is refused."""
+    if not any(_has(c, _TURN_VERB) and _has(c, _TURN_WORDS) for c in re.split(_CLAUSE_BREAK, t)):
+        return []
+    steps = [c for c in re.split(r"\bthen\b|\bafter that\b", t)
+             if _has(c, _TURN_VERB) and _has(c, _TURN_WORDS)]
+    if len(steps) > 1:
+        return [m.group(0) for m in re.finditer(_TURN_VERB, steps[1])]
+    side = r"(?:left|right|clockwise|counterclockwise)"
+    return _matches(rf"\b(?:another|again|twice|once more)\b|\b\d+ more\b|\b{side},? (?:and |then |and then )"
+                    rf"(?:\w+ ){{0,2}}?{side}\b")(t)
+
+
 def _turn_words(t: str) -> list[str]:
     """Turn verbs of the clauses that describe a turn: with its direction or amount, or imagined ("if",
     "after"); "I want to turn toward it; is OBJ on my right?" describes none."""
@@ -1180,9 +1240,12 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
+    ("a second turn", _turn_sequence, lambda s, u, _w: False),
     ("a turn", _turn_words, lambda s, u, _w: "turn" in u),
     ("a requirement", _matches(_REQUIREMENT), lambda s, u, _w: True),
     ("a threshold", _matches(_THRESHOLD), lambda s, u, _w: "threshold" in u),
+    ("a difference", _matches(_HOW_MUCH_MORE), lambda s, u, _w: "difference" in u),
+    ("opposite comparisons", _both_ways, lambda s, u, _w: "order" not in s and "relation" not in s),
     ("a comparison", _matches(r"\bthan\b"), lambda s, u, _w: "comparison" in u),
     ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u, _w: not _picks_one(s, u)),
     ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), lambda s, u, _w: _picks_one(s, u)),
@@ -1242,6 +1305,8 @@ def _unread_number(
             continue
         if _has(t[: m.start()], _LABEL_BEFORE) or _has(after, r"^ points?\b"):
             continue  # "item 7", "unit 12", "for 10 points": a label, no quantity
+        if _has(t[: m.start()], r"(?:^|[\s(,;/])\(?[a-e][).:] ?$"):
+            continue  # a quiz's options, "(a) 0.5 (b) 1.0": values to pick from, the measurement picks
         if slots.get("arm_length_m") is not None:
             continue
         if isinstance(angle, float) and float(m.group(1)) == angle:

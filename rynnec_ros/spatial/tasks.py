@@ -209,7 +209,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "height_difference",
         kind="quantity", metric="mra", n_objects=(2,), unit="m",
         slots={"point": "center", "unit": "m"},
-        uses=frozenset({"comparison"}),
+        uses=frozenset({"comparison", "difference"}),
         cues=(Cue(400, 2, parse.cue_height_difference),),
         solve=solvers.solve_height_difference,
         phrasings=(

@@ -441,6 +441,17 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("turn_right(45) then bearing_deg(<object0>)", "future_direction_degrees turn=right angle_deg=45"),
         ("Which of <object0>, <object1>, <object2> is at the extreme left?", "leftmost_choice"),
         ("Dock 4 here: how far is <object0> from you?", "distance_to_camera"),
+        # kinds of the next registers (sentences of our own): a turn given as an order without punctuation,
+        # "then" between a turn and the question, units as speech transcripts spell them, a quiz's numbered
+        # options, an afterthought "or maybe OBJ" offering the other object
+        ("turn left ninety degrees where is <object0> on the clock",
+         "future_direction_clock turn=left angle_deg=90"),
+        ("rotate 90 cw then clock of <object0>?", "future_direction_clock turn=right angle_deg=90"),
+        ("how far is <object0> from you in sent a meters", "distance_to_camera unit=cm"),
+        ("Q7. What is the distance between <object0> and <object1> in meters? (a) 0.5 (b) 1.0 (c) 1.5",
+         "center_distance"),
+        ("Is <object0> closer to you, or maybe <object1>?", "closer_to_camera"),
+        ("How much taller is <object0> than <object1> in cm?", "height_difference unit=cm"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -475,6 +486,14 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # the asker's place, which no reading of the objects alone uses
         ("Which of <object0>, <object1> and <object2> is longest, measured from you?", "from you"),
         ("How tall is <object0> from the camera?", "from the camera"),
+        # opposite comparisons, a difference no task measures, a sequence of turns
+        ("Is <object0> taller or shorter than <object1>?", "shorter"),
+        ("Maybe <object0> is higher than <object1>? Or lower?", "lower"),
+        ("How much wider is <object0> than <object1>?", "how much wider"),
+        ("Which is closer, <object0> or <object1>, and by how much?", "and by how much"),
+        ("turn left 90 then turn left again 90, clock of <object0>?", "turn"),
+        ("If I turned right 90 and then another 90, at what o'clock is <object0>?", "another"),
+        ("after I turn left and then right by 90, where is <object0>?", "left and then right"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
