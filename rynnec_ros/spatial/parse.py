@@ -372,6 +372,8 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"(^|[,;:.?!] )(?:(?:hey|hi|hello|ok|okay|yo) )?(?:robot|robbie|buddy|there)\b,? "
      r"(?=(?:is|are|does|do|can|"
      r"could|would|will|was|has|have|which|what|how|where|tell)\b)", r"\1"),
+    # a question opened by its verb, as German and Dutch ask: "stands OBJ higher than OBJ?" is "is OBJ ..."
+    (r"(^|[,;:.?!] )(?:stands|sits|lies|hangs|stays|lays)(?= (?:the )?OBJ\b)", r"\1is"),
     # "would I be right in saying that ..." asks yes or no
     (
         r"\b(?:would|am|was) i (?:be )?(?:right|correct) (?:in saying|to say|in thinking|if i say)\b",
@@ -402,6 +404,11 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:most|biggest|largest|greatest|highest) (?:clearance|room|space|gap)\b", "highest bottom"),
     (r"\b(?:less|smaller|lower) (?:clearance|room|space|gap)\b", "lower bottom"),
     (r"\b(?:least|smallest|lowest) (?:clearance|room|space|gap)\b", "lowest bottom"),
+    # the floor as the other end: "the gap between OBJ and the floor" is the room under it, "the distance
+    # between OBJ and the ground" its height
+    (r"\b(?:gap|space|room|clearance) between OBJ and the (?:floor|ground)\b", "clearance of OBJ"),
+    (r"\b(?:distance|height) between OBJ and the (?:floor|ground)\b", "height of OBJ above the floor"),
+    (r"\bbetween (?:the )?(?:floor|ground) and OBJ\b", "between OBJ and the floor"),
     # "the least far to the left" is the rightmost
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?left\b", "rightmost"),
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?right\b", "leftmost"),
@@ -732,6 +739,8 @@ _REFERENCE_BEFORE = (
 # "the offset from OBJ up to OBJ": the climb starts at the reference.
 _REFERENCE_FROM = r"\bfrom OBJ (?:straight |all the way )?(?:up|down) to (?:the \w+ of )?OBJ"
 _REFERENCE_AFTER = r"^ as (?:the |a |my |our )?(?:reference|baseline|anchor)\b"
+# "From OBJ, is OBJ to the left?": a lead-in that starts from an object names the reference.
+_REFERENCE_LEAD = r"^(?:as )?(?:seen |viewed |looking |starting )?from OBJ,"
 # A relation to "it" whose pronoun stands for the object named first ("OBJ ...; is OBJ above it?").
 _REFERENCE_IT = r"\b(?:above|below|under|underneath|beneath|over|on|of) it\b"
 
@@ -749,7 +758,12 @@ def _subject_second(t: str) -> bool:
     def marked(at: int) -> bool:
         return _has(t[:at], _REFERENCE_BEFORE) or _has(t[at + 3 :], _REFERENCE_AFTER)
 
-    return marked(first) or _has(t, _REFERENCE_FROM) or (_has(t, _REFERENCE_IT) and not marked(second))
+    return (
+        marked(first)
+        or _has(t, _REFERENCE_FROM)
+        or _has(t, _REFERENCE_LEAD)
+        or (_has(t, _REFERENCE_IT) and not marked(second))
+    )
 
 
 def stated_objects(question: str, t: str) -> list[int] | None:
@@ -1080,10 +1094,12 @@ def cue_apart(q: Question) -> Slots | None:
 #   threshold: a threshold and a length unit (an arm length); comparison: "than"; choice: a choice
 #   between the objects; direction: the numbers of a direction's convention (0, 12, 90, 360 ...);
 #   viewer: the asker's own place or view ("from me", "from the camera"); difference: how much more or
-#   less one object is than another ("how much higher", "by how much").
-USES = frozenset(
-    {"whole", "stacking", "turn", "threshold", "comparison", "choice", "direction", "viewer", "difference"}
-)
+#   less one object is than another ("how much higher", "by how much"); floor: the floor as one end of
+#   a measurement ("from the floor", "between OBJ and the ground").
+USES = frozenset({
+    "whole", "stacking", "turn", "threshold", "comparison", "choice", "direction", "viewer", "difference",
+    "floor",
+})
 
 
 def _picks_one(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
@@ -1188,6 +1204,57 @@ _HOW_MUCH_MORE = (
 )
 
 
+# The dimension a size word names; "short" may be a height or a length, so it names none.
+_DIM_WORDS = {"height": r"\btall\w*|\bheights?\b", "length": r"\blong\w*|\blengths?\b",
+              "width": r"\bwid\w*|\bnarrow\w*|\bwidths?\b"}
+
+
+def _dim_of(word: str) -> str:
+    return next(dim for dim, pattern in _DIM_WORDS.items() if _has(word, pattern))
+
+
+def _two_dims(t: str) -> list[str]:
+    """Size words of two dimensions ("is OBJ wider than OBJ, or is it longer?"): their words, else none."""
+    found = {dim: re.findall(pattern, t) for dim, pattern in _DIM_WORDS.items()}
+    return [w for words in found.values() for w in words] if sum(bool(w) for w in found.values()) > 1 else []
+
+
+# Comparisons of different quantities in one question ("is OBJ higher than OBJ and also closer?"): one
+# reading answers one of them. Nearness to the floor is height, "further up / left" no distance.
+_COMPARISON_KINDS = (
+    r"\b(?:higher|highest|lower|lowest)\b",
+    r"\b(?:taller|tallest|longer|longest|wider|widest|narrower|narrowest|bigger|biggest|larger|largest)\b",
+    r"\b(?:closer|closest|nearer|nearest|farther|farthest|further|furthest)\b"
+    r"(?! (?:to |from )?(?:the )?(?:floor|ground)\b| (?:up|down|left|right|to the|on the|apart)\b)",
+)
+
+
+# "which is further from OBJ", "closer to OBJ than to me": nearness to an object, which no task compares
+# (distances to the camera are compared, the distance between two objects measured); "am I nearer to OBJ
+# or to OBJ" asks which is nearer to me.
+_NEAR_OBJECT = (
+    r"\b(?:closer|nearer|farther|further|closest|nearest|farthest|furthest)(?: (?:apart|away|off|up))?"
+    r" (?:from|to) OBJ\b(?!,? or (?:to |from )?OBJ\b)"
+)
+
+
+def _near_object(t: str) -> list[str]:
+    return [
+        m.group(0)
+        for m in re.finditer(_NEAR_OBJECT, t)
+        if not _has(t[: m.start()], rf"\b(?:{_ME}|i|i'm|i am|you're|you are|we|we're) (?:\w+ )?$")
+    ]
+
+
+# "how tall and wide is OBJ": two sizes asked at once, one value answers one of them.
+_TWO_SIZES = r"\b(tall|long|wide|high)\w* (?:and|or|&) (?:how )?(?!\1)(?:tall|long|wide|deep)\w*\b"
+
+
+def _two_comparisons(t: str) -> list[str]:
+    found = [re.findall(kind, t) for kind in _COMPARISON_KINDS]
+    return [w for words in found for w in words] if sum(bool(w) for w in found) > 1 else []
+
+
 def _both_ways(t: str) -> list[str]:
     """The second word of each pair of opposite comparisons the question holds."""
     found = []
@@ -1210,6 +1277,22 @@ def _turn_sequence(t: str) -> list[str]:
     side = r"(?:left|right|clockwise|counterclockwise)"
     return _matches(rf"\b(?:another|again|twice|once more)\b|\b\d+ more\b|\b{side},? (?:and |then |and then )"
                     rf"(?:\w+ ){{0,2}}?{side}\b")(t)
+
+
+_TURNED = r"(?:turned|rotated|spun|pivoted|swivell?ed|yawed|swung|twisted)"
+
+
+def _past_turn(t: str) -> list[str]:
+    """A turn told as done ("I just turned left 90 degrees, what o'clock is OBJ?"), not imagined: the
+    frames may already show it, so neither the direction now nor one after another turn is sure."""
+    return [
+        done.group(0)
+        for clause in re.split(r"[,.;:?!]", t)
+        if (done := re.search(rf"\b(?:i|you|we|it)(?: (?:just|already|have|has|had))? {_TURNED}\b"
+                               rf"|\b(?:i|you|we)'(?:ve|d) (?:just |already )?{_TURNED}\b", clause))
+        and not _has(clause[: done.start()], rf"{_IMAGINED}|\bwere\b|\bwould\b|\bhad\b")
+        and not _has(clause, r"\b(?:i|you|we) had\b|'d\b")
+    ] + _matches(rf"\b{_TURNED}\b(?=[^,.;:?!]*\b(?:earlier|ago|previously|just now|before that)\b)")(t)
 
 
 def _turn_words(t: str) -> list[str]:
@@ -1241,9 +1324,14 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
     ("a second turn", _turn_sequence, lambda s, u, _w: False),
+    ("a turn told as done", _past_turn, lambda s, u, _w: False),
     ("a turn", _turn_words, lambda s, u, _w: "turn" in u),
     ("a requirement", _matches(_REQUIREMENT), lambda s, u, _w: True),
     ("a threshold", _matches(_THRESHOLD), lambda s, u, _w: "threshold" in u),
+    ("two sizes asked", _matches(_TWO_SIZES), lambda s, u, _w: False),
+    ("two dimensions", _two_dims, lambda s, u, w: "dim" not in s or all(_dim_of(x) == s["dim"] for x in w)),
+    ("nearness to an object", _near_object, lambda s, u, _w: False),
+    ("comparisons of two quantities", _two_comparisons, lambda s, u, _w: False),
     ("a difference", _matches(_HOW_MUCH_MORE), lambda s, u, _w: "difference" in u),
     ("opposite comparisons", _both_ways, lambda s, u, _w: "order" not in s and "relation" not in s),
     ("a comparison", _matches(r"\bthan\b"), lambda s, u, _w: "comparison" in u),
@@ -1259,6 +1347,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a second question", _matches(_SECOND_QUESTION), lambda s, u, _w: False),
     # "which sits at the longest range from you" is no size: a reading of the objects alone answers another
     ("the asker's place", _matches(_FROM_ME), lambda s, u, _w: "viewer" in u),
+    # "how far is OBJ from the floor" read as a distance to the camera would answer another question
+    ("the floor as an end", _matches(r"\b(?:from|to|and|above|over|off) (?:the )?(?:floor|ground)\b"),
+     lambda s, u, _w: "floor" in u),
 )
 
 

@@ -209,7 +209,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "height_difference",
         kind="quantity", metric="mra", n_objects=(2,), unit="m",
         slots={"point": "center", "unit": "m"},
-        uses=frozenset({"comparison", "difference"}),
+        uses=frozenset({"floor", "comparison", "difference"}),
         cues=(Cue(400, 2, parse.cue_height_difference),),
         solve=solvers.solve_height_difference,
         phrasings=(
@@ -222,7 +222,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "height_from_ground",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"point": "center", "unit": "m"},
-        uses=frozenset(),
+        uses=frozenset({"floor"}),
         cues=(
             Cue(160, 1, parse.cue_reaches_up),
             Cue(180, 1, parse.cue_over_floor),
@@ -239,7 +239,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "tallest_choice",
         kind="choice", metric="accuracy", n_objects=(2, 3), unit=None,
         slots={"dim": "height", "order": "max", "form": "choice"},
-        uses=frozenset({"whole", "comparison"}),
+        uses=frozenset({"floor", "whole", "comparison"}),
         cues=(Cue(470, 2, parse.cue_taller),),
         solve=solvers.solve_tallest_choice,
         phrasings=(
@@ -255,7 +255,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "object_height",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"whole"}),
+        uses=frozenset({"floor", "whole"}),
         cues=(Cue(170, 1, parse.cue_own_height), Cue(210, 1, parse.cue_height)),
         solve=solvers.solve_object_height,
         phrasings=(
@@ -294,7 +294,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "above_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"stacking", "comparison"}),
+        uses=frozenset({"floor", "stacking", "comparison"}),
         cues=(Cue(450, 2, parse.cue_above),),
         solve=solvers.solve_above_predicate,
         phrasings=(
@@ -307,7 +307,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "below_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"stacking", "comparison"}),
+        uses=frozenset({"floor", "stacking", "comparison"}),
         cues=(Cue(440, 2, parse.cue_below),),
         solve=solvers.solve_below_predicate,
         phrasings=(
@@ -346,7 +346,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "higher_choice",
         kind="choice", metric="accuracy", n_objects=(2, 3), unit=None,
         slots={"point": "center", "order": "max", "form": "choice"},
-        uses=frozenset({"comparison"}),
+        uses=frozenset({"floor", "comparison"}),
         cues=(Cue(420, 2, parse.cue_points_above), Cue(460, 2, parse.cue_higher)),
         solve=solvers.solve_higher_choice,
         phrasings=(
@@ -359,7 +359,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "above_choice",
         kind="choice", metric="accuracy", n_objects=(2,), unit=None,
         slots={"relation": "above"},
-        uses=frozenset({"stacking", "comparison", "choice"}),
+        uses=frozenset({"floor", "stacking", "comparison", "choice"}),
         cues=(Cue(410, 2, parse.cue_in_stack), Cue(430, 2, parse.cue_which_is_above)),
         solve=solvers.solve_above_choice,
         phrasings=(

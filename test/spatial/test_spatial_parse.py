@@ -452,6 +452,11 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
          "center_distance"),
         ("Is <object0> closer to you, or maybe <object1>?", "closer_to_camera"),
         ("How much taller is <object0> than <object1> in cm?", "height_difference unit=cm"),
+        # a question opened by its verb (German word order), a lead-in starting from the reference, the
+        # floor as the other end of a gap
+        ("Stands <object0> higher than <object1>?", "higher_choice form=yesno"),
+        ("From <object1>, is <object0> to the left?", "left_predicate objects=0,1"),
+        ("What's the gap between <object0> and the floor?", "height_from_ground point=bottom"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -494,6 +499,15 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("turn left 90 then turn left again 90, clock of <object0>?", "turn"),
         ("If I turned right 90 and then another 90, at what o'clock is <object0>?", "another"),
         ("after I turn left and then right by 90, where is <object0>?", "left and then right"),
+        # two dimensions or two quantities compared at once, two sizes asked, nearness to an object, a turn
+        # told as done (the frames may show it already), the floor as one end of a distance to the camera
+        ("Is <object0> wider than <object1>, or is it longer?", "wider"),
+        ("Is <object0> higher than <object1> and also closer?", "higher"),
+        ("How tall and wide is <object0>?", "tall and wide"),
+        ("Which one is further apart from <object2>, <object0> or <object1>?", "further apart from OBJ"),
+        ("I just turned left 90 degrees, what o'clock is <object0>?", "i just turned"),
+        ("When I turned left earlier, where was <object0>?", "turned"),
+        ("How far is <object0> from the camera to the floor?", "to the floor"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
