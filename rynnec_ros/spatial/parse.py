@@ -143,6 +143,7 @@ _TENS = {
 }
 # The start of a length unit's word (after spelling is unified), for lookaheads.
 _LENGTH_UNIT = r"(?:meter|centimeter|millimeter|foot|inch)"
+_DIGIT_WORD = "zero|one|two|three|four|five|six|seven|eight|nine"
 _NUMBER_WORD = "|".join(sorted([*_ONES, *_TENS, "hundred"], key=len, reverse=True))
 _NUMBER_RUN = re.compile(rf"\b(?:a (?=hundred))?(?:{_NUMBER_WORD})(?:(?: and | )(?:{_NUMBER_WORD}))*\b")
 
@@ -324,10 +325,6 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b([a-z]+er)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 than OBJ?"),
     (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 OBJ?"),
     (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*\)", r"is OBJ \1?"),
-    # a relation called on two objects, "left_of(OBJ, OBJ)", "taller_than(OBJ, OBJ)": the first is the
-    # subject, as in the relation's sentence
-    (r"\b(?:is )?((?:left|right) of|on top of|above|below|under|underneath|beneath|over|on|[a-z]+er than)"
-     r"\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 OBJ"),
     # a quantity called on one object, "side(OBJ)"; a predicate before it, "is_left OBJ"
     (r"\bside\s*\(\s*OBJ\s*\)", "which side is OBJ on"),
     (r"^is (left|right) OBJ\b", r"is OBJ on the \1"),
@@ -338,6 +335,10 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:ref|reference|wrt) ?= ?OBJ", "relative to OBJ"),
     (r"\bwrt\b", "relative to"),
     (r"\b(?:target|obj|object|a|b|x|y) ?= ?OBJ", "OBJ"),
+    # a relation called on two objects, "left_of(OBJ, OBJ)", "taller_than(a=OBJ, b=OBJ)", "left_of(OBJ,
+    # ref=OBJ)": the first is the subject, as in the relation's sentence
+    (r"\b(?:is )?((?:left|right) of|on top of|above|below|under|underneath|beneath|over|on|[a-z]+er than)"
+     r"\s*\(\s*OBJ\s*,\s*(?:relative to )?OBJ\s*\)", r"is OBJ \1 OBJ"),
     (r"\barg ?min (?:dist(?:ance)?|range)\b|\barg ?min\b(?=.*\bdist(?:ance)?\b ?\(? ?(?:camera|cam|me)\b)",
      "which is nearest"),
     (r"\barg ?max (?:dist(?:ance)?|range)\b|\barg ?max\b(?=.*\bdist(?:ance)?\b ?\(? ?(?:camera|cam|me)\b)",
@@ -374,6 +375,12 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"could|would|will|was|has|have|which|what|how|where|tell)\b)", r"\1"),
     # a question opened by its verb, as German and Dutch ask: "stands OBJ higher than OBJ?" is "is OBJ ..."
     (r"(^|[,;:.?!] )(?:stands|sits|lies|hangs|stays|lays)(?= (?:the )?OBJ\b)", r"\1is"),
+    # the word after the unit names the quantity: "how many meters high" is a height, not a distance
+    (r"\bhow (?:many|much) (meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cms?|mm|feet|foot|ft"
+     r"|inch(?:es)?) (high|tall|long|wide|deep|thick)\b", r"how \2, in \1,"),
+    # a turn said as a way to go, with its angle: "if I go left 90 degrees", "veer right by 30 degrees"
+    (r"\b(?:go|goes|going|went|head|heads|heading|bear|bears|veer|veers|veering|veered|swerve)"
+     r"(?= (?:to (?:the |my |your )?)?(?:left|right) (?:by )?\d+ degrees?\b)", "turn"),
     # "would I be right in saying that ..." asks yes or no
     (
         r"\b(?:would|am|was) i (?:be )?(?:right|correct) (?:in saying|to say|in thinking|if i say)\b",
@@ -477,6 +484,12 @@ def normalise(question: str) -> str:
         lambda m: _COMPARATIVE[m.group(2)] if m.group(1) == "more" else _COMPARATIVE[m.group(2)][:-1] + "st",
         t,
     )
+    # digits said one by one, as on the radio: "two seven zero degrees", "zero niner zero"
+    t = re.sub(r"\bniner\b", "nine", t)
+    t = re.sub(rf"\b(?:{_DIGIT_WORD})(?: (?:{_DIGIT_WORD})){{2,}}\b",
+               lambda m: str(int("".join(str(_ONES[w]) for w in m.group(0).split()))), t)
+    # tens a transcript split in two: "for ty five", "twen ty"
+    t = re.sub(r"\b(twen|thir|for|fif|six|seven|eigh|nine) ty\b", r"\1ty", t)
     t = _NUMBER_RUN.sub(_spell_out, t)
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
@@ -1095,10 +1108,11 @@ def cue_apart(q: Question) -> Slots | None:
 #   between the objects; direction: the numbers of a direction's convention (0, 12, 90, 360 ...);
 #   viewer: the asker's own place or view ("from me", "from the camera"); difference: how much more or
 #   less one object is than another ("how much higher", "by how much"); floor: the floor as one end of
-#   a measurement ("from the floor", "between OBJ and the ground").
+#   a measurement ("from the floor", "between OBJ and the ground"); size: a word of height or size (high,
+#   tall, long, wide).
 USES = frozenset({
     "whole", "stacking", "turn", "threshold", "comparison", "choice", "direction", "viewer", "difference",
-    "floor",
+    "floor", "size",
 })
 
 
@@ -1146,6 +1160,8 @@ _TWO_OBJECTS_OFFERED = (
 _SECOND_QUESTION = (
     r"\b(?:and|also|plus) (?:also )?(?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
     r"(?! (?:much|many|far)\b)"
+    # a new sentence that asks again: "... of OBJ? And how far apart are they?"
+    r"|[.?!] (?:and|also|plus) (?:also )?(?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
 )
 _NEGATED = r"\b(?:not|never|isn't|aren't|doesn't|don't|wasn't|isnt|arent|doesnt|dont)\b(?! or\b)"
 _VAGUE_TURN = r"\b(?:a (?:little )?bit|a little|slightly|somewhat|a few degrees|partly|part of the way)\b"
@@ -1295,6 +1311,15 @@ def _past_turn(t: str) -> list[str]:
     ] + _matches(rf"\b{_TURNED}\b(?=[^,.;:?!]*\b(?:earlier|ago|previously|just now|before that)\b)")(t)
 
 
+# ("how long from one to the other" asks a distance; a "wide shot" is the camera's)
+_SIZE_WORD = r"\b(?:high|tall|long|wide|narrow|deep|thick)\b(?<!how long)(?! (?:shot|angle|lens)\b)"
+_RANK = (
+    r"\b(?:second|third|2nd|3rd|next)[ ](?:most |least )?(?:\w+est|closest|nearest)\b"
+    r"|\bmiddle (?:one|object)\b"
+    r"|\b(?:rank|ranked|ranking|sort|sorted|sorting)\b|\b(?:order|list) (?:them|these|the objects)\b"
+)
+
+
 def _turn_words(t: str) -> list[str]:
     """Turn verbs of the clauses that describe a turn: with its direction or amount, or imagined ("if",
     "after"); "I want to turn toward it; is OBJ on my right?" describes none."""
@@ -1324,6 +1349,11 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
     ("a second turn", _turn_sequence, lambda s, u, _w: False),
+    # "turn right to heading 090": a compass heading, not a turn by that angle
+    ("a heading", _matches(r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"),
+     lambda s, u, _w: False),
+    # "the second closest", "the middle one", "rank them by distance": no reading orders all the objects
+    ("a rank", _matches(_RANK), lambda s, u, _w: False),
     ("a turn told as done", _past_turn, lambda s, u, _w: False),
     ("a turn", _turn_words, lambda s, u, _w: "turn" in u),
     ("a requirement", _matches(_REQUIREMENT), lambda s, u, _w: True),
@@ -1347,6 +1377,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a second question", _matches(_SECOND_QUESTION), lambda s, u, _w: False),
     # "which sits at the longest range from you" is no size: a reading of the objects alone answers another
     ("the asker's place", _matches(_FROM_ME), lambda s, u, _w: "viewer" in u),
+    # "OBJ is how many meters high" read as a distance would answer another question
+    ("a size word", _matches(_SIZE_WORD), lambda s, u, _w: "size" in u),
     # "how far is OBJ from the floor" read as a distance to the camera would answer another question
     ("the floor as an end", _matches(r"\b(?:from|to|and|above|over|off) (?:the )?(?:floor|ground)\b"),
      lambda s, u, _w: "floor" in u),

@@ -62,7 +62,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "walked_distance",
         kind="quantity", metric="mra", n_objects=(0,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"viewer"}),
+        uses=frozenset({"size", "viewer"}),
         cues=(Cue(10, 0, parse.cue_walked_distance),),
         solve=solvers.solve_walked_distance,
         phrasings=(
@@ -141,7 +141,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "reachability",
         kind="yesno", metric="accuracy", n_objects=(1,), unit="m",
         slots={"arm_length_m": None},
-        uses=frozenset({"viewer", "threshold", "comparison"}),
+        uses=frozenset({"size", "viewer", "threshold", "comparison"}),
         cues=(Cue(190, 1, parse.cue_reachability),),
         solve=solvers.solve_reachability,
         phrasings=(
@@ -209,7 +209,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "height_difference",
         kind="quantity", metric="mra", n_objects=(2,), unit="m",
         slots={"point": "center", "unit": "m"},
-        uses=frozenset({"floor", "comparison", "difference"}),
+        uses=frozenset({"size", "floor", "comparison", "difference"}),
         cues=(Cue(400, 2, parse.cue_height_difference),),
         solve=solvers.solve_height_difference,
         phrasings=(
@@ -222,7 +222,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "height_from_ground",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"point": "center", "unit": "m"},
-        uses=frozenset({"floor"}),
+        uses=frozenset({"size", "floor"}),
         cues=(
             Cue(160, 1, parse.cue_reaches_up),
             Cue(180, 1, parse.cue_over_floor),
@@ -239,7 +239,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "tallest_choice",
         kind="choice", metric="accuracy", n_objects=(2, 3), unit=None,
         slots={"dim": "height", "order": "max", "form": "choice"},
-        uses=frozenset({"floor", "whole", "comparison"}),
+        uses=frozenset({"size", "floor", "whole", "comparison"}),
         cues=(Cue(470, 2, parse.cue_taller),),
         solve=solvers.solve_tallest_choice,
         phrasings=(
@@ -255,7 +255,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "object_height",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"floor", "whole"}),
+        uses=frozenset({"size", "floor", "whole"}),
         cues=(Cue(170, 1, parse.cue_own_height), Cue(210, 1, parse.cue_height)),
         solve=solvers.solve_object_height,
         phrasings=(
@@ -268,7 +268,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "object_width",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"whole"}),
+        uses=frozenset({"size", "whole"}),
         cues=(Cue(220, 1, parse.cue_object_width),),
         solve=solvers.solve_object_width,
         phrasings=(
@@ -281,7 +281,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "object_length",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"whole"}),
+        uses=frozenset({"size", "whole"}),
         cues=(Cue(230, 1, parse.cue_object_length),),
         solve=solvers.solve_object_length,
         phrasings=(
@@ -294,7 +294,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "above_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"floor", "stacking", "comparison"}),
+        uses=frozenset({"size", "floor", "stacking", "comparison"}),
         cues=(Cue(450, 2, parse.cue_above),),
         solve=solvers.solve_above_predicate,
         phrasings=(
@@ -307,7 +307,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "below_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"floor", "stacking", "comparison"}),
+        uses=frozenset({"size", "floor", "stacking", "comparison"}),
         cues=(Cue(440, 2, parse.cue_below),),
         solve=solvers.solve_below_predicate,
         phrasings=(
@@ -346,7 +346,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "higher_choice",
         kind="choice", metric="accuracy", n_objects=(2, 3), unit=None,
         slots={"point": "center", "order": "max", "form": "choice"},
-        uses=frozenset({"floor", "comparison"}),
+        uses=frozenset({"size", "floor", "comparison"}),
         cues=(Cue(420, 2, parse.cue_points_above), Cue(460, 2, parse.cue_higher)),
         solve=solvers.solve_higher_choice,
         phrasings=(
@@ -359,7 +359,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "above_choice",
         kind="choice", metric="accuracy", n_objects=(2,), unit=None,
         slots={"relation": "above"},
-        uses=frozenset({"floor", "stacking", "comparison", "choice"}),
+        uses=frozenset({"size", "floor", "stacking", "comparison", "choice"}),
         cues=(Cue(410, 2, parse.cue_in_stack), Cue(430, 2, parse.cue_which_is_above)),
         solve=solvers.solve_above_choice,
         phrasings=(

@@ -457,6 +457,17 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("Stands <object0> higher than <object1>?", "higher_choice form=yesno"),
         ("From <object1>, is <object0> to the left?", "left_predicate objects=0,1"),
         ("What's the gap between <object0> and the floor?", "height_from_ground point=bottom"),
+        # digits said one by one (radio), tens a transcript split, the quantity named after the unit, a
+        # turn said as a way to go with its angle, a relation called with named arguments
+        ("Tower, clock position of <object0> after we turn two seven zero degrees right?",
+         "future_direction_clock turn=right angle_deg=270"),
+        ("turn write for ty five degrees, what o'clock is <object0>",
+         "future_direction_clock turn=right angle_deg=45"),
+        ("<object0> is how many meters high?", "height_from_ground"),
+        ("if I go left 90 degrees, which way's <object0> then, in degrees?",
+         "future_direction_degrees turn=left angle_deg=90"),
+        ("is_left_of(a=<object1>, b=<object0>)", "left_predicate"),
+        ("left_of(<object1>, ref=<object0>)", "left_predicate"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -508,6 +519,13 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("I just turned left 90 degrees, what o'clock is <object0>?", "i just turned"),
         ("When I turned left earlier, where was <object0>?", "turned"),
         ("How far is <object0> from the camera to the floor?", "to the floor"),
+        # a compass heading, a rank among the objects, a second question in its own sentence, a size word
+        # a distance reading leaves unused
+        ("turn right to heading zero niner zero, where is <object0>?", "to heading"),
+        ("Which is the second closest: <object0>, <object1> or <object2>?", "second closest"),
+        ("Rank <object0>, <object1> and <object2> by distance.", "rank"),
+        ("Is <object0> to the left of <object1>? And how far apart are they?", "? and how"),
+        ("<object0>: range from you, high or low?", "high"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
