@@ -614,6 +614,8 @@ _YESNO = (
     r"(?:^|[,;:.?!] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
     r"|\bwhether\b|\byes or no\b|\btrue or false\b|\by ?/ ?n\b|\byes ?/ ?no\b|\bconfirm\b"
     r"|\b(?:tell|say|check|know|see) (?:me |us )?if\b"
+    # a yes/no question asked inside another: "grandpa wants to know is OBJ higher ..."
+    r"|\b(?:know|wonder|wondering|asks?|asking|asked),? (?:is|are|does|do|can|was)\b(?= (?:the )?OBJ\b)"
 )
 # A statement asked with a question mark ("OBJ is nearer to you than OBJ?") asks whether it holds.
 _DECLARED = r"^OBJ (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?$"
@@ -1109,10 +1111,10 @@ def cue_apart(q: Question) -> Slots | None:
 #   viewer: the asker's own place or view ("from me", "from the camera"); difference: how much more or
 #   less one object is than another ("how much higher", "by how much"); floor: the floor as one end of
 #   a measurement ("from the floor", "between OBJ and the ground"); size: a word of height or size (high,
-#   tall, long, wide).
+#   tall, long, wide); horizontal: a measurement in the floor plane (the walk, bearings, footprints).
 USES = frozenset({
     "whole", "stacking", "turn", "threshold", "comparison", "choice", "direction", "viewer", "difference",
-    "floor", "size",
+    "floor", "size", "horizontal",
 })
 
 
@@ -1311,8 +1313,27 @@ def _past_turn(t: str) -> list[str]:
     ] + _matches(rf"\b{_TURNED}\b(?=[^,.;:?!]*\b(?:earlier|ago|previously|just now|before that)\b)")(t)
 
 
-# ("how long from one to the other" asks a distance; a "wide shot" is the camera's)
+# "turn right to heading 090": a compass heading, not a turn by that angle.
+_HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
+# "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
+_RATIO = r"\bhow many times\b|\b(?:twice|thrice|half|\d+ times) as\b|\bratio\b|\bpercent\b|%"
+# "how far to the left of you is OBJ": an offset to one side, which only a direction's angle measures.
+_SIDE_OFFSET = r"\bhow (?:far|much|many \w+) (?:more )?(?:to the |to my |to your |on the )?(?:left|right)\b"
+# "how high above you", "how far below the camera": a height relative to the camera, which no reading
+# measures (heights are over the floor, distances to the camera straight lines).
+_HEIGHT_TO_ME = (
+    r"\b(?:above|below|under|over|beneath|underneath|higher than|lower than|taller than|shorter than)"
+    rf" (?:{_ME}|myself|camera|the lens)\b"
+)
+# A distance measured one way only ("horizontally", "along the floor") is no straight-line distance; the
+# walk, bearings and footprint sides are horizontal.
+_ONE_AXIS = (
+    r"\bhorizontal(?:ly)?\b(?! (?:sides?|dimensions?|edges?|extents?)\b)|\balong the (?:floor|ground)\b"
+    r"|\bground distance\b"
+)
+# A word of height or size ("how long from one to the other" asks a distance; a "wide shot" is the camera's).
 _SIZE_WORD = r"\b(?:high|tall|long|wide|narrow|deep|thick)\b(?<!how long)(?! (?:shot|angle|lens)\b)"
+# "the second closest", "the middle one", "rank them by distance": no reading orders all the objects.
 _RANK = (
     r"\b(?:second|third|2nd|3rd|next)[ ](?:most |least )?(?:\w+est|closest|nearest)\b"
     r"|\bmiddle (?:one|object)\b"
@@ -1349,11 +1370,12 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
     ("a second turn", _turn_sequence, lambda s, u, _w: False),
-    # "turn right to heading 090": a compass heading, not a turn by that angle
-    ("a heading", _matches(r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"),
-     lambda s, u, _w: False),
-    # "the second closest", "the middle one", "rank them by distance": no reading orders all the objects
+    ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("a rank", _matches(_RANK), lambda s, u, _w: False),
+    ("a ratio", _matches(_RATIO), lambda s, u, _w: False),
+    ("an offset to a side", _matches(_SIDE_OFFSET), lambda s, u, _w: "direction" in u),
+    ("a height relative to me", _matches(_HEIGHT_TO_ME), lambda s, u, _w: False),
+    ("a distance along one axis", _matches(_ONE_AXIS), lambda s, u, _w: "horizontal" in u),
     ("a turn told as done", _past_turn, lambda s, u, _w: False),
     ("a turn", _turn_words, lambda s, u, _w: "turn" in u),
     ("a requirement", _matches(_REQUIREMENT), lambda s, u, _w: True),

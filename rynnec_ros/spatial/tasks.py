@@ -62,7 +62,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "walked_distance",
         kind="quantity", metric="mra", n_objects=(0,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"size", "viewer"}),
+        uses=frozenset({"horizontal", "size", "viewer"}),
         cues=(Cue(10, 0, parse.cue_walked_distance),),
         solve=solvers.solve_walked_distance,
         phrasings=(
@@ -76,7 +76,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "rotate_to_face",
         kind="quantity", metric="roa", n_objects=(1,), unit="deg",
         slots={"direction": "cw"},
-        uses=frozenset({"viewer", "turn", "direction"}),
+        uses=frozenset({"horizontal", "viewer", "turn", "direction"}),
         cues=(Cue(110, 1, parse.cue_rotate_to_face),),
         solve=solvers.solve_rotate_to_face,
         phrasings=(
@@ -89,7 +89,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "future_direction_degrees",
         kind="quantity", metric="roa", n_objects=(1,), unit="deg",
         slots={"turn": None, "angle_deg": None},
-        uses=frozenset({"viewer", "turn", "direction"}),
+        uses=frozenset({"horizontal", "viewer", "turn", "direction"}),
         cues=(Cue(120, 1, parse.cue_future_direction_degrees),),
         solve=solvers.solve_future_direction_degrees,
         phrasings=(
@@ -102,7 +102,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "future_direction_clock",
         kind="quantity", metric="roa", n_objects=(1,), unit="oclock",
         slots={"turn": None, "angle_deg": None},
-        uses=frozenset({"viewer", "turn", "direction"}),
+        uses=frozenset({"horizontal", "viewer", "turn", "direction"}),
         cues=(Cue(121, 1, parse.cue_future_direction_clock),),
         solve=solvers.solve_future_direction_clock,
         phrasings=(
@@ -115,7 +115,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "direction_degrees",
         kind="quantity", metric="roa", n_objects=(1,), unit="deg",
         slots={},
-        uses=frozenset({"viewer", "direction"}),
+        uses=frozenset({"horizontal", "viewer", "direction"}),
         cues=(Cue(140, 1, parse.cue_direction_degrees),),
         solve=solvers.solve_direction_degrees,
         phrasings=(
@@ -128,7 +128,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "direction_clock",
         kind="quantity", metric="roa", n_objects=(1,), unit="oclock",
         slots={},
-        uses=frozenset({"viewer", "direction"}),
+        uses=frozenset({"horizontal", "viewer", "direction"}),
         cues=(Cue(130, 1, parse.cue_direction_clock),),
         solve=solvers.solve_direction_clock,
         phrasings=(
@@ -268,7 +268,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "object_width",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"size", "whole"}),
+        uses=frozenset({"horizontal", "size", "whole"}),
         cues=(Cue(220, 1, parse.cue_object_width),),
         solve=solvers.solve_object_width,
         phrasings=(
@@ -281,7 +281,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "object_length",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"size", "whole"}),
+        uses=frozenset({"horizontal", "size", "whole"}),
         cues=(Cue(230, 1, parse.cue_object_length),),
         solve=solvers.solve_object_length,
         phrasings=(
@@ -320,7 +320,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "left_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"viewer", "comparison"}),
+        uses=frozenset({"horizontal", "viewer", "comparison"}),
         cues=(Cue(350, 2, parse.cue_left_of),),
         solve=solvers.solve_left_predicate,
         phrasings=(
@@ -333,7 +333,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "right_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"viewer", "comparison"}),
+        uses=frozenset({"horizontal", "viewer", "comparison"}),
         cues=(Cue(340, 2, parse.cue_right_of),),
         solve=solvers.solve_right_predicate,
         phrasings=(
@@ -372,7 +372,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "left_right_choice",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"viewer", "comparison", "choice"}),
+        uses=frozenset({"horizontal", "viewer", "comparison", "choice"}),
         cues=(Cue(300, 2, parse.cue_which_side_of), Cue(330, 2, parse.cue_left_or_right_of)),
         solve=solvers.solve_left_right_choice,
         phrasings=(
@@ -385,7 +385,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "leftmost_choice",
         kind="choice", metric="accuracy", n_objects=(2, 3), unit=None,
         slots={"side": "left"},
-        uses=frozenset({"viewer", "comparison", "choice"}),
+        uses=frozenset({"horizontal", "viewer", "comparison", "choice"}),
         cues=(Cue(310, 2, parse.cue_scan), Cue(320, 2, parse.cue_furthest_to_a_side)),
         solve=solvers.solve_leftmost_choice,
         phrasings=(
@@ -398,7 +398,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "side_of_me",
         kind="yesno", metric="accuracy", n_objects=(1,), unit=None,
         slots={"side": None},
-        uses=frozenset({"viewer"}),
+        uses=frozenset({"horizontal", "viewer"}),
         cues=(Cue(150, 1, parse.cue_side_of_me),),
         solve=solvers.solve_side_of_me,
         phrasings=(

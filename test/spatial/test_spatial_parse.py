@@ -468,6 +468,8 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
          "future_direction_degrees turn=left angle_deg=90"),
         ("is_left_of(a=<object1>, b=<object0>)", "left_predicate"),
         ("left_of(<object1>, ref=<object0>)", "left_predicate"),
+        ("grandpa wants to know is the <object0> higher up than the <object1>", "higher_choice form=yesno"),
+        ("How many degrees to the right is <object0> from straight ahead?", "direction_degrees"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -526,6 +528,12 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("Rank <object0>, <object1> and <object2> by distance.", "rank"),
         ("Is <object0> to the left of <object1>? And how far apart are they?", "? and how"),
         ("<object0>: range from you, high or low?", "high"),
+        # a ratio, an offset to one side, a height relative to the camera, a distance along one axis
+        ("How many times taller is <object0> than <object1>?", "how many times"),
+        ("How far to the right of <object1> is <object0>?", "how far to the right"),
+        ("How high above you is <object0>?", "above you"),
+        ("How far below the camera is <object0>?", "below the camera"),
+        ("What's the horizontal distance between <object0> and <object1>?", "horizontal"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
