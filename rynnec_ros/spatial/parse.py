@@ -462,6 +462,10 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # a half turn said as a manoeuvre
     (r"\b(?:about face|about turn|one eighty)\b|\ba u turn\b|\bu turns?\b(?! (?:left|right|to|around|\d))",
      "turn around"),
+    # facing another way is a turn: "face the other way", "face backwards", "face left"
+    (r"\bface (?:the other way|the opposite (?:way|direction)|backwards?|behind (?:me|you))\b",
+     "turn around"),
+    (r"\bface (?:to )?(?:the |my |your )?(left|right)\b", r"turn \1"),
 ]
 
 
@@ -612,7 +616,8 @@ _SIZE_CMP = (
 # or it asks "whether", "yes or no", "true or false".
 _YESNO = (
     r"(?:^|[,;:.?!] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
-    r"|\bwhether\b|\byes or no\b|\btrue or false\b|\by ?/ ?n\b|\byes ?/ ?no\b|\bconfirm\b"
+    r"|\bwhether\b|\byes or no\b|\btrue or false\b|\btrue ?/ ?false\b|\bt ?/ ?f\b|\by ?/ ?n\b|\byes ?/ ?no\b"
+    r"|\bconfirm\b"
     r"|\b(?:tell|say|check|know|see) (?:me |us )?if\b"
     # a yes/no question asked inside another: "grandpa wants to know is OBJ higher ..."
     r"|\b(?:know|wonder|wondering|asks?|asking|asked),? (?:is|are|does|do|can|was)\b(?= (?:the )?OBJ\b)"
@@ -830,14 +835,16 @@ class Question:
         t = self.t
         clause = _turn_clause(t)
         rest = t.replace(clause, " ") if clause else t
-        asked = r"o'?\s?clock|clock|where|direction|degrees?|angle|oriented|position"
+        asked = r"o'?\s?clock|clock|where|direction|degrees?|angle|bearing|oriented|position"
         if clause is None or not _has(rest, asked):
             return None
         side, angle = _turn(clause)
         if side is None:  # "do a full about-face, turning to my left": the side in another clause
-            sides = (_turn(c)[0] for c in re.split(r"[,.;:?!]", t) if _has(c, _TURN_VERB))
+            # (or an afterthought, "turn 90 degrees, left I mean", that names no object)
+            sides = (_turn(c)[0] for c in re.split(r"[,.;:?!]", t)
+                     if _has(c, _TURN_VERB) or not _has(c, r"OBJ|\b(?:what|where|which|how)\b"))
             side = next((x for x in sides if x is not None), None)
-        degrees = _has(rest, r"\bdegrees?\b|\bangle\b") and not _has(rest, r"o'?\s?clock|\bclock\b")
+        degrees = _has(rest, r"\bdegrees?\b|\bangle\b|\bbearing\b") and not _has(rest, r"o'?\s?clock|clock\b")
         return side, angle, degrees
 
 
@@ -1161,7 +1168,7 @@ _TWO_OBJECTS_OFFERED = (
 # "how far is OBJ, and which way is it?": one reading answers one question.
 _SECOND_QUESTION = (
     r"\b(?:and|also|plus) (?:also )?(?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
-    r"(?! (?:much|many|far)\b)"
+    r"(?! (?:much|many)\b)"
     # a new sentence that asks again: "... of OBJ? And how far apart are they?"
     r"|[.?!] (?:and|also|plus) (?:also )?(?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
 )
@@ -1313,6 +1320,18 @@ def _past_turn(t: str) -> list[str]:
     ] + _matches(rf"\b{_TURNED}\b(?=[^,.;:?!]*\b(?:earlier|ago|previously|just now|before that)\b)")(t)
 
 
+# The asker corrects themself mid-question ("turn right, no wait, left", "its height, sorry, its width"):
+# which words stand is not for rules to guess ("I mean" mostly clarifies, "at their bottoms I mean").
+_CORRECTION = (
+    r"(?<=.)\b(?:no wait|wait no|sorry|or rather|correction|scratch that|make that|i meant)\b"
+    r"|(?<=.)[.?!,] actually\b|, no,"
+)
+# Left and right as another object sees them ("from the perspective of OBJ"), not the camera ("its left"
+# is mostly the robot's).
+_ITS_VIEW = (
+    r"\b(?:perspective|point of view|viewpoint|eyes) of OBJ\b|\bOBJ'?s (?:perspective|point of view|viewpoint"
+    r"|view|own (?:left|right))\b|\b(?:looking|look|seen|viewed) from behind OBJ\b"
+)
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
 # "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
@@ -1370,6 +1389,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
     ("a second turn", _turn_sequence, lambda s, u, _w: False),
+    ("a correction", _matches(_CORRECTION), lambda s, u, _w: False),
+    ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("a rank", _matches(_RANK), lambda s, u, _w: False),
     ("a ratio", _matches(_RATIO), lambda s, u, _w: False),

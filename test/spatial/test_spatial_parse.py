@@ -470,6 +470,14 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("left_of(<object1>, ref=<object0>)", "left_predicate"),
         ("grandpa wants to know is the <object0> higher up than the <object1>", "higher_choice form=yesno"),
         ("How many degrees to the right is <object0> from straight ahead?", "direction_degrees"),
+        # facing another way is a turn, a bearing asked after it, a side said as an afterthought, a quiz's
+        # true/false
+        ("suppose I face the other way, what's the bearing to <object0> then?",
+         "future_direction_degrees angle_deg=180"),
+        ("If I turn 90 degrees, left I mean, where's <object0> at o'clock?",
+         "future_direction_clock turn=left angle_deg=90"),
+        ("Q: True/False — <object0> is closer to the camera than <object1>.", "closer_to_camera form=yesno"),
+        ("From the camera's viewpoint, is <object0> to the right of <object1>?", "right_predicate"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -534,6 +542,11 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("How high above you is <object0>?", "above you"),
         ("How far below the camera is <object0>?", "below the camera"),
         ("What's the horizontal distance between <object0> and <object1>?", "horizontal"),
+        # a correction mid-question, another object's point of view, "and how far" as a second question
+        ("Say I turn right, no wait, left, 90 degrees. Clock position of <object0>?", "no wait"),
+        ("What's the height of <object0>, sorry, its width?", "sorry"),
+        ("From the perspective of <object1>, is <object0> on its left?", "perspective of OBJ"),
+        ("Could a 2 ft arm reach <object0>, and how far is it?", "and how"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
