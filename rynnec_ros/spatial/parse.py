@@ -350,6 +350,10 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # "assert height(OBJ) > height(OBJ)"
     (r"\b(?:assert )?(height|length|width)\(OBJ\) ?([<>]) ?\1\(OBJ\)",
      lambda m: f"is OBJ {'greater' if m.group(2) == '>' else 'less'} in {m.group(1)} than OBJ"),
+    # "dist(cam, OBJ) < dist(cam, OBJ)": distances to the camera compared
+    (r"\b(?:dist|distance|range)\((?:cam|camera|me), ?OBJ\) ?([<>]) ?"
+     r"(?:dist|distance|range)\((?:cam|camera|me), ?OBJ\)",
+     lambda m: f"is OBJ {'farther' if m.group(1) == '>' else 'nearer'} than OBJ"),
     (r"\bleft ?\| ?right\b", "left or right"),
     # a bare unit closing a request: "..., in" / "-> ft"
     (r",\s*(m|cm|mm|ft|in)\s*[?.]?\s*$", lambda m: ", in " + _UNIT_NAMES[m.group(1)]),
@@ -1332,6 +1336,12 @@ _ITS_VIEW = (
     r"\b(?:perspective|point of view|viewpoint|eyes) of OBJ\b|\bOBJ'?s (?:perspective|point of view|viewpoint"
     r"|view|own (?:left|right))\b|\b(?:looking|look|seen|viewed) from behind OBJ\b"
 )
+# "[deg, ccw+]", "positive to the left": a sign convention for the answer, which no reading states.
+_TURN_SENSE = r"(?:counterclockwise|clockwise|left|right)"
+_SIGN_CONVENTION = (
+    rf"\b{_TURN_SENSE} ?\+|\b(?:positive|negative|plus|minus) (?:is |means |to the |=)?{_TURN_SENSE}\b"
+    rf"|\b{_TURN_SENSE} (?:is |=)?(?:positive|negative)\b"
+)
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
 # "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
@@ -1392,6 +1402,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a correction", _matches(_CORRECTION), lambda s, u, _w: False),
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
+    ("a sign convention", _matches(_SIGN_CONVENTION), lambda s, u, _w: False),
+    # "A < B" compares two values: a reading that measures one (or picks one) answers another question
+    ("a comparison sign", _matches(r"(?<![\w<>=-])[<>]=?(?![<>=,])"),  # ("<->" is a span)
+     lambda s, u, _w: not _picks_one(s, u) and "unit" not in s),
     ("a rank", _matches(_RANK), lambda s, u, _w: False),
     ("a ratio", _matches(_RATIO), lambda s, u, _w: False),
     ("an offset to a side", _matches(_SIDE_OFFSET), lambda s, u, _w: "direction" in u),
@@ -1452,7 +1466,8 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
 
 _LABEL_BEFORE = (
     r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone|line|floor|lane|dock"
-    r"|station|gate|rack|row|cell|bin|sector|section|area|building|truck)\s*#?$"
+    r"|station|gate|rack|row|cell|bin|sector|section|area|building|truck|forklift|picker|agv|cart|tug|drone"
+    r"|robot|bot|vehicle|van|team|crew|channel|ch|car)\s*#?$"
 )
 _CONVENTION_NUMBERS = {0.0, 3.0, 6.0, 9.0, 12.0, 90.0, 180.0, 270.0, 360.0}
 

@@ -478,6 +478,9 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
          "future_direction_clock turn=left angle_deg=90"),
         ("Q: True/False — <object0> is closer to the camera than <object1>.", "closer_to_camera form=yesno"),
         ("From the camera's viewpoint, is <object0> to the right of <object1>?", "right_predicate"),
+        # distances to the camera compared in planner notation, a callsign's number
+        ("dist(cam, <object0>) < dist(cam, <object1>)", "closer_to_camera form=yesno"),
+        ("Forklift 3 to base: is <object0> on my left side?", "side_of_me side=left"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -547,6 +550,9 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("What's the height of <object0>, sorry, its width?", "sorry"),
         ("From the perspective of <object1>, is <object0> on its left?", "perspective of OBJ"),
         ("Could a 2 ft arm reach <object0>, and how far is it?", "and how"),
+        # a sign convention for the answer, a comparison sign beside a quantity
+        ("yaw_needed(<object0>) [deg, ccw+]", "counterclockwise+"),
+        ("height(<object0>) in cm > 50?", ">"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
