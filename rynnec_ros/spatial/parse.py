@@ -404,7 +404,8 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
         "what is",
     ),
     # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
-    (r"\b(?:is that|am i|was i|are you|is it) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
+    (r"\b(?:is that|am i|was i|are you|is it|(?:is|was) (?:she|he|mom|mum|dad|grandma|grandpa)"
+     r"|are (?:they|we)) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
     (r",\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed)\s*\?\s*$", ", is that so?"),
     # the room under an object is its bottom's height: "the gap under OBJ", "more clearance", "least room"
     (r"\b(?:gap|space|room|clearance)(?: is there| there is| left)? (?:under|beneath|below|underneath)"
@@ -623,6 +624,8 @@ _YESNO = (
     r"|\bwhether\b|\byes or no\b|\btrue or false\b|\btrue ?/ ?false\b|\bt ?/ ?f\b|\by ?/ ?n\b|\byes ?/ ?no\b"
     r"|\bconfirm\b"
     r"|\b(?:tell|say|check|know|see) (?:me |us )?if\b"
+    # a subject set out before its question: "the OBJ, is it closer than the OBJ"
+    r"|\bOBJ,? (?:is|was|does|can) (?:it|that|this)\b"
     # a yes/no question asked inside another: "grandpa wants to know is OBJ higher ..."
     r"|\b(?:know|wonder|wondering|asks?|asking|asked),? (?:is|are|does|do|can|was)\b(?= (?:the )?OBJ\b)"
 )
@@ -1164,7 +1167,10 @@ _REQUIREMENT = (
     r"\b(?:must|should|has to|have to|needs? to|is required to) (?:\w+ ){0,3}?"
     r"(?:at least|at most|within|no more than) \d+(?:\.\d+)? \w+"
 )
-_FROM_ME = r"\b(?:away )?from (?:me|you|myself|yourself|the camera|camera|the robot|the viewer)\b"
+_FROM_ME = (
+    r"\b(?:away )?from (?:me|you|myself|yourself|the camera|camera|the robot|the viewer)\b"
+    r"|\b(?:are you|am i|is the robot|is the camera) (?:\w+ )?from\b"
+)
 # (also an afterthought: "is OBJ closer, or maybe OBJ?")
 _TWO_OBJECTS_OFFERED = (
     r"\bOBJ,? or (?:the |is |does )?OBJ\b|\beither OBJ or OBJ\b|\bOBJ\b[^.;?!]*, or (?:\w+ ){0,2}OBJ\b"
@@ -1227,8 +1233,8 @@ _OPPOSITES = (
 # "how much shorter is OBJ than OBJ", "which is closer, and by how much?": a difference is asked, which a
 # choice or a yes/no does not answer.
 _HOW_MUCH_MORE = (
-    r"\bhow (?:much|many (?:\w+ )?|far) (?:more |less )?(?:higher|lower|taller|shorter|longer|wider|narrower"
-    r"|nearer|closer|farther|further|bigger|smaller|larger)\b"
+    r"\bhow (?:much|many (?:\w+ )?|far) (?:(?:is|are|was|does) (?:\w+ ){0,2}?)?(?:more |less )?"
+    r"(?:higher|lower|taller|shorter|longer|wider|narrower|nearer|closer|farther|further|bigger|smaller|larger)\b"
     r"|\b(?:and|also|plus),? by how (?:much|many|far)\b"
 )
 
@@ -1407,6 +1413,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a comparison sign", _matches(r"(?<![\w<>=-])[<>]=?(?![<>=,])"),  # ("<->" is a span)
      lambda s, u, _w: not _picks_one(s, u) and "unit" not in s),
     ("a rank", _matches(_RANK), lambda s, u, _w: False),
+    # "are OBJ and OBJ both on your left": a question about each object, no reading asks it of all
+    # ("longer than both OBJ and OBJ" compares one with the others)
+    ("a quantifier", _matches(r"(?<!than )\b(?:both|all three|all of them|neither|none of (?:them|these))\b"),
+     lambda s, u, _w: False),
     ("a ratio", _matches(_RATIO), lambda s, u, _w: False),
     ("an offset to a side", _matches(_SIDE_OFFSET), lambda s, u, _w: "direction" in u),
     ("a height relative to me", _matches(_HEIGHT_TO_ME), lambda s, u, _w: False),

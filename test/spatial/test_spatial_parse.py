@@ -481,6 +481,9 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         # distances to the camera compared in planner notation, a callsign's number
         ("dist(cam, <object0>) < dist(cam, <object1>)", "closer_to_camera form=yesno"),
         ("Forklift 3 to base: is <object0> on my left side?", "side_of_me side=left"),
+        # a subject set out before its question, "is she right" as correctness (no side)
+        ("the <object0> is it closer than the <object1>", "closer_to_camera form=yesno"),
+        ("mom says the <object0> is higher than the <object1> is she right", "higher_choice form=yesno"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -553,6 +556,10 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # a sign convention for the answer, a comparison sign beside a quantity
         ("yaw_needed(<object0>) [deg, ccw+]", "counterclockwise+"),
         ("height(<object0>) in cm > 50?", ">"),
+        # a difference with its verb between, a question about each object, the viewer as the subject
+        ("how much is <object0> wider than <object1>", "how much is OBJ wider"),
+        ("Are <object0> and <object1> both on your left?", "both"),
+        ("How far are you from <object0> and <object1>?", "are you from"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
