@@ -317,6 +317,9 @@ _TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 5])
 # Whole phrasings rewritten to the form the rules read, in order (after dashes became commas).
 _TRIP = {"shorter": "nearer", "shortest": "nearest", "longer": "farther", "longest": "farthest"}
 _UNIT_NAMES = {"m": "meters", "cm": "centimeters", "mm": "millimeters", "ft": "feet", "in": "inches"}
+_PLAIN_TO_MORE = {"high": "higher", "tall": "taller", "far": "farther", "near": "nearer", "nearby": "nearer",
+                  "close": "closer", "long": "longer", "wide": "wider", "big": "bigger", "low": "lower",
+                  "short": "shorter", "small": "smaller"}
 _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # Planner notation: "nearer?(OBJ, OBJ)" asks whether the first is nearer than the second,
     # "on_my_right?(OBJ)" whether it is on my right; "clock_dir(OBJ)", "turn(right, 45)" name a quantity
@@ -464,6 +467,10 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # of two, the uppermost is the one on top
     (r"\bwhich (?:one )?is (?:the )?(?:uppermost|topmost)\b(?=,? OBJ or OBJ)", "which is on top"),
     (r"\bwhich (?:one )?is (?:the )?(?:lowermost|bottommost)\b(?=,? OBJ or OBJ)", "which is at the bottom"),
+    # learners' plain adjective for a comparison when objects are offered: "which one high, OBJ or OBJ?"
+    (rf"\b(which(?: one| object| thing)?(?: is)?) ({'|'.join(_PLAIN_TO_MORE)})\b"
+     r"(?=[^?]*\bOBJ,? (?:or )?OBJ\b|\?$)", lambda m: f"{m[1]} {_PLAIN_TO_MORE[m[2]]}"),
+    (r"\bsmall in (height|width|length)\b", r"smaller in \1"),
     # a half turn said as a manoeuvre
     (r"\b(?:about face|about turn|one eighty)\b|\ba u turn\b|\bu turns?\b(?! (?:left|right|to|around|\d))",
      "turn around"),
@@ -560,6 +567,7 @@ _FACE = (
     rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\bsnap (?:on ?to|to) OBJ"
     rf"|{_TURN_VERB} to OBJ|\bsquare (?:\w+ ){{0,2}}up (?:to|with) OBJ"
     rf"|\b(?:having|have|get|put|see) OBJ {_STRAIGHT}(?:ahead|in front)"
+    r"|\b(?:to|for) (?:see|seeing|view|viewing|looking|looking at|facing) OBJ\b"
 )
 # The space under an object is the height of its bottom: "the gap under OBJ", "room beneath it".
 _UNDER_GAP = (

@@ -484,6 +484,11 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         # a subject set out before its question, "is she right" as correctness (no side)
         ("the <object0> is it closer than the <object1>", "closer_to_camera form=yesno"),
         ("mom says the <object0> is higher than the <object1> is she right", "higher_choice form=yesno"),
+        # learners' plain adjective where objects are offered, "for looking OBJ" as facing it
+        ("<object0> and <object1>, which one high?", "higher_choice"),
+        ("Which one is far, <object0> or <object1>?", "closer_to_camera order=far"),
+        ("Which is small in height, <object0> or <object1>?", "tallest_choice order=min"),
+        ("How many degree you should rotate to left for looking <object0>?", "rotate_to_face direction=ccw"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
