@@ -388,6 +388,9 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # a turn said as a way to go, with its angle: "if I go left 90 degrees", "veer right by 30 degrees"
     (r"\b(?:go|goes|going|went|head|heads|heading|bear|bears|veer|veers|veering|veered|swerve)"
      r"(?= (?:to (?:the |my |your )?)?(?:left|right) (?:by )?\d+ degrees?\b)", "turn"),
+    # a guess before the question is no part of it: "I'd say about 30 cm, but how tall is OBJ?"
+    (r"^[^?]*?\b(?:guess|guessing|i think|my bet|i'd say|i would say|probably|pretty sure)\b[^?]*?(?:,|\s)"
+     r"(?:but )(?=(?:what|which|where|how|is|are|does|do|can|could|will|would)\b)", ""),
     # "would I be right in saying that ..." asks yes or no
     (
         r"\b(?:would|am|was) i (?:be )?(?:right|correct) (?:in saying|to say|in thinking|if i say)\b",
@@ -1187,8 +1190,12 @@ _TWO_OBJECTS_OFFERED = (
 _SECOND_QUESTION = (
     r"\b(?:and|also|plus) (?:also )?(?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
     r"(?! (?:much|many)\b)"
-    # a new sentence that asks again: "... of OBJ? And how far apart are they?"
+    # a new sentence that asks again: "... of OBJ? And how far apart are they?", "...? Second, how wide?"
     r"|[.?!] (?:and|also|plus) (?:also )?(?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
+    r"|\? (?:second(?:ly)?|next|then),? (?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
+    # "I need two numbers: the distance to OBJ and its height"
+    r"|\btwo (?:numbers|things|values|questions|measurements)\b"
+    r"|\band (?:its|their) (?:height|width|length|distance|size|bearing|direction|clock position)\b"
 )
 _NEGATED = r"\b(?:not|never|isn't|aren't|doesn't|don't|wasn't|isnt|arent|doesnt|dont)\b(?! or\b)"
 _VAGUE_TURN = r"\b(?:a (?:little )?bit|a little|slightly|somewhat|a few degrees|partly|part of the way)\b"
@@ -1356,6 +1363,13 @@ _SIGN_CONVENTION = (
     rf"\b{_TURN_SENSE} ?\+|\b(?:positive|negative|plus|minus) (?:is |means |to the |=)?{_TURN_SENSE}\b"
     rf"|\b{_TURN_SENSE} (?:is |=)?(?:positive|negative)\b"
 )
+# Compass and vertical angles (an azimuth "relative to my heading" is a bearing).
+_OTHER_ANGLE = (
+    r"\b(?:north|south|east|west|compass|magnetic)\b|\belevation angle\b"
+    r"|\bangle of (?:elevation|depression)\b|\b(?:above|below) the horizon\b|\b(?:tilt|pitch)\b"
+    r"|\blook (?:up|down)\b"
+    r"|\bhow far (?:up|down) (?:do|should|must|would) (?:i|you|we) (?:need to |have to )?look\b"
+)
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
 # "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
@@ -1416,6 +1430,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a correction", _matches(_CORRECTION), lambda s, u, _w: False),
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
+    # "the bearing from north", "the elevation angle": no reading measures these angles
+    ("a compass or vertical angle", _matches(_OTHER_ANGLE), lambda s, u, _w: False),
     ("a sign convention", _matches(_SIGN_CONVENTION), lambda s, u, _w: False),
     # "A < B" compares two values: a reading that measures one (or picks one) answers another question
     ("a comparison sign", _matches(r"(?<![\w<>=-])[<>]=?(?![<>=,])"),  # ("<->" is a span)

@@ -489,6 +489,9 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("Which one is far, <object0> or <object1>?", "closer_to_camera order=far"),
         ("Which is small in height, <object0> or <object1>?", "tallest_choice order=min"),
         ("How many degree you should rotate to left for looking <object0>?", "rotate_to_face direction=ccw"),
+        # a guess before the question is no part of it
+        ("I'd say about 30 cm, but how tall is <object0> actually?", "object_height"),
+        ("My guess is left, but which side of you is <object0> on?", "side_of_me"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -565,6 +568,12 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("how much is <object0> wider than <object1>", "how much is OBJ wider"),
         ("Are <object0> and <object1> both on your left?", "both"),
         ("How far are you from <object0> and <object1>?", "are you from"),
+        # two quantities asked, compass and vertical angles
+        ("First, how tall is <object0>? Second, how wide?", "? second, how"),
+        ("I need two numbers: distance to <object0> and its height.", "two numbers"),
+        ("What's the bearing of <object0> from north?", "north"),
+        ("At what angle above the horizon is <object0>?", "above the horizon"),
+        ("How far down do I need to look to see <object0>?", "how far down do i need to look"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
