@@ -385,6 +385,9 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # the word after the unit names the quantity: "how many meters high" is a height, not a distance
     (r"\bhow (?:many|much) (meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cms?|mm|feet|foot|ft"
      r"|inch(?:es)?) (high|tall|long|wide|deep|thick)\b", r"how \2, in \1,"),
+    # a turn said as a manoeuvre by its angle: "if I do a 180", "doing a full 360"
+    (r"\b(?:do|does|doing|did|make|makes|making|pull|pulling) an? (?:full |complete |quick )?"
+     r"(90|180|270|360)\b(?! ?(?:cm|mm|m|meters?|feet|ft|inch|inches|%))", r"turn \1 degrees"),
     # a turn said as a way to go, with its angle: "if I go left 90 degrees", "veer right by 30 degrees"
     (r"\b(?:go|goes|going|went|head|heads|heading|bear|bears|veer|veers|veering|veered|swerve)"
      r"(?= (?:to (?:the |my |your )?)?(?:left|right) (?:by )?\d+ degrees?\b)", "turn"),
@@ -1136,10 +1139,11 @@ def cue_apart(q: Question) -> Slots | None:
 #   viewer: the asker's own place or view ("from me", "from the camera"); difference: how much more or
 #   less one object is than another ("how much higher", "by how much"); floor: the floor as one end of
 #   a measurement ("from the floor", "between OBJ and the ground"); size: a word of height or size (high,
-#   tall, long, wide); horizontal: a measurement in the floor plane (the walk, bearings, footprints).
+#   tall, long, wide); horizontal: a measurement in the floor plane (the walk, bearings, footprints); walk:
+#   the camera's own moves.
 USES = frozenset({
     "whole", "stacking", "turn", "threshold", "comparison", "choice", "direction", "viewer", "difference",
-    "floor", "size", "horizontal",
+    "floor", "size", "horizontal", "walk",
 })
 
 
@@ -1370,6 +1374,21 @@ _OTHER_ANGLE = (
     r"|\blook (?:up|down)\b"
     r"|\bhow far (?:up|down) (?:do|should|must|would) (?:i|you|we) (?:need to |have to )?look\b"
 )
+# "turn left by 2 o'clock", "until OBJ is at my 3 o'clock": a turn measured in clock hours, or aimed at a
+# clock position, which no reading turns by.
+_CLOCK_TURN = (
+    rf"{_TURN_VERB}(?:(?![,.;:?!]).)*?\b\d+ ?o'?\s?clock"
+    r"|\b(?:until|till|so that|so) OBJ (?:is|ends up|sits|will be|lands) (?:at|on) (?:my |your )?"
+    r"\d+ ?o'?\s?clock"
+)
+# "turn left 90 and walk forward", "if I step to the left": a move of the camera, after which no reading
+# knows where anything is (the walk's own length aside).
+_MOVE = (  # ("without stepping forward" is no move)
+    r"(?<!\bwithout )(?<!\bnot )(?<!\bno )(?<!\bnever )"
+    r"\b(?:walk|step|move|drive|roll|shift|slide|back up|strafe)(?:s|ed|ing|ped|ping)? (?:\w+ )?"
+    r"(?:forward|forwards|ahead|back|backwards?|straight|sideways|(?:to )?(?:the |my |your )?(?:left|right)"
+    r"|\d+(?:\.\d+)? (?:m|meters?|feet|ft|steps?|cm))\b"
+)
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
 # "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
@@ -1430,6 +1449,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a correction", _matches(_CORRECTION), lambda s, u, _w: False),
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
+    ("a turn in clock hours", _matches(_CLOCK_TURN), lambda s, u, _w: False),
+    ("a move", _matches(_MOVE), lambda s, u, _w: "walk" in u),
     # "the bearing from north", "the elevation angle": no reading measures these angles
     ("a compass or vertical angle", _matches(_OTHER_ANGLE), lambda s, u, _w: False),
     ("a sign convention", _matches(_SIGN_CONVENTION), lambda s, u, _w: False),

@@ -62,7 +62,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "walked_distance",
         kind="quantity", metric="mra", n_objects=(0,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"horizontal", "size", "viewer"}),
+        uses=frozenset({"walk", "horizontal", "size", "viewer"}),
         cues=(Cue(10, 0, parse.cue_walked_distance),),
         solve=solvers.solve_walked_distance,
         phrasings=(

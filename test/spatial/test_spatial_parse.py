@@ -492,6 +492,8 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         # a guess before the question is no part of it
         ("I'd say about 30 cm, but how tall is <object0> actually?", "object_height"),
         ("My guess is left, but which side of you is <object0> on?", "side_of_me"),
+        # a turn said as a manoeuvre by its angle
+        ("ok so if I do a 180, where's <object0>?", "future_direction_clock angle_deg=180"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -574,6 +576,11 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("What's the bearing of <object0> from north?", "north"),
         ("At what angle above the horizon is <object0>?", "above the horizon"),
         ("How far down do I need to look to see <object0>?", "how far down do i need to look"),
+        # a turn in clock hours or aimed at a clock position, a move of the camera
+        ("turn left by 2 o'clock, where is <object0>?", "turn left by 2 o'clock"),
+        ("how many degrees until <object0> is at my 3 o'clock?", "until OBJ is at my 3 o'clock"),
+        ("if I turn left 90 and walk forward, where's <object0>?", "walk forward"),
+        ("if I step to the left, is <object0> still on my right?", "step to the left"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
