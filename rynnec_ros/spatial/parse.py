@@ -1381,6 +1381,12 @@ _CLOCK_TURN = (
     r"|\b(?:until|till|so that|so) OBJ (?:is|ends up|sits|will be|lands) (?:at|on) (?:my |your )?"
     r"\d+ ?o'?\s?clock"
 )
+# "if I were facing 90 degrees further left": a turn no verb names, so no turn rule reads it (and 90 is no
+# convention number here).
+_VERBLESS_TURN = (
+    r"\b(?:facing|faced|face|pointing|pointed|looking|aimed)\s+(?:\d+ degrees?|a quarter|half|an eighth)\b"
+    r"|\b\d+ degrees? (?:further|more|farther|over) (?:to (?:the |my |your )?)?(?:left|right)\b"
+)
 # "turn left 90 and walk forward", "if I step to the left": a move of the camera, after which no reading
 # knows where anything is (the walk's own length aside).
 _MOVE = (  # ("without stepping forward" is no move)
@@ -1450,6 +1456,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("a turn in clock hours", _matches(_CLOCK_TURN), lambda s, u, _w: False),
+    ("a turn without its verb", _matches(_VERBLESS_TURN), lambda s, u, _w: False),
     ("a move", _matches(_MOVE), lambda s, u, _w: "walk" in u),
     # "the bearing from north", "the elevation angle": no reading measures these angles
     ("a compass or vertical angle", _matches(_OTHER_ANGLE), lambda s, u, _w: False),

@@ -581,6 +581,7 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("how many degrees until <object0> is at my 3 o'clock?", "until OBJ is at my 3 o'clock"),
         ("if I turn left 90 and walk forward, where's <object0>?", "walk forward"),
         ("if I step to the left, is <object0> still on my right?", "step to the left"),
+        ("If I were facing 90 degrees further left, what o'clock is <object0>?", "facing 90 degrees"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
