@@ -182,6 +182,7 @@ def object_references(question: str) -> list[int | None]:
 # Planner shorthand and spelling variants, each to the one word the rules read.
 _SHORTHAND = {
     r"\bdist\b": "distance",
+    r"\bbreadth\b": "width",
     r"\btrav\b": "travel",
     # units as a speech transcript spells them: "sent a meters", "milli meters"
     r"\b(?:sent|cent|centi|senti|santi)(?: a| i)? ?meter": "centimeter",
@@ -598,7 +599,7 @@ _REACH_ACT = (
 _REACH = _REACH_ACT + r"|\barm\b|\b(?:manipulator|gripper)\b"
 _DIFF = (
     r"\bhow much (?:higher|lower|taller)|higher or lower|differ|difference|vertical offset"
-    r"|apart in height|height gap"
+    r"|apart in height|height gap|\bhow (?:high|far|much|many \w+) (?:above|over|below|under|beneath) OBJ\b"
 )
 # A vertical offset asked as a quantity ("how far above OBJ", "how many cm higher", "vertical distance").
 _HOW_MUCH = r"\bhow (?:far|much|many)\b|\b(?:distance|gap|offset)\b|\bamount by which\b"
@@ -1301,7 +1302,10 @@ def _near_object(t: str) -> list[str]:
 
 
 # "how tall and wide is OBJ": two sizes asked at once, one value answers one of them.
-_TWO_SIZES = r"\b(tall|long|wide|high)\w* (?:and|or|&) (?:how )?(?!\1)(?:tall|long|wide|deep)\w*\b"
+_TWO_SIZES = (
+    r"\b(tall|long|wide|high)\w* (?:and|or|&) (?:how )?(?!\1)(?:tall|long|wide|deep)\w*\b"
+    r"|\b(height|length|width)s? (?:and|or|&) (?:the |its )?(?!\2)(?:height|length|width|depth)\b"
+)
 
 
 def _two_comparisons(t: str) -> list[str]:
@@ -1395,6 +1399,11 @@ _MOVE = (  # ("without stepping forward" is no move)
     r"(?:forward|forwards|ahead|back|backwards?|straight|sideways|(?:to )?(?:the |my |your )?(?:left|right)"
     r"|\d+(?:\.\d+)? (?:m|meters?|feet|ft|steps?|cm))\b"
 )
+# "which way do I turn to face OBJ" asks a side, which a turn's angle does not say.
+_WHICH_WAY_TO_TURN = (
+    r"\b(?:which|what) (?:way|direction|side) (?:do|should|must|would|will|to|shall|have)(?: (?:i|you|we))?"
+    rf"(?: \w+){{0,2}}? {_TURN_VERB}"
+)
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
 # "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
@@ -1415,6 +1424,13 @@ _ONE_AXIS = (
 )
 # A word of height or size ("how long from one to the other" asks a distance; a "wide shot" is the camera's).
 _SIZE_WORD = r"\b(?:high|tall|long|wide|narrow|deep|thick)\b(?<!how long)(?! (?:shot|angle|lens)\b)"
+# A clause that asks "how high / far / much ..." (not one that gives a reason, "I'm checking how far it
+# must reach").
+_QUANTITY_ASKED = (
+    r"(?:^|[,;:.?!] )(?:(?:so|and|but|um|uh|ok|okay|hey|please|then|now|exactly|roughly|approximately|about"
+    r"|tell me|can you tell me|could you tell me|do you know|say) )*"
+    r"how (?:high|far|much|many|tall|long|wide|big)\b"
+)
 # "the second closest", "the middle one", "rank them by distance": no reading orders all the objects.
 _RANK = (
     r"\b(?:second|third|2nd|3rd|next)[ ](?:most |least )?(?:\w+est|closest|nearest)\b"
@@ -1456,6 +1472,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("a turn in clock hours", _matches(_CLOCK_TURN), lambda s, u, _w: False),
+    # "which way do I turn to face OBJ" asks a side, which a turn's angle does not say
+    ("which way to turn", _matches(_WHICH_WAY_TO_TURN), lambda s, u, _w: False),
+    # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it
+    ("which way", _matches(r"\b(?:which|what) way\b"), lambda s, u, _w: "direction" not in s),
     ("a turn without its verb", _matches(_VERBLESS_TURN), lambda s, u, _w: False),
     ("a move", _matches(_MOVE), lambda s, u, _w: "walk" in u),
     # "the bearing from north", "the elevation angle": no reading measures these angles
@@ -1501,6 +1521,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "how far is OBJ from the floor" read as a distance to the camera would answer another question
     ("the floor as an end", _matches(r"\b(?:from|to|and|above|over|off) (?:the )?(?:floor|ground)\b"),
      lambda s, u, _w: "floor" in u),
+    # "how high over OBJ is OBJ" read as "is OBJ over OBJ": a quantity asked, a yes/no or a choice read
+    ("a quantity asked", _matches(_QUANTITY_ASKED),
+     lambda s, u, _w: "unit" in s or bool(u & {"direction", "turn", "threshold"})),
 )
 
 

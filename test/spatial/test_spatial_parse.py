@@ -494,6 +494,9 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("My guess is left, but which side of you is <object0> on?", "side_of_me"),
         # a turn said as a manoeuvre by its angle
         ("ok so if I do a 180, where's <object0>?", "future_direction_clock angle_deg=180"),
+        # "how high over OBJ" is a height difference, "breadth" a width
+        ("How high over <object1> is <object0>?", "height_difference objects=0,1"),
+        ("What is the breadth of <object0>?", "object_width"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -582,6 +585,10 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("if I turn left 90 and walk forward, where's <object0>?", "walk forward"),
         ("if I step to the left, is <object0> still on my right?", "step to the left"),
         ("If I were facing 90 degrees further left, what o'clock is <object0>?", "facing 90 degrees"),
+        # two sizes named as nouns, which way to turn (a side, not an angle)
+        ("What is the length and breadth of <object0>?", "length and width"),
+        ("which way do I have to turn to see <object0>?", "which way do i have to turn"),
+        ("turn to face <object0>, which way and how much?", "which way"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
