@@ -1474,8 +1474,6 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a turn in clock hours", _matches(_CLOCK_TURN), lambda s, u, _w: False),
     # "which way do I turn to face OBJ" asks a side, which a turn's angle does not say
     ("which way to turn", _matches(_WHICH_WAY_TO_TURN), lambda s, u, _w: False),
-    # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it
-    ("which way", _matches(r"\b(?:which|what) way\b"), lambda s, u, _w: "direction" not in s),
     ("a turn without its verb", _matches(_VERBLESS_TURN), lambda s, u, _w: False),
     ("a move", _matches(_MOVE), lambda s, u, _w: "walk" in u),
     # "the bearing from north", "the elevation angle": no reading measures these angles
@@ -1521,6 +1519,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "how far is OBJ from the floor" read as a distance to the camera would answer another question
     ("the floor as an end", _matches(r"\b(?:from|to|and|above|over|off) (?:the )?(?:floor|ground)\b"),
      lambda s, u, _w: "floor" in u),
+    # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it
+    ("which way", _matches(r"\b(?:which|what) way\b"), lambda s, u, _w: "direction" not in s),
     # "how high over OBJ is OBJ" read as "is OBJ over OBJ": a quantity asked, a yes/no or a choice read
     ("a quantity asked", _matches(_QUANTITY_ASKED),
      lambda s, u, _w: "unit" in s or bool(u & {"direction", "turn", "threshold"})),
