@@ -1404,6 +1404,15 @@ _WHICH_WAY_TO_TURN = (
     r"\b(?:which|what) (?:way|direction|side) (?:do|should|must|would|will|to|shall|have)(?: (?:i|you|we))?"
     rf"(?: \w+){{0,2}}? {_TURN_VERB}"
 )
+# "how far is OBJ from the wall", "how high above the table": a measurement from a reference that is
+# neither an object, the camera nor the floor, which no reading measures from ("off the shelf" in a
+# clause that measures nothing is context).
+_OTHER_REFERENCE = (
+    r"\b(?:how (?:far|high|much|many \w+)|distance|height|far|high|close|near)\b[^.?!,;:]*?"
+    r"\b(?:from|above|over|below|under|beneath|off|to) (?:the|a|that|this) "
+    r"(?:wall|table|desk|shelf|door|sill|edge|counter|ceiling|corner|doorway|bench|rack|cabinet|fridge"
+    r"|couch|sofa|bed|chair|stairs|workbench|pallet|conveyor|dock|tv|lamp)s?\b"
+)
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
 # "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
@@ -1471,6 +1480,11 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a correction", _matches(_CORRECTION), lambda s, u, _w: False),
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
+    ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),
+    # "does OBJ fit under OBJ?" asks a clearance against a size, which no reading compares ("I'm checking
+    # it fits" as a reason is context)
+    ("a fit asked", _matches(r"(?:^|[.?!] )(?:does|do|will|would|can|could) OBJ fit\b"),
+     lambda s, u, _w: False),
     ("a turn in clock hours", _matches(_CLOCK_TURN), lambda s, u, _w: False),
     # "which way do I turn to face OBJ" asks a side, which a turn's angle does not say
     ("which way to turn", _matches(_WHICH_WAY_TO_TURN), lambda s, u, _w: False),

@@ -497,6 +497,7 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         # "how high over OBJ" is a height difference, "breadth" a width
         ("How high over <object1> is <object0>?", "height_difference objects=0,1"),
         ("What is the breadth of <object0>?", "object_width"),
+        ("I'd like you to pick up <object0> off the shelf. Is it within reach?", "reachability"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -589,6 +590,10 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("What is the length and breadth of <object0>?", "length and width"),
         ("which way do I have to turn to see <object0>?", "which way do i have to turn"),
         ("turn to face <object0>, which way and how much?", "which way"),
+        # a reference other than the objects, the camera and the floor; a fit asked
+        ("How far is <object0> from the wall?", "how far is OBJ from the wall"),
+        ("How high is <object0> above the table?", "how high is OBJ above the table"),
+        ("Does <object0> fit under <object1>?", "does OBJ fit"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
