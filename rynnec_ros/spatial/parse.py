@@ -431,6 +431,9 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:gap|space|room|clearance) between OBJ and the (?:floor|ground)\b", "clearance of OBJ"),
     (r"\b(?:distance|height) between OBJ and the (?:floor|ground)\b", "height of OBJ above the floor"),
     (r"\bbetween (?:the )?(?:floor|ground) and OBJ\b", "between OBJ and the floor"),
+    # nearness to the ceiling is height, as nearness to the floor is lowness
+    (r"\b(?:closer|nearer) (?:to )?the (?:ceiling|roof)\b", "higher"),
+    (r"\b(?:closest|nearest) (?:to )?the (?:ceiling|roof)\b", "highest"),
     # "the least far to the left" is the rightmost
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?left\b", "rightmost"),
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?right\b", "leftmost"),
@@ -1440,6 +1443,12 @@ _QUANTITY_ASKED = (
     r"|tell me|can you tell me|could you tell me|do you know|say) )*"
     r"how (?:high|far|much|many|tall|long|wide|big)\b"
 )
+# "compared to OBJ", "versus", "more than the height of OBJ": quantities compared.
+_QUANTITIES_COMPARED = (
+    r"\b(?:compared (?:to|with)|in comparison (?:to|with)|versus|vs)\b"
+    r"|\b(?:more|less|greater|smaller|bigger|larger|longer|shorter) than (?:the |its |their )?"
+    r"(?:height|width|length|distance|size)\b"
+)
 # "the second closest", "the middle one", "rank them by distance": no reading orders all the objects.
 _RANK = (
     r"\b(?:second|third|2nd|3rd|next)[ ](?:most |least )?(?:\w+est|closest|nearest)\b"
@@ -1481,6 +1490,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),
+    # "how far is OBJ compared to OBJ", "the distance to OBJ versus OBJ": two quantities compared, which a
+    # quantity reading (the distance between them) does not answer; a height difference does
+    ("a comparison of quantities", _matches(_QUANTITIES_COMPARED),
+     lambda s, u, _w: "unit" not in s or "difference" in u),
     # "does OBJ fit under OBJ?" asks a clearance against a size, which no reading compares ("I'm checking
     # it fits" as a reason is context)
     ("a fit asked", _matches(r"(?:^|[.?!] )(?:does|do|will|would|can|could) OBJ fit\b"),

@@ -498,6 +498,7 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("How high over <object1> is <object0>?", "height_difference objects=0,1"),
         ("What is the breadth of <object0>?", "object_width"),
         ("I'd like you to pick up <object0> off the shelf. Is it within reach?", "reachability"),
+        ("Which one is nearer the ceiling, <object0> or <object1>?", "higher_choice"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -594,6 +595,9 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("How far is <object0> from the wall?", "how far is OBJ from the wall"),
         ("How high is <object0> above the table?", "how high is OBJ above the table"),
         ("Does <object0> fit under <object1>?", "does OBJ fit"),
+        # two quantities compared, which a distance reading does not answer
+        ("How far is <object0> compared to <object1>?", "compared to"),
+        ("Is the distance to <object0> more than the height of <object1>?", "more than the height"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
