@@ -1416,6 +1416,12 @@ _OTHER_REFERENCE = (
     r"(?:wall|table|desk|shelf|door|sill|edge|counter|ceiling|corner|doorway|bench|rack|cabinet|fridge"
     r"|couch|sofa|bed|chair|stairs|workbench|pallet|conveyor|dock|tv|lamp)s?\b"
 )
+# The asker's pose changed ("if I lean forward", "if you stretch"): no reading knows the new reach
+# ("by stretching out your arm" is the reach itself).
+_CHANGED_POSE = (
+    r"\blean(?:s|ed|ing)? (?:forward|over|in|out|across)\b|\b(?:if|when) (?:i|you|we) stretch\b"
+    r"|\btip ?toes?\b"
+)
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
 # "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
@@ -1503,6 +1509,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("which way to turn", _matches(_WHICH_WAY_TO_TURN), lambda s, u, _w: False),
     ("a turn without its verb", _matches(_VERBLESS_TURN), lambda s, u, _w: False),
     ("a move", _matches(_MOVE), lambda s, u, _w: "walk" in u),
+    # "if I lean forward, can I reach OBJ", "how long will it take": a changed pose, a time
+    ("a changed pose", _matches(_CHANGED_POSE), lambda s, u, _w: False),
+    ("a time", _matches(r"\bhow long (?:will|would|does|did|do) it take\b|\bhow much time\b|\bminutes?\b"),
+     lambda s, u, _w: False),
     # "the bearing from north", "the elevation angle": no reading measures these angles
     ("a compass or vertical angle", _matches(_OTHER_ANGLE), lambda s, u, _w: False),
     ("a sign convention", _matches(_SIGN_CONVENTION), lambda s, u, _w: False),
@@ -1550,8 +1560,13 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("which way", _matches(r"\b(?:which|what) way\b"), lambda s, u, _w: "direction" not in s),
     # "how high over OBJ is OBJ" read as "is OBJ over OBJ": a quantity asked, a yes/no or a choice read
     ("a quantity asked", _matches(_QUANTITY_ASKED),
-     lambda s, u, _w: "unit" in s or bool(u & {"direction", "turn", "threshold"})),
+     lambda s, u, _w: "unit" in s or bool(u & {"direction", "turn"})),
 )
+
+
+# Cues whose words later cues read too ("how tall is the stack": "tall" is a size word, and "how tall" a
+# quantity asked).
+_KEEP_WORDS = frozenset({"a size word"})
 
 
 def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[str]) -> str | None:
@@ -1560,15 +1575,16 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
 
     A turn by a vague amount ("turn a bit to the left") is refused too: no reading knows its angle.
     """
-    for _, find, used in _CUES:
+    for name, find, used in _CUES:
         words = find(t)
         if not words:
             continue
         if not used(slots, uses, words):
             # the first word the reading leaves unused (one unit word of two may be the asked unit)
             return next((w for w in words if not used(slots, uses, [w])), words[0])
-        for word in words:
-            t = t.replace(word, " ")
+        if name not in _KEEP_WORDS:
+            for word in words:
+                t = t.replace(word, " ")
     if "turn" in uses:
         vague = re.search(_VAGUE_TURN, t)
         if vague is not None and not _has(t, r"\d"):

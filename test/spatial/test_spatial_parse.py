@@ -598,6 +598,11 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # two quantities compared, which a distance reading does not answer
         ("How far is <object0> compared to <object1>?", "compared to"),
         ("Is the distance to <object0> more than the height of <object1>?", "more than the height"),
+        # a quantity asked beside a size word, a changed pose, a time
+        ("How tall is the stack of <object0> on <object1>?", "how tall"),
+        ("How far must I drive to reach <object0>?", "how far"),
+        ("If I lean forward, can I reach <object0>?", "lean forward"),
+        ("How long will it take to reach <object0>?", "how long will it take"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
