@@ -34,6 +34,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert len(heldout) == 256
     assert {family for family, _, _ in heldout} == {*FAMILIES, "rotate_to_face"}
     assert split("fresh2") == []  # blind20/21, measured once, are development sets now
+    fresh3 = split("fresh3")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh3) == 209 + 206
+    assert {family for family, _, _ in fresh3} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
