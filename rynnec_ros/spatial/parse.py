@@ -143,6 +143,7 @@ _TENS = {
 }
 # The start of a length unit's word (after spelling is unified), for lookaheads.
 _LENGTH_UNIT = r"(?:meter|centimeter|millimeter|foot|inch)"
+_DIGIT_WORD = "zero|one|two|three|four|five|six|seven|eight|nine"
 _NUMBER_WORD = "|".join(sorted([*_ONES, *_TENS, "hundred"], key=len, reverse=True))
 _NUMBER_RUN = re.compile(rf"\b(?:a (?=hundred))?(?:{_NUMBER_WORD})(?:(?: and | )(?:{_NUMBER_WORD}))*\b")
 
@@ -181,6 +182,12 @@ def object_references(question: str) -> list[int | None]:
 # Planner shorthand and spelling variants, each to the one word the rules read.
 _SHORTHAND = {
     r"\bdist\b": "distance",
+    r"\bbreadth\b": "width",
+    r"\btrav\b": "travel",
+    # units as a speech transcript spells them: "sent a meters", "milli meters"
+    r"\b(?:sent|cent|centi|senti|santi)(?: a| i)? ?meter": "centimeter",
+    r"\b(?:milli|mili) meter": "millimeter",
+    r"\bsep\b": "separation",
     r"\bdiff\b": "difference",
     r"\b(?:anti ?|counter )clockwise\b": "counterclockwise",
     r"\bht\b": "height",
@@ -199,6 +206,10 @@ _SHORTHAND = {
     r"\bneerer\b": "nearer",
     r"\bneerest\b": "nearest",
     r"\brite\b": "right",
+    # a ship's or vehicle's sides
+    r"\bstarboard\b": "right",
+    r"(?<=\bto )port\b|(?<=\bto the )port\b|(?<=\bon )port\b|(?<=\bon the )port\b|(?<=\btowards )port\b"
+    r"|\bport(?= (?:side|or right)\b)": "left",
     r"\blft\b": "left",
     r"\bho+w\b": "how",
     r"\bvert\b\.?": "vertical",
@@ -216,10 +227,15 @@ _SHORTHAND = {
     r"\b2 (?=(?:turn|face|reach|get|go|be)\b)": "to ",
     r"\bfare?st\b": "farthest",
     r"\bleftest\b": "leftmost",
+    r"\b(?:the )?extreme (left|right)\b": r"\1most",
     r"\brightest\b": "rightmost",
     r"\b(?:truned|turnd)\b": "turned",
     # learners' comparatives of distance: "more far", "less far" (nearer), "least near" (farthest)
     r"\bmore (?:near|close)\b": "nearer",
+    r"\bhow much (far|close|near|distant|high|tall|long|wide)\b": r"how \1",
+    # the extremes of a distance: "max distance from camera" is the farthest, "min range" the nearest
+    r"\bmax(?:imum)?\b\.?(?= (?:distance|range)\b)": "greatest",
+    r"\bmin(?:imum)?\b\.?(?= (?:distance|range)\b)": "smallest",
     r"\bmost (?:near|close)\b": "nearest",
     r"\bless far\b": "nearer",
     r"\bleast far\b": "nearest",
@@ -302,6 +318,9 @@ _TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 5])
 # Whole phrasings rewritten to the form the rules read, in order (after dashes became commas).
 _TRIP = {"shorter": "nearer", "shortest": "nearest", "longer": "farther", "longest": "farthest"}
 _UNIT_NAMES = {"m": "meters", "cm": "centimeters", "mm": "millimeters", "ft": "feet", "in": "inches"}
+_PLAIN_TO_MORE = {"high": "higher", "tall": "taller", "far": "farther", "near": "nearer", "nearby": "nearer",
+                  "close": "closer", "long": "longer", "wide": "wider", "big": "bigger", "low": "lower",
+                  "short": "shorter", "small": "smaller"}
 _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # Planner notation: "nearer?(OBJ, OBJ)" asks whether the first is nearer than the second,
     # "on_my_right?(OBJ)" whether it is on my right; "clock_dir(OBJ)", "turn(right, 45)" name a quantity
@@ -310,11 +329,20 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b([a-z]+er)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 than OBJ?"),
     (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 OBJ?"),
     (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*\)", r"is OBJ \1?"),
+    # a quantity called on one object, "side(OBJ)"; a predicate before it, "is_left OBJ"
+    (r"\bside\s*\(\s*OBJ\s*\)", "which side is OBJ on"),
+    (r"^is (left|right) OBJ\b", r"is OBJ on the \1"),
+    # calls in a row are clauses: "after turn_left(90) clock_dir(OBJ)"
+    (r"(?<=\))\s+(?=[a-z])", ", "),
     (r"\bunits? ?= ?'?(m|cm|mm|ft|in)'?(?![a-z])", lambda m: "in " + _UNIT_NAMES[m.group(1)]),
     (r"\b(?:point|at) ?= ?'?(top|bottom|center|centre)'?", r"\1"),
     (r"\b(?:ref|reference|wrt) ?= ?OBJ", "relative to OBJ"),
     (r"\bwrt\b", "relative to"),
     (r"\b(?:target|obj|object|a|b|x|y) ?= ?OBJ", "OBJ"),
+    # a relation called on two objects, "left_of(OBJ, OBJ)", "taller_than(a=OBJ, b=OBJ)", "left_of(OBJ,
+    # ref=OBJ)": the first is the subject, as in the relation's sentence
+    (r"\b(?:is )?((?:left|right) of|on top of|above|below|under|underneath|beneath|over|on|[a-z]+er than)"
+     r"\s*\(\s*OBJ\s*,\s*(?:relative to )?OBJ\s*\)", r"is OBJ \1 OBJ"),
     (r"\barg ?min (?:dist(?:ance)?|range)\b|\barg ?min\b(?=.*\bdist(?:ance)?\b ?\(? ?(?:camera|cam|me)\b)",
      "which is nearest"),
     (r"\barg ?max (?:dist(?:ance)?|range)\b|\barg ?max\b(?=.*\bdist(?:ance)?\b ?\(? ?(?:camera|cam|me)\b)",
@@ -326,6 +354,10 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # "assert height(OBJ) > height(OBJ)"
     (r"\b(?:assert )?(height|length|width)\(OBJ\) ?([<>]) ?\1\(OBJ\)",
      lambda m: f"is OBJ {'greater' if m.group(2) == '>' else 'less'} in {m.group(1)} than OBJ"),
+    # "dist(cam, OBJ) < dist(cam, OBJ)": distances to the camera compared
+    (r"\b(?:dist|distance|range)\((?:cam|camera|me), ?OBJ\) ?([<>]) ?"
+     r"(?:dist|distance|range)\((?:cam|camera|me), ?OBJ\)",
+     lambda m: f"is OBJ {'farther' if m.group(1) == '>' else 'nearer'} than OBJ"),
     (r"\bleft ?\| ?right\b", "left or right"),
     # a bare unit closing a request: "..., in" / "-> ft"
     (r",\s*(m|cm|mm|ft|in)\s*[?.]?\s*$", lambda m: ", in " + _UNIT_NAMES[m.group(1)]),
@@ -349,6 +381,20 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"(^|[,;:.?!] )(?:(?:hey|hi|hello|ok|okay|yo) )?(?:robot|robbie|buddy|there)\b,? "
      r"(?=(?:is|are|does|do|can|"
      r"could|would|will|was|has|have|which|what|how|where|tell)\b)", r"\1"),
+    # a question opened by its verb, as German and Dutch ask: "stands OBJ higher than OBJ?" is "is OBJ ..."
+    (r"(^|[,;:.?!] )(?:stands|sits|lies|hangs|stays|lays)(?= (?:the )?OBJ\b)", r"\1is"),
+    # the word after the unit names the quantity: "how many meters high" is a height, not a distance
+    (r"\bhow (?:many|much) (meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cms?|mm|feet|foot|ft"
+     r"|inch(?:es)?) (high|tall|long|wide|deep|thick)\b", r"how \2, in \1,"),
+    # a turn said as a manoeuvre by its angle: "if I do a 180", "doing a full 360"
+    (r"\b(?:do|does|doing|did|make|makes|making|pull|pulling) an? (?:full |complete |quick )?"
+     r"(90|180|270|360)\b(?! ?(?:cm|mm|m|meters?|feet|ft|inch|inches|%))", r"turn \1 degrees"),
+    # a turn said as a way to go, with its angle: "if I go left 90 degrees", "veer right by 30 degrees"
+    (r"\b(?:go|goes|going|went|head|heads|heading|bear|bears|veer|veers|veering|veered|swerve)"
+     r"(?= (?:to (?:the |my |your )?)?(?:left|right) (?:by )?\d+ degrees?\b)", "turn"),
+    # a guess before the question is no part of it: "I'd say about 30 cm, but how tall is OBJ?"
+    (r"^[^?]*?\b(?:guess|guessing|i think|my bet|i'd say|i would say|probably|pretty sure)\b[^?]*?(?:,|\s)"
+     r"(?:but )(?=(?:what|which|where|how|is|are|does|do|can|could|will|would)\b)", ""),
     # "would I be right in saying that ..." asks yes or no
     (
         r"\b(?:would|am|was) i (?:be )?(?:right|correct) (?:in saying|to say|in thinking|if i say)\b",
@@ -368,8 +414,9 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
         "what is",
     ),
     # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
-    (r"\b(?:is that|am i|was i|are you|is it) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
-    (r", right\s*\?\s*$", "?"),
+    (r"\b(?:is that|am i|was i|are you|is it|(?:is|was) (?:she|he|mom|mum|dad|grandma|grandpa)"
+     r"|are (?:they|we)) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
+    (r",\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed)\s*\?\s*$", ", is that so?"),
     # the room under an object is its bottom's height: "the gap under OBJ", "more clearance", "least room"
     (r"\b(?:gap|space|room|clearance)(?: is there| there is| left)? (?:under|beneath|below|underneath)"
      r"(?:neath)? OBJ\b", "clearance of OBJ"),
@@ -379,6 +426,14 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:most|biggest|largest|greatest|highest) (?:clearance|room|space|gap)\b", "highest bottom"),
     (r"\b(?:less|smaller|lower) (?:clearance|room|space|gap)\b", "lower bottom"),
     (r"\b(?:least|smallest|lowest) (?:clearance|room|space|gap)\b", "lowest bottom"),
+    # the floor as the other end: "the gap between OBJ and the floor" is the room under it, "the distance
+    # between OBJ and the ground" its height
+    (r"\b(?:gap|space|room|clearance) between OBJ and the (?:floor|ground)\b", "clearance of OBJ"),
+    (r"\b(?:distance|height) between OBJ and the (?:floor|ground)\b", "height of OBJ above the floor"),
+    (r"\bbetween (?:the )?(?:floor|ground) and OBJ\b", "between OBJ and the floor"),
+    # nearness to the ceiling is height, as nearness to the floor is lowness
+    (r"\b(?:closer|nearer) (?:to )?the (?:ceiling|roof)\b", "higher"),
+    (r"\b(?:closest|nearest) (?:to )?the (?:ceiling|roof)\b", "highest"),
     # "the least far to the left" is the rightmost
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?left\b", "rightmost"),
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?right\b", "leftmost"),
@@ -390,7 +445,8 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:isn't|is not|not) (?:as|so) (far|near|close)\b(?=(?: (?:from|to) \w+)?\s*[?.]?\s*$)",
      lambda m: {"far": "is nearer", "near": "is farther", "close": "is farther"}[m.group(1)]),
     # "shorter / longer trip from here": nearer, farther
-    (r"\b(shorter|shortest|longer|longest) (?:trip|walk|route|drive|journey|distance(?! between))\b",
+    (r"\b(shorter|shortest|longer|longest) (?:trip|walk|route|drive|journey|distance(?! between)"
+     r"|range|way (?:off|away))\b",
      lambda m: _TRIP[m[1]]),
     # "comparing their shorter horizontal sides": the width
     (r"\b(?:shorter|smaller|narrower) (?:horizontal )?(?:sides?|dimensions?|edges?)\b", "width"),
@@ -421,9 +477,17 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # of two, the uppermost is the one on top
     (r"\bwhich (?:one )?is (?:the )?(?:uppermost|topmost)\b(?=,? OBJ or OBJ)", "which is on top"),
     (r"\bwhich (?:one )?is (?:the )?(?:lowermost|bottommost)\b(?=,? OBJ or OBJ)", "which is at the bottom"),
+    # learners' plain adjective for a comparison when objects are offered: "which one high, OBJ or OBJ?"
+    (rf"\b(which(?: one| object| thing)?(?: is)?) ({'|'.join(_PLAIN_TO_MORE)})\b"
+     r"(?=[^?]*\bOBJ,? (?:or )?OBJ\b|\?$)", lambda m: f"{m[1]} {_PLAIN_TO_MORE[m[2]]}"),
+    (r"\bsmall in (height|width|length)\b", r"smaller in \1"),
     # a half turn said as a manoeuvre
     (r"\b(?:about face|about turn|one eighty)\b|\ba u turn\b|\bu turns?\b(?! (?:left|right|to|around|\d))",
      "turn around"),
+    # facing another way is a turn: "face the other way", "face backwards", "face left"
+    (r"\bface (?:the other way|the opposite (?:way|direction)|backwards?|behind (?:me|you))\b",
+     "turn around"),
+    (r"\bface (?:to )?(?:the |my |your )?(left|right)\b", r"turn \1"),
 ]
 
 
@@ -446,6 +510,12 @@ def normalise(question: str) -> str:
         lambda m: _COMPARATIVE[m.group(2)] if m.group(1) == "more" else _COMPARATIVE[m.group(2)][:-1] + "st",
         t,
     )
+    # digits said one by one, as on the radio: "two seven zero degrees", "zero niner zero"
+    t = re.sub(r"\bniner\b", "nine", t)
+    t = re.sub(rf"\b(?:{_DIGIT_WORD})(?: (?:{_DIGIT_WORD})){{2,}}\b",
+               lambda m: str(int("".join(str(_ONES[w]) for w in m.group(0).split()))), t)
+    # tens a transcript split in two: "for ty five", "twen ty"
+    t = re.sub(r"\b(twen|thir|for|fif|six|seven|eigh|nine) ty\b", r"\1ty", t)
     t = _NUMBER_RUN.sub(_spell_out, t)
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
@@ -505,8 +575,9 @@ _FACE = (
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle)"
     rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\bsnap (?:on ?to|to) OBJ"
-    r"|\bturn(?:ing)? to OBJ|\bsquare (?:\w+ ){0,2}up (?:to|with) OBJ"
-    rf"|\b(?:having|have|get|put) OBJ {_STRAIGHT}(?:ahead|in front)"
+    rf"|{_TURN_VERB} to OBJ|\bsquare (?:\w+ ){{0,2}}up (?:to|with) OBJ"
+    rf"|\b(?:having|have|get|put|see) OBJ {_STRAIGHT}(?:ahead|in front)"
+    r"|\b(?:to|for) (?:see|seeing|view|viewing|looking|looking at|facing) OBJ\b"
 )
 # The space under an object is the height of its bottom: "the gap under OBJ", "room beneath it".
 _UNDER_GAP = (
@@ -531,7 +602,7 @@ _REACH_ACT = (
 _REACH = _REACH_ACT + r"|\barm\b|\b(?:manipulator|gripper)\b"
 _DIFF = (
     r"\bhow much (?:higher|lower|taller)|higher or lower|differ|difference|vertical offset"
-    r"|apart in height|height gap"
+    r"|apart in height|height gap|\bhow (?:high|far|much|many \w+) (?:above|over|below|under|beneath) OBJ\b"
 )
 # A vertical offset asked as a quantity ("how far above OBJ", "how many cm higher", "vertical distance").
 _HOW_MUCH = r"\bhow (?:far|much|many)\b|\b(?:distance|gap|offset)\b|\bamount by which\b"
@@ -568,9 +639,16 @@ _SIZE_CMP = (
 # or it asks "whether", "yes or no", "true or false".
 _YESNO = (
     r"(?:^|[,;:.?!] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
-    r"|\bwhether\b|\byes or no\b|\btrue or false\b|\by ?/ ?n\b|\byes ?/ ?no\b|\bconfirm\b"
+    r"|\bwhether\b|\byes or no\b|\btrue or false\b|\btrue ?/ ?false\b|\bt ?/ ?f\b|\by ?/ ?n\b|\byes ?/ ?no\b"
+    r"|\bconfirm\b"
     r"|\b(?:tell|say|check|know|see) (?:me |us )?if\b"
+    # a subject set out before its question: "the OBJ, is it closer than the OBJ"
+    r"|\bOBJ,? (?:is|was|does|can) (?:it|that|this)\b"
+    # a yes/no question asked inside another: "grandpa wants to know is OBJ higher ..."
+    r"|\b(?:know|wonder|wondering|asks?|asking|asked),? (?:is|are|does|do|can|was)\b(?= (?:the )?OBJ\b)"
 )
+# A statement asked with a question mark ("OBJ is nearer to you than OBJ?") asks whether it holds.
+_DECLARED = r"^OBJ (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?$"
 _UNITS = {
     "cm": r"centimeters?|cms?",
     "mm": r"millimeters?|mm",
@@ -579,6 +657,9 @@ _UNITS = {
     "m": r"meters?",
 }
 _PLURAL_UNITS = r"centimeters|millimeters|meters|feet|inches|cms?|mm|ft"
+_SINGULAR_UNITS = r"centimeter|millimeter|meter|inch"
+# A unit word without a number before it asks for a unit; after one it states a length ("2 meters").
+_NO_NUMBER_BEFORE = r"(?<![\d.])(?<![\d.] )"
 _HOW_MANY_UNITS = r"\bhow (?:many|much) (?:" + "|".join(_UNITS.values()) + r")\b"
 _APART = (
     r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room)\b.*\bbetween\b|\bcenter to center\b"
@@ -599,13 +680,14 @@ def _unit_of(word: str) -> str:
 def _asked_unit(t: str) -> str:
     """The unit a quantity is asked in, meters when none is said.
 
-    "how many centimeters" (or "how much millimeter"), "in feet", else a unit named in the plural without
-    a number before it ("..., centimeters please"); "2 meters" is a stated length and "on foot" no unit.
+    "how many centimeters" (or "how much millimeter"), "in feet", else a unit named without a number
+    before it ("..., centimeters please", "..., inch"); "2 meters" is a stated length and "on foot" no
+    unit (a bare "foot" is read only in the plural).
     """
     words = "|".join(_UNITS.values())
     m = re.search(rf"\bhow (?:many|much) ({words})\b", t) or re.search(rf"\bin ({words})\b", t)
     if m is None:
-        m = re.search(rf"(?<![\d.])(?<![\d.] )\b({_PLURAL_UNITS})\b", t)
+        m = re.search(rf"{_NO_NUMBER_BEFORE}\b({_PLURAL_UNITS}|{_SINGULAR_UNITS})\b", t)
     return _unit_of(m.group(1)) if m else "m"
 
 
@@ -636,17 +718,23 @@ def _length_m(t: str) -> float | None:
 _IMAGINED = r"\b(?:once|after|when|if|as soon as|following|say|suppose|imagine|assuming)\b"
 
 
+_CLAUSE_BREAK = r"[,.;:?!]|\b(?:and )?then\b"
+# A turn given as an order at a clause's start: "turn left 90", "ok now rotate right".
+_TURN_ORDER = rf"^ *(?:(?:so|ok|okay|now|first|please|let's|lets|i|you|we|and) )*(?={_TURN_VERB})"
+
+
 def _turn_clause(t: str) -> str | None:
     """The clause that describes my turn, if the question imagines one.
 
     A clause runs between punctuation, or from a conjunction that opens a turn ("..., after I turn
     left", "where will it be once I've turned 45 degrees right", "following a left turn") to the end of
     its punctuation clause, or, unpunctuated (speech), to the first question word or object after the
-    turn verb ("if i turn left what o'clock is OBJ", "after i turn right OBJ is at what o'clock").
+    turn verb ("if i turn left what o'clock is OBJ", "after i turn right OBJ is at what o'clock"); so
+    does a turn said as an order ("turn left 90 degrees where is OBJ"). "then" ends a clause.
     """
-    for clause in re.split(r"[,.;:?!]|\band then\b", t):
+    for clause in re.split(_CLAUSE_BREAK, t):
         if _has(clause, _TURN_VERB) and _has(clause, _TURN_WORDS) and not _has(clause, _FACE):
-            opened = re.search(rf"{_IMAGINED}(?=.*{_TURN_VERB})", clause)
+            opened = re.search(rf"{_IMAGINED}(?=.*{_TURN_VERB})", clause) or re.match(_TURN_ORDER, clause)
             if opened is None:
                 return clause
             clause = clause[opened.start() :]
@@ -696,6 +784,8 @@ _REFERENCE_BEFORE = (
 # "the offset from OBJ up to OBJ": the climb starts at the reference.
 _REFERENCE_FROM = r"\bfrom OBJ (?:straight |all the way )?(?:up|down) to (?:the \w+ of )?OBJ"
 _REFERENCE_AFTER = r"^ as (?:the |a |my |our )?(?:reference|baseline|anchor)\b"
+# "From OBJ, is OBJ to the left?": a lead-in that starts from an object names the reference.
+_REFERENCE_LEAD = r"^(?:as )?(?:seen |viewed |looking |starting )?from OBJ,"
 # A relation to "it" whose pronoun stands for the object named first ("OBJ ...; is OBJ above it?").
 _REFERENCE_IT = r"\b(?:above|below|under|underneath|beneath|over|on|of) it\b"
 
@@ -713,7 +803,12 @@ def _subject_second(t: str) -> bool:
     def marked(at: int) -> bool:
         return _has(t[:at], _REFERENCE_BEFORE) or _has(t[at + 3 :], _REFERENCE_AFTER)
 
-    return marked(first) or _has(t, _REFERENCE_FROM) or (_has(t, _REFERENCE_IT) and not marked(second))
+    return (
+        marked(first)
+        or _has(t, _REFERENCE_FROM)
+        or _has(t, _REFERENCE_LEAD)
+        or (_has(t, _REFERENCE_IT) and not marked(second))
+    )
 
 
 def stated_objects(question: str, t: str) -> list[int] | None:
@@ -749,7 +844,9 @@ class Question:
         self.t, self.n = t, n
         self.unit = _asked_unit(t)
         # "Is OBJ or OBJ closer?" offers a choice, like "which"
-        self.yesno = _has(t, _YESNO) and not _has(t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b")
+        self.yesno = (_has(t, _YESNO) or _has(t, _DECLARED)) and not _has(
+            t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b|\bOBJ\b[^.;?!]*, or (?:\w+ ){{0,2}}OBJ\b"
+        )
         self.form = "yesno" if self.yesno else "choice"
         self.side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
         self.offered = _has(t, _TWO_OBJECTS_OFFERED)  # "is OBJ or OBJ on top?" asks for one of them
@@ -763,14 +860,16 @@ class Question:
         t = self.t
         clause = _turn_clause(t)
         rest = t.replace(clause, " ") if clause else t
-        asked = r"o'?\s?clock|clock|where|direction|degrees?|angle|oriented|position"
+        asked = r"o'?\s?clock|clock|where|direction|degrees?|angle|bearing|oriented|position"
         if clause is None or not _has(rest, asked):
             return None
         side, angle = _turn(clause)
         if side is None:  # "do a full about-face, turning to my left": the side in another clause
-            sides = (_turn(c)[0] for c in re.split(r"[,.;:?!]", t) if _has(c, _TURN_VERB))
+            # (or an afterthought, "turn 90 degrees, left I mean", that names no object)
+            sides = (_turn(c)[0] for c in re.split(r"[,.;:?!]", t)
+                     if _has(c, _TURN_VERB) or not _has(c, r"OBJ|\b(?:what|where|which|how)\b"))
             side = next((x for x in sides if x is not None), None)
-        degrees = _has(rest, r"\bdegrees?\b|\bangle\b") and not _has(rest, r"o'?\s?clock|\bclock\b")
+        degrees = _has(rest, r"\bdegrees?\b|\bangle\b|\bbearing\b") and not _has(rest, r"o'?\s?clock|clock\b")
         return side, angle, degrees
 
 
@@ -779,7 +878,7 @@ _ONE = r"(?:one|object|item|unit|thing)\b"
 _NEXT_REACH = r"(?:grab|reach|pick|grasp|touch)\w*"
 _MOVED = (
     r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|moving|gone|go|covered|cover"
-    r"|route|path|trajectory|journey|trip|odometry|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
+    r"|route|path|trajectory|journey|trip|odometry|movements?|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
     r"|driving|drive|drives|wander\w*|roam\w*|cruis\w*|trundl\w*)\b|\bso far\b|\bin total\b|\bhow much way\b"
 )
 _OTHER = r"(?:OBJ|the other|it)\b"
@@ -791,7 +890,8 @@ _BELOW_OBJ = (
     rf"\b(?:below|under|underneath|beneath|supports?|supporting|holds? up|holding up) {_OTHER}"
     r"|\bunderneath\b|\bbelow\b|\b(?:at the )?bottom of the (?:stack|pile)\b"
 )
-_DIST_TO_ME = rf" (?:\w+ ){{0,2}}distance (?:from|to) (?:{_ME}|it)\b"  # "a greater (centre) distance from me"
+# "a greater (centre) distance from me", "the greatest range from camera"
+_DIST_TO_ME = rf" (?:\w+ ){{0,2}}(?:distance|range) (?:from|to) (?:{_ME}|it|camera)\b"
 _FAR = (
     r"\b(?:farther|further|farthest|furthest)\b|(?:most|more) (?:distant|far)\b"
     rf"|\b(?:greater|larger|bigger|longer|greatest|largest|biggest|longest){_DIST_TO_ME}"
@@ -1039,8 +1139,16 @@ def cue_apart(q: Question) -> Slots | None:
 # What a task's reading uses is in its registry entry (``SpatialTask.uses``), by these names:
 #   whole: a whole extent; stacking: a stacking, a top or a bottom; turn: a turn (also a vague one);
 #   threshold: a threshold and a length unit (an arm length); comparison: "than"; choice: a choice
-#   between the objects; direction: the numbers of a direction's convention (0, 12, 90, 360 ...).
-USES = frozenset({"whole", "stacking", "turn", "threshold", "comparison", "choice", "direction"})
+#   between the objects; direction: the numbers of a direction's convention (0, 12, 90, 360 ...);
+#   viewer: the asker's own place or view ("from me", "from the camera"); difference: how much more or
+#   less one object is than another ("how much higher", "by how much"); floor: the floor as one end of
+#   a measurement ("from the floor", "between OBJ and the ground"); size: a word of height or size (high,
+#   tall, long, wide); horizontal: a measurement in the floor plane (the walk, bearings, footprints); walk:
+#   the camera's own moves.
+USES = frozenset({
+    "whole", "stacking", "turn", "threshold", "comparison", "choice", "direction", "viewer", "difference",
+    "floor", "size", "horizontal", "walk",
+})
 
 
 def _picks_one(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
@@ -1078,11 +1186,24 @@ _REQUIREMENT = (
     r"\b(?:must|should|has to|have to|needs? to|is required to) (?:\w+ ){0,3}?"
     r"(?:at least|at most|within|no more than) \d+(?:\.\d+)? \w+"
 )
-_TWO_OBJECTS_OFFERED = r"\bOBJ,? or (?:the |is |does )?OBJ\b|\beither OBJ or OBJ\b"
+_FROM_ME = (
+    r"\b(?:away )?from (?:me|you|myself|yourself|the camera|camera|the robot|the viewer)\b"
+    r"|\b(?:are you|am i|is the robot|is the camera) (?:\w+ )?from\b"
+)
+# (also an afterthought: "is OBJ closer, or maybe OBJ?")
+_TWO_OBJECTS_OFFERED = (
+    r"\bOBJ,? or (?:the |is |does )?OBJ\b|\beither OBJ or OBJ\b|\bOBJ\b[^.;?!]*, or (?:\w+ ){0,2}OBJ\b"
+)
 # "how far is OBJ, and which way is it?": one reading answers one question.
 _SECOND_QUESTION = (
     r"\b(?:and|also|plus) (?:also )?(?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
-    r"(?! (?:much|many|far)\b)"
+    r"(?! (?:much|many)\b)"
+    # a new sentence that asks again: "... of OBJ? And how far apart are they?", "...? Second, how wide?"
+    r"|[.?!] (?:and|also|plus) (?:also )?(?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
+    r"|\? (?:second(?:ly)?|next|then),? (?:what|which|where|how|is|are|does|do|can|could|will|tell)\b"
+    # "I need two numbers: the distance to OBJ and its height"
+    r"|\btwo (?:numbers|things|values|questions|measurements)\b"
+    r"|\band (?:its|their) (?:height|width|length|distance|size|bearing|direction|clock position)\b"
 )
 _NEGATED = r"\b(?:not|never|isn't|aren't|doesn't|don't|wasn't|isnt|arent|doesnt|dont)\b(?! or\b)"
 _VAGUE_TURN = r"\b(?:a (?:little )?bit|a little|slightly|somewhat|a few degrees|partly|part of the way)\b"
@@ -1120,6 +1241,228 @@ _ANY_TURN = (
     r"|\bcounterclockwise\b|\bclockwise (?:turn|rotation)\b|\bpointed at\b"
 )
 
+# Opposite comparisons in one question ("is OBJ taller or shorter than OBJ?", "higher? or lower?"): a
+# reading that orders one way answers half of it; a signed difference answers both.
+_OPPOSITES = (
+    (r"higher|highest", r"lower|lowest"),
+    (r"taller|tallest", r"shorter|shortest"),
+    (r"longer|longest", r"shorter|shortest"),
+    (r"wider|widest", r"narrower|narrowest"),
+    (r"closer|closest|nearer|nearest", r"(?:farther|farthest|further|furthest)(?! (?:up|down|left|right)\b)"),
+    (r"bigger|biggest|larger|largest", r"smaller|smallest"),
+)
+
+
+# "how much shorter is OBJ than OBJ", "which is closer, and by how much?": a difference is asked, which a
+# choice or a yes/no does not answer.
+_HOW_MUCH_MORE = (
+    r"\bhow (?:much|many (?:\w+ )?|far) (?:(?:is|are|was|does) (?:\w+ ){0,2}?)?(?:more |less )?"
+    r"(?:higher|lower|taller|shorter|longer|wider|narrower|nearer|closer|farther|further|bigger|smaller|larger)\b"
+    r"|\b(?:and|also|plus),? by how (?:much|many|far)\b"
+)
+
+
+# The dimension a size word names; "short" may be a height or a length, so it names none.
+_DIM_WORDS = {"height": r"\btall\w*|\bheights?\b", "length": r"\blong\w*|\blengths?\b",
+              "width": r"\bwid\w*|\bnarrow\w*|\bwidths?\b"}
+
+
+def _dim_of(word: str) -> str:
+    return next(dim for dim, pattern in _DIM_WORDS.items() if _has(word, pattern))
+
+
+def _two_dims(t: str) -> list[str]:
+    """Size words of two dimensions ("is OBJ wider than OBJ, or is it longer?"): their words, else none."""
+    found = {dim: re.findall(pattern, t) for dim, pattern in _DIM_WORDS.items()}
+    return [w for words in found.values() for w in words] if sum(bool(w) for w in found.values()) > 1 else []
+
+
+# Comparisons of different quantities in one question ("is OBJ higher than OBJ and also closer?"): one
+# reading answers one of them. Nearness to the floor is height, "further up / left" no distance.
+_COMPARISON_KINDS = (
+    r"\b(?:higher|highest|lower|lowest)\b",
+    r"\b(?:taller|tallest|longer|longest|wider|widest|narrower|narrowest|bigger|biggest|larger|largest)\b",
+    r"\b(?:closer|closest|nearer|nearest|farther|farthest|further|furthest)\b"
+    r"(?! (?:to |from )?(?:the )?(?:floor|ground)\b| (?:up|down|left|right|to the|on the|apart)\b)",
+)
+
+
+# "which is further from OBJ", "closer to OBJ than to me": nearness to an object, which no task compares
+# (distances to the camera are compared, the distance between two objects measured); "am I nearer to OBJ
+# or to OBJ" asks which is nearer to me.
+_NEAR_OBJECT = (
+    r"\b(?:closer|nearer|farther|further|closest|nearest|farthest|furthest)(?: (?:apart|away|off|up))?"
+    r" (?:from|to) OBJ\b(?!,? or (?:to |from )?OBJ\b)"
+)
+
+
+def _near_object(t: str) -> list[str]:
+    return [
+        m.group(0)
+        for m in re.finditer(_NEAR_OBJECT, t)
+        if not _has(t[: m.start()], rf"\b(?:{_ME}|i|i'm|i am|you're|you are|we|we're) (?:\w+ )?$")
+    ]
+
+
+# "how tall and wide is OBJ": two sizes asked at once, one value answers one of them.
+_TWO_SIZES = (
+    r"\b(tall|long|wide|high)\w* (?:and|or|&) (?:how )?(?!\1)(?:tall|long|wide|deep)\w*\b"
+    r"|\b(height|length|width)s? (?:and|or|&) (?:the |its )?(?!\2)(?:height|length|width|depth)\b"
+)
+
+
+def _two_comparisons(t: str) -> list[str]:
+    found = [re.findall(kind, t) for kind in _COMPARISON_KINDS]
+    return [w for words in found for w in words] if sum(bool(w) for w in found) > 1 else []
+
+
+def _both_ways(t: str) -> list[str]:
+    """The second word of each pair of opposite comparisons the question holds."""
+    found = []
+    for one, other in _OPPOSITES:
+        second = re.search(rf"\b(?:{other})\b", t)
+        if second is not None and _has(t, rf"\b(?:{one})\b"):
+            found.append(second.group(0))
+    return found
+
+
+def _turn_sequence(t: str) -> list[str]:
+    """Words of a second turn ("turn left 90 then turn left again", "right 90 and then another 90",
+    "turn left and then right"): no reading adds turns up, so the question is refused."""
+    if not any(_has(c, _TURN_VERB) and _has(c, _TURN_WORDS) for c in re.split(_CLAUSE_BREAK, t)):
+        return []
+    steps = [c for c in re.split(r"\bthen\b|\bafter that\b", t)
+             if _has(c, _TURN_VERB) and _has(c, _TURN_WORDS)]
+    if len(steps) > 1:
+        return [m.group(0) for m in re.finditer(_TURN_VERB, steps[1])]
+    side = r"(?:left|right|clockwise|counterclockwise)"
+    return _matches(rf"\b(?:another|again|twice|once more)\b|\b\d+ more\b|\b{side},? (?:and |then |and then )"
+                    rf"(?:\w+ ){{0,2}}?{side}\b")(t)
+
+
+_TURNED = r"(?:turned|rotated|spun|pivoted|swivell?ed|yawed|swung|twisted)"
+
+
+def _past_turn(t: str) -> list[str]:
+    """A turn told as done ("I just turned left 90 degrees, what o'clock is OBJ?"), not imagined: the
+    frames may already show it, so neither the direction now nor one after another turn is sure."""
+    return [
+        done.group(0)
+        for clause in re.split(r"[,.;:?!]", t)
+        if (done := re.search(rf"\b(?:i|you|we|it)(?: (?:just|already|have|has|had))? {_TURNED}\b"
+                               rf"|\b(?:i|you|we)'(?:ve|d) (?:just |already )?{_TURNED}\b", clause))
+        and not _has(clause[: done.start()], rf"{_IMAGINED}|\bwere\b|\bwould\b|\bhad\b")
+        and not _has(clause, r"\b(?:i|you|we) had\b|'d\b")
+    ] + _matches(rf"\b{_TURNED}\b(?=[^,.;:?!]*\b(?:earlier|ago|previously|just now|before that)\b)")(t)
+
+
+# The asker corrects themself mid-question ("turn right, no wait, left", "its height, sorry, its width"):
+# which words stand is not for rules to guess ("I mean" mostly clarifies, "at their bottoms I mean").
+_CORRECTION = (
+    r"(?<=.)\b(?:no wait|wait no|sorry|or rather|correction|scratch that|make that|i meant)\b"
+    r"|(?<=.)[.?!,] actually\b|, no,"
+)
+# Left and right as another object sees them ("from the perspective of OBJ"), not the camera ("its left"
+# is mostly the robot's).
+_ITS_VIEW = (
+    r"\b(?:perspective|point of view|viewpoint|eyes) of OBJ\b|\bOBJ'?s (?:perspective|point of view|viewpoint"
+    r"|view|own (?:left|right))\b|\b(?:looking|look|seen|viewed) from behind OBJ\b"
+)
+# "[deg, ccw+]", "positive to the left": a sign convention for the answer, which no reading states.
+_TURN_SENSE = r"(?:counterclockwise|clockwise|left|right)"
+_SIGN_CONVENTION = (
+    rf"\b{_TURN_SENSE} ?\+|\b(?:positive|negative|plus|minus) (?:is |means |to the |=)?{_TURN_SENSE}\b"
+    rf"|\b{_TURN_SENSE} (?:is |=)?(?:positive|negative)\b"
+)
+# Compass and vertical angles (an azimuth "relative to my heading" is a bearing).
+_OTHER_ANGLE = (
+    r"\b(?:north|south|east|west|compass|magnetic)\b|\belevation angle\b"
+    r"|\bangle of (?:elevation|depression)\b|\b(?:above|below) the horizon\b|\b(?:tilt|pitch)\b"
+    r"|\blook (?:up|down)\b"
+    r"|\bhow far (?:up|down) (?:do|should|must|would) (?:i|you|we) (?:need to |have to )?look\b"
+)
+# "turn left by 2 o'clock", "until OBJ is at my 3 o'clock": a turn measured in clock hours, or aimed at a
+# clock position, which no reading turns by.
+_CLOCK_TURN = (
+    rf"{_TURN_VERB}(?:(?![,.;:?!]).)*?\b\d+ ?o'?\s?clock"
+    r"|\b(?:until|till|so that|so) OBJ (?:is|ends up|sits|will be|lands) (?:at|on) (?:my |your )?"
+    r"\d+ ?o'?\s?clock"
+)
+# "if I were facing 90 degrees further left": a turn no verb names, so no turn rule reads it (and 90 is no
+# convention number here).
+_VERBLESS_TURN = (
+    r"\b(?:facing|faced|face|pointing|pointed|looking|aimed)\s+(?:\d+ degrees?|a quarter|half|an eighth)\b"
+    r"|\b\d+ degrees? (?:further|more|farther|over) (?:to (?:the |my |your )?)?(?:left|right)\b"
+)
+# "turn left 90 and walk forward", "if I step to the left": a move of the camera, after which no reading
+# knows where anything is (the walk's own length aside).
+_MOVE = (  # ("without stepping forward" is no move)
+    r"(?<!\bwithout )(?<!\bnot )(?<!\bno )(?<!\bnever )"
+    r"\b(?:walk|step|move|drive|roll|shift|slide|back up|strafe)(?:s|ed|ing|ped|ping)? (?:\w+ )?"
+    r"(?:forward|forwards|ahead|back|backwards?|straight|sideways|(?:to )?(?:the |my |your )?(?:left|right)"
+    r"|\d+(?:\.\d+)? (?:m|meters?|feet|ft|steps?|cm))\b"
+)
+# "which way do I turn to face OBJ" asks a side, which a turn's angle does not say.
+_WHICH_WAY_TO_TURN = (
+    r"\b(?:which|what) (?:way|direction|side) (?:do|should|must|would|will|to|shall|have)(?: (?:i|you|we))?"
+    rf"(?: \w+){{0,2}}? {_TURN_VERB}"
+)
+# "how far is OBJ from the wall", "how high above the table": a measurement from a reference that is
+# neither an object, the camera nor the floor, which no reading measures from ("off the shelf" in a
+# clause that measures nothing is context).
+_OTHER_REFERENCE = (
+    r"\b(?:how (?:far|high|much|many \w+)|distance|height|far|high|close|near)\b[^.?!,;:]*?"
+    r"\b(?:from|above|over|below|under|beneath|off|to) (?:the|a|that|this) "
+    r"(?:wall|table|desk|shelf|door|sill|edge|counter|ceiling|corner|doorway|bench|rack|cabinet|fridge"
+    r"|couch|sofa|bed|chair|stairs|workbench|pallet|conveyor|dock|tv|lamp)s?\b"
+)
+# The asker's pose changed ("if I lean forward", "if you stretch"): no reading knows the new reach
+# ("by stretching out your arm" is the reach itself).
+_CHANGED_POSE = (
+    r"\blean(?:s|ed|ing)? (?:forward|over|in|out|across)\b|\b(?:if|when) (?:i|you|we) stretch\b"
+    r"|\btip ?toes?\b"
+)
+# "turn right to heading 090": a compass heading, not a turn by that angle.
+_HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
+# "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
+_RATIO = r"\bhow many times\b|\b(?:twice|thrice|half|\d+ times) as\b|\bratio\b|\bpercent\b|%"
+# "how far to the left of you is OBJ": an offset to one side, which only a direction's angle measures.
+_SIDE_OFFSET = r"\bhow (?:far|much|many \w+) (?:more )?(?:to the |to my |to your |on the )?(?:left|right)\b"
+# "how high above you", "how far below the camera": a height relative to the camera, which no reading
+# measures (heights are over the floor, distances to the camera straight lines).
+_HEIGHT_TO_ME = (
+    r"\b(?:above|below|under|over|beneath|underneath|higher than|lower than|taller than|shorter than)"
+    rf" (?:{_ME}|myself|camera|the lens)\b"
+)
+# A distance measured one way only ("horizontally", "along the floor") is no straight-line distance; the
+# walk, bearings and footprint sides are horizontal.
+_ONE_AXIS = (
+    r"\bhorizontal(?:ly)?\b(?! (?:sides?|dimensions?|edges?|extents?)\b)|\balong the (?:floor|ground)\b"
+    r"|\bground distance\b"
+)
+# A word of height or size ("how long from one to the other" asks a distance; a "wide shot" is the camera's).
+_SIZE_WORD = r"\b(?:high|tall|long|wide|narrow|deep|thick)\b(?<!how long)(?! (?:shot|angle|lens)\b)"
+# A clause that asks "how high / far / much ..." (not one that gives a reason, "I'm checking how far it
+# must reach").
+_QUANTITY_ASKED = (
+    r"(?:^|[,;:.?!] )(?:(?:so|and|but|um|uh|ok|okay|hey|please|then|now|exactly|roughly|approximately|about"
+    r"|tell me|can you tell me|could you tell me|do you know|say) )*"
+    r"how (?:high|far|much|many|tall|long|wide|big)\b"
+)
+# "compared to OBJ", "versus", "more than the height of OBJ": quantities compared.
+_QUANTITIES_COMPARED = (
+    r"\b(?:compared (?:to|with)|in comparison (?:to|with)|versus|vs)\b"
+    r"|\b(?:more|less|greater|smaller|bigger|larger|longer|shorter) than (?:the |its |their )?"
+    r"(?:height|width|length|distance|size)\b"
+)
+# "the second closest", "the middle one", "rank them by distance": no reading orders all the objects.
+_RANK = (
+    r"\b(?:second|third|2nd|3rd|next)[ ](?:most |least )?(?:\w+est|closest|nearest)\b"
+    r"|\bmiddle (?:one|object)\b"
+    r"|\b(?:rank|ranked|ranking|sort|sorted|sorting)\b|\b(?:order|list) (?:them|these|the objects)\b"
+)
+
+
 def _turn_words(t: str) -> list[str]:
     """Turn verbs of the clauses that describe a turn: with its direction or amount, or imagined ("if",
     "after"); "I want to turn toward it; is OBJ on my right?" describes none."""
@@ -1135,28 +1478,95 @@ def _matches(pattern: str) -> Callable[[str], list[str]]:
     return lambda t: [m.group(0) for m in re.finditer(pattern, t)]
 
 
+def _unit_used(slots: Mapping[str, object], uses: frozenset[str], words: list[str]) -> bool:
+    """A length unit is used by a threshold (an arm length) or as the unit the answer is given in: a
+    quantity read in meters while "centimeter" stands in the question answers in another unit."""
+    return "threshold" in uses or ("unit" in slots and all(_unit_of(w) == slots["unit"] for w in words))
+
+
 # (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
-_Used = Callable[[Mapping[str, object], frozenset[str]], bool]
+_Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
-    ("a whole extent", _matches(_WHOLE), lambda s, u: "whole" in u or s.get("point") == "top"),
-    ("a stacking", _matches(_STACKED), lambda s, u: "stacking" in u),
-    ("a top", _matches(_TOP_CUE), lambda s, u: s.get("point") == "top" or "stacking" in u),
-    ("a bottom", _matches(_BOTTOM_CUE), lambda s, u: s.get("point") == "bottom" or "stacking" in u),
-    ("a turn", _turn_words, lambda s, u: "turn" in u),
-    ("a requirement", _matches(_REQUIREMENT), lambda s, u: True),
-    ("a threshold", _matches(_THRESHOLD), lambda s, u: "threshold" in u),
-    ("a comparison", _matches(r"\bthan\b"), lambda s, u: "comparison" in u),
-    ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u: not _picks_one(s, u)),
-    ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), _picks_one),
-    ("a negation", _matches(_NEGATED), lambda s, u: not _picks_one(s, u)),
-    ("a comparison word", _matches(_COMPARED), lambda s, u: "comparison" in u or "threshold" in u),
+    ("a whole extent", _matches(_WHOLE), lambda s, u, _w: "whole" in u or s.get("point") == "top"),
+    ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
+    ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
+    ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
+    ("a second turn", _turn_sequence, lambda s, u, _w: False),
+    ("a correction", _matches(_CORRECTION), lambda s, u, _w: False),
+    ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
+    ("a heading", _matches(_HEADING), lambda s, u, _w: False),
+    ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),
+    # "how far is OBJ compared to OBJ", "the distance to OBJ versus OBJ": two quantities compared, which a
+    # quantity reading (the distance between them) does not answer; a height difference does
+    ("a comparison of quantities", _matches(_QUANTITIES_COMPARED),
+     lambda s, u, _w: "unit" not in s or "difference" in u),
+    # "does OBJ fit under OBJ?" asks a clearance against a size, which no reading compares ("I'm checking
+    # it fits" as a reason is context)
+    ("a fit asked", _matches(r"(?:^|[.?!] )(?:does|do|will|would|can|could) OBJ fit\b"),
+     lambda s, u, _w: False),
+    ("a turn in clock hours", _matches(_CLOCK_TURN), lambda s, u, _w: False),
+    # "which way do I turn to face OBJ" asks a side, which a turn's angle does not say
+    ("which way to turn", _matches(_WHICH_WAY_TO_TURN), lambda s, u, _w: False),
+    ("a turn without its verb", _matches(_VERBLESS_TURN), lambda s, u, _w: False),
+    ("a move", _matches(_MOVE), lambda s, u, _w: "walk" in u),
+    # "if I lean forward, can I reach OBJ", "how long will it take": a changed pose, a time
+    ("a changed pose", _matches(_CHANGED_POSE), lambda s, u, _w: False),
+    ("a time", _matches(r"\bhow long (?:will|would|does|did|do) it take\b|\bhow much time\b|\bminutes?\b"),
+     lambda s, u, _w: False),
+    # "the bearing from north", "the elevation angle": no reading measures these angles
+    ("a compass or vertical angle", _matches(_OTHER_ANGLE), lambda s, u, _w: False),
+    ("a sign convention", _matches(_SIGN_CONVENTION), lambda s, u, _w: False),
+    # "A < B" compares two values: a reading that measures one (or picks one) answers another question
+    ("a comparison sign", _matches(r"(?<![\w<>=-])[<>]=?(?![<>=,])"),  # ("<->" is a span)
+     lambda s, u, _w: not _picks_one(s, u) and "unit" not in s),
+    ("a rank", _matches(_RANK), lambda s, u, _w: False),
+    # "are OBJ and OBJ both on your left": a question about each object, no reading asks it of all
+    # ("longer than both OBJ and OBJ" compares one with the others)
+    ("a quantifier", _matches(r"(?<!than )\b(?:both|all three|all of them|neither|none of (?:them|these))\b"),
+     lambda s, u, _w: False),
+    ("a ratio", _matches(_RATIO), lambda s, u, _w: False),
+    ("an offset to a side", _matches(_SIDE_OFFSET), lambda s, u, _w: "direction" in u),
+    ("a height relative to me", _matches(_HEIGHT_TO_ME), lambda s, u, _w: False),
+    ("a distance along one axis", _matches(_ONE_AXIS), lambda s, u, _w: "horizontal" in u),
+    ("a turn told as done", _past_turn, lambda s, u, _w: False),
+    ("a turn", _turn_words, lambda s, u, _w: "turn" in u),
+    ("a requirement", _matches(_REQUIREMENT), lambda s, u, _w: True),
+    ("a threshold", _matches(_THRESHOLD), lambda s, u, _w: "threshold" in u),
+    ("two sizes asked", _matches(_TWO_SIZES), lambda s, u, _w: False),
+    ("two dimensions", _two_dims, lambda s, u, w: "dim" not in s or all(_dim_of(x) == s["dim"] for x in w)),
+    ("nearness to an object", _near_object, lambda s, u, _w: False),
+    ("comparisons of two quantities", _two_comparisons, lambda s, u, _w: False),
+    ("a difference", _matches(_HOW_MUCH_MORE), lambda s, u, _w: "difference" in u),
+    ("opposite comparisons", _both_ways, lambda s, u, _w: "order" not in s and "relation" not in s),
+    ("a comparison", _matches(r"\bthan\b"), lambda s, u, _w: "comparison" in u),
+    ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u, _w: not _picks_one(s, u)),
+    ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), lambda s, u, _w: _picks_one(s, u)),
+    ("a negation", _matches(_NEGATED), lambda s, u, _w: not _picks_one(s, u)),
+    ("a comparison word", _matches(_COMPARED), lambda s, u, _w: "comparison" in u or "threshold" in u),
     ("a choice of sides", _matches(_SIDES_OFFERED),
-     lambda s, u: _picks_one(s, u) or s.get("side", 0) is None),
-    ("a turn word", _matches(_ANY_TURN), lambda s, u: "turn" in u or "direction" not in u),
-    ("a unit no reading converts to", _matches(_OTHER_UNIT), lambda s, u: False),
-    ("a length unit", _matches(_LENGTH_UNIT_WORD), lambda s, u: "unit" in s or "threshold" in u),
-    ("a second question", _matches(_SECOND_QUESTION), lambda s, u: False),
+     lambda s, u, _w: _picks_one(s, u) or s.get("side", 0) is None),
+    ("a turn word", _matches(_ANY_TURN), lambda s, u, _w: "turn" in u or "direction" not in u),
+    ("a unit no reading converts to", _matches(_OTHER_UNIT), lambda s, u, _w: False),
+    ("a length unit", _matches(rf"(?<!\bon ){_LENGTH_UNIT_WORD}"), _unit_used),  # "on foot" is no unit
+    ("a second question", _matches(_SECOND_QUESTION), lambda s, u, _w: False),
+    # "which sits at the longest range from you" is no size: a reading of the objects alone answers another
+    ("the asker's place", _matches(_FROM_ME), lambda s, u, _w: "viewer" in u),
+    # "OBJ is how many meters high" read as a distance would answer another question
+    ("a size word", _matches(_SIZE_WORD), lambda s, u, _w: "size" in u),
+    # "how far is OBJ from the floor" read as a distance to the camera would answer another question
+    ("the floor as an end", _matches(r"\b(?:from|to|and|above|over|off) (?:the )?(?:floor|ground)\b"),
+     lambda s, u, _w: "floor" in u),
+    # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it
+    ("which way", _matches(r"\b(?:which|what) way\b"), lambda s, u, _w: "direction" not in s),
+    # "how high over OBJ is OBJ" read as "is OBJ over OBJ": a quantity asked, a yes/no or a choice read
+    ("a quantity asked", _matches(_QUANTITY_ASKED),
+     lambda s, u, _w: "unit" in s or bool(u & {"direction", "turn"})),
 )
+
+
+# Cues whose words later cues read too ("how tall is the stack": "tall" is a size word, and "how tall" a
+# quantity asked).
+_KEEP_WORDS = frozenset({"a size word"})
 
 
 def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[str]) -> str | None:
@@ -1165,14 +1575,16 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
 
     A turn by a vague amount ("turn a bit to the left") is refused too: no reading knows its angle.
     """
-    for _, find, used in _CUES:
+    for name, find, used in _CUES:
         words = find(t)
         if not words:
             continue
-        if not used(slots, uses):
-            return words[0]
-        for word in words:
-            t = t.replace(word, " ")
+        if not used(slots, uses, words):
+            # the first word the reading leaves unused (one unit word of two may be the asked unit)
+            return next((w for w in words if not used(slots, uses, [w])), words[0])
+        if name not in _KEEP_WORDS:
+            for word in words:
+                t = t.replace(word, " ")
     if "turn" in uses:
         vague = re.search(_VAGUE_TURN, t)
         if vague is not None and not _has(t, r"\d"):
@@ -1180,7 +1592,11 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
     return _unread_number(t, slots, uses)
 
 
-_LABEL_BEFORE = r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone)\s*#?$"
+_LABEL_BEFORE = (
+    r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone|line|floor|lane|dock"
+    r"|station|gate|rack|row|cell|bin|sector|section|area|building|truck|forklift|picker|agv|cart|tug|drone"
+    r"|robot|bot|vehicle|van|team|crew|channel|ch|car)\s*#?$"
+)
 _CONVENTION_NUMBERS = {0.0, 3.0, 6.0, 9.0, 12.0, 90.0, 180.0, 270.0, 360.0}
 
 
@@ -1198,6 +1614,8 @@ def _unread_number(
             continue
         if _has(t[: m.start()], _LABEL_BEFORE) or _has(after, r"^ points?\b"):
             continue  # "item 7", "unit 12", "for 10 points": a label, no quantity
+        if _has(t[: m.start()], r"(?:^|[\s(,;/])\(?[a-e][).:] ?$"):
+            continue  # a quiz's options, "(a) 0.5 (b) 1.0": values to pick from, the measurement picks
         if slots.get("arm_length_m") is not None:
             continue
         if isinstance(angle, float) and float(m.group(1)) == angle:

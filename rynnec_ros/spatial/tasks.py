@@ -62,7 +62,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "walked_distance",
         kind="quantity", metric="mra", n_objects=(0,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset(),
+        uses=frozenset({"walk", "horizontal", "size", "viewer"}),
         cues=(Cue(10, 0, parse.cue_walked_distance),),
         solve=solvers.solve_walked_distance,
         phrasings=(
@@ -76,7 +76,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "rotate_to_face",
         kind="quantity", metric="roa", n_objects=(1,), unit="deg",
         slots={"direction": "cw"},
-        uses=frozenset({"turn", "direction"}),
+        uses=frozenset({"horizontal", "viewer", "turn", "direction"}),
         cues=(Cue(110, 1, parse.cue_rotate_to_face),),
         solve=solvers.solve_rotate_to_face,
         phrasings=(
@@ -89,7 +89,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "future_direction_degrees",
         kind="quantity", metric="roa", n_objects=(1,), unit="deg",
         slots={"turn": None, "angle_deg": None},
-        uses=frozenset({"turn", "direction"}),
+        uses=frozenset({"horizontal", "viewer", "turn", "direction"}),
         cues=(Cue(120, 1, parse.cue_future_direction_degrees),),
         solve=solvers.solve_future_direction_degrees,
         phrasings=(
@@ -102,7 +102,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "future_direction_clock",
         kind="quantity", metric="roa", n_objects=(1,), unit="oclock",
         slots={"turn": None, "angle_deg": None},
-        uses=frozenset({"turn", "direction"}),
+        uses=frozenset({"horizontal", "viewer", "turn", "direction"}),
         cues=(Cue(121, 1, parse.cue_future_direction_clock),),
         solve=solvers.solve_future_direction_clock,
         phrasings=(
@@ -115,7 +115,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "direction_degrees",
         kind="quantity", metric="roa", n_objects=(1,), unit="deg",
         slots={},
-        uses=frozenset({"direction"}),
+        uses=frozenset({"horizontal", "viewer", "direction"}),
         cues=(Cue(140, 1, parse.cue_direction_degrees),),
         solve=solvers.solve_direction_degrees,
         phrasings=(
@@ -128,7 +128,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "direction_clock",
         kind="quantity", metric="roa", n_objects=(1,), unit="oclock",
         slots={},
-        uses=frozenset({"direction"}),
+        uses=frozenset({"horizontal", "viewer", "direction"}),
         cues=(Cue(130, 1, parse.cue_direction_clock),),
         solve=solvers.solve_direction_clock,
         phrasings=(
@@ -141,7 +141,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "reachability",
         kind="yesno", metric="accuracy", n_objects=(1,), unit="m",
         slots={"arm_length_m": None},
-        uses=frozenset({"threshold", "comparison"}),
+        uses=frozenset({"size", "viewer", "threshold", "comparison"}),
         cues=(Cue(190, 1, parse.cue_reachability),),
         solve=solvers.solve_reachability,
         phrasings=(
@@ -155,7 +155,7 @@ TASKS: tuple[SpatialTask, ...] = (
         kind="choice", metric="accuracy", n_objects=(3,), unit=None,
         slots={"order": "near"},
         values={"order": ("near", "far")},
-        uses=frozenset({"comparison", "choice"}),
+        uses=frozenset({"viewer", "comparison", "choice"}),
         cues=(Cue(480, 2, parse.cue_closest),),
         solve=solvers.solve_closer_to_camera,
         phrasings=(
@@ -170,7 +170,7 @@ TASKS: tuple[SpatialTask, ...] = (
         kind="choice", metric="accuracy", n_objects=(2,), unit=None,
         slots={"order": "near", "form": "choice"},
         values={"order": ("near", "far")},
-        uses=frozenset({"comparison"}),
+        uses=frozenset({"viewer", "comparison"}),
         cues=(Cue(490, 2, parse.cue_closer),),
         solve=solvers.solve_closer_to_camera,
         phrasings=(
@@ -196,7 +196,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "distance_to_camera",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset(),
+        uses=frozenset({"viewer"}),
         cues=(Cue(240, 1, parse.cue_distance_to_camera),),
         solve=solvers.solve_distance_to_camera,
         phrasings=(
@@ -209,7 +209,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "height_difference",
         kind="quantity", metric="mra", n_objects=(2,), unit="m",
         slots={"point": "center", "unit": "m"},
-        uses=frozenset({"comparison"}),
+        uses=frozenset({"size", "floor", "comparison", "difference"}),
         cues=(Cue(400, 2, parse.cue_height_difference),),
         solve=solvers.solve_height_difference,
         phrasings=(
@@ -222,7 +222,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "height_from_ground",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"point": "center", "unit": "m"},
-        uses=frozenset(),
+        uses=frozenset({"size", "floor"}),
         cues=(
             Cue(160, 1, parse.cue_reaches_up),
             Cue(180, 1, parse.cue_over_floor),
@@ -239,7 +239,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "tallest_choice",
         kind="choice", metric="accuracy", n_objects=(2, 3), unit=None,
         slots={"dim": "height", "order": "max", "form": "choice"},
-        uses=frozenset({"whole", "comparison"}),
+        uses=frozenset({"size", "floor", "whole", "comparison"}),
         cues=(Cue(470, 2, parse.cue_taller),),
         solve=solvers.solve_tallest_choice,
         phrasings=(
@@ -255,7 +255,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "object_height",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"whole"}),
+        uses=frozenset({"size", "floor", "whole"}),
         cues=(Cue(170, 1, parse.cue_own_height), Cue(210, 1, parse.cue_height)),
         solve=solvers.solve_object_height,
         phrasings=(
@@ -268,7 +268,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "object_width",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"whole"}),
+        uses=frozenset({"horizontal", "size", "whole"}),
         cues=(Cue(220, 1, parse.cue_object_width),),
         solve=solvers.solve_object_width,
         phrasings=(
@@ -281,7 +281,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "object_length",
         kind="quantity", metric="mra", n_objects=(1,), unit="m",
         slots={"unit": "m"},
-        uses=frozenset({"whole"}),
+        uses=frozenset({"horizontal", "size", "whole"}),
         cues=(Cue(230, 1, parse.cue_object_length),),
         solve=solvers.solve_object_length,
         phrasings=(
@@ -294,7 +294,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "above_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"stacking", "comparison"}),
+        uses=frozenset({"size", "floor", "stacking", "comparison"}),
         cues=(Cue(450, 2, parse.cue_above),),
         solve=solvers.solve_above_predicate,
         phrasings=(
@@ -307,7 +307,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "below_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"stacking", "comparison"}),
+        uses=frozenset({"size", "floor", "stacking", "comparison"}),
         cues=(Cue(440, 2, parse.cue_below),),
         solve=solvers.solve_below_predicate,
         phrasings=(
@@ -320,7 +320,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "left_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"comparison"}),
+        uses=frozenset({"horizontal", "viewer", "comparison"}),
         cues=(Cue(350, 2, parse.cue_left_of),),
         solve=solvers.solve_left_predicate,
         phrasings=(
@@ -333,7 +333,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "right_predicate",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"comparison"}),
+        uses=frozenset({"horizontal", "viewer", "comparison"}),
         cues=(Cue(340, 2, parse.cue_right_of),),
         solve=solvers.solve_right_predicate,
         phrasings=(
@@ -346,7 +346,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "higher_choice",
         kind="choice", metric="accuracy", n_objects=(2, 3), unit=None,
         slots={"point": "center", "order": "max", "form": "choice"},
-        uses=frozenset({"comparison"}),
+        uses=frozenset({"size", "floor", "comparison"}),
         cues=(Cue(420, 2, parse.cue_points_above), Cue(460, 2, parse.cue_higher)),
         solve=solvers.solve_higher_choice,
         phrasings=(
@@ -359,7 +359,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "above_choice",
         kind="choice", metric="accuracy", n_objects=(2,), unit=None,
         slots={"relation": "above"},
-        uses=frozenset({"stacking", "comparison", "choice"}),
+        uses=frozenset({"size", "floor", "stacking", "comparison", "choice"}),
         cues=(Cue(410, 2, parse.cue_in_stack), Cue(430, 2, parse.cue_which_is_above)),
         solve=solvers.solve_above_choice,
         phrasings=(
@@ -372,7 +372,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "left_right_choice",
         kind="yesno", metric="accuracy", n_objects=(2,), unit=None,
         slots={},
-        uses=frozenset({"comparison", "choice"}),
+        uses=frozenset({"horizontal", "viewer", "comparison", "choice"}),
         cues=(Cue(300, 2, parse.cue_which_side_of), Cue(330, 2, parse.cue_left_or_right_of)),
         solve=solvers.solve_left_right_choice,
         phrasings=(
@@ -385,7 +385,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "leftmost_choice",
         kind="choice", metric="accuracy", n_objects=(2, 3), unit=None,
         slots={"side": "left"},
-        uses=frozenset({"comparison", "choice"}),
+        uses=frozenset({"horizontal", "viewer", "comparison", "choice"}),
         cues=(Cue(310, 2, parse.cue_scan), Cue(320, 2, parse.cue_furthest_to_a_side)),
         solve=solvers.solve_leftmost_choice,
         phrasings=(
@@ -398,7 +398,7 @@ TASKS: tuple[SpatialTask, ...] = (
         "side_of_me",
         kind="yesno", metric="accuracy", n_objects=(1,), unit=None,
         slots={"side": None},
-        uses=frozenset(),
+        uses=frozenset({"horizontal", "viewer"}),
         cues=(Cue(150, 1, parse.cue_side_of_me),),
         solve=solvers.solve_side_of_me,
         phrasings=(

@@ -27,15 +27,16 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind").values()) == 233
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
-    assert len(dev) == 3282 + 234 + 228 + 192 + 209 + 199 + 210
+    assert len(dev) == 3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
     assert len(heldout) == 256
     assert {family for family, _, _ in heldout} == {*FAMILIES, "rotate_to_face"}
-    fresh2 = split("fresh2")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh2) == 209 + 199
-    assert {family for family, _, _ in fresh2} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh2") == []  # blind20/21, measured once, are development sets now
+    fresh3 = split("fresh3")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh3) == 209 + 206
+    assert {family for family, _, _ in fresh3} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -334,6 +335,9 @@ def test_unmappable_questions_give_the_reason(question: str) -> None:
 # Development questions the parser refuses on purpose (blind18/19, issue 24): "mil" is a millimetre to
 # some askers and a thousandth of an inch to others; a typo by a substituted letter is not corrected
 # ("wieder", "distent": "closet" is a word); "fits on the top shelf" names a top the reading does not use.
+# blind20/21: more typos past correction (a substituted letter, "distanse"; a word under five letters,
+# "lowr"; a letter added at the end, "lefth"), a notation no rule defines ("rel_side a=OBJ ref=OBJ"), and
+# "on the bottom ... the lower one" of two (a stacking or a lower centre: the words do not say which).
 # Refused is never answered: each must stay a refusal, never become a silent wrong answer.
 REFUSED_BY_DESIGN = {
     "How far's <object0> from <object1>, in mil?",
@@ -342,6 +346,11 @@ REFUSED_BY_DESIGN = {
     "Is <object0> wieder than <object1>?",
     "Which of <object0>, <object2> and <object1> is the most distent from you?",
     "I need to know if it fits on the top shelf, so how tall is <object1> in cm?",
+    "<object1> to <object0> distanse in meters please",
+    "How much lowr is <object1> than <object0>, in centimeters?",
+    "Which one is more on the lefth, <object2> or <object1>?",
+    "rel_side a=<object2> ref=<object0>",
+    "which ones on the bottom <object2> or <object1> like which is the lower one",
 }
 
 
@@ -403,6 +412,96 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("Is <object0> sitting ontop of <object1>?", "above_predicate"),
         ("is <object0> to ya left", "side_of_me side=left"),
         ("What turn angle gets you pointed at <object0>?", "rotate_to_face"),
+        # kinds generalised on after blind20/21's measurement (sentences of our own): a bare unit word
+        # closing the request, a size superlative of a distance ("the greatest range from the camera"),
+        # a relation called on two objects (the first is its subject), a vessel's sides, a statement
+        # asked as a question or with a confirmation tag, planner abbreviations and calls in a row,
+        # learners' "how much far", turn verbs "to OBJ", a place label's number
+        ("How far away is <object0> from you, millimeter?", "distance_to_camera unit=mm"),
+        ("<object0> width, inch", "object_width unit=in"),
+        ("How far have you travelled on foot, in cm?", "walked_distance unit=cm"),
+        ("Which of <object0>, <object1>, <object2> is at the greatest range from the camera?",
+         "closest_to_camera order=far"),
+        ("Of <object0>, <object1> and <object2>, which one is the shortest way off from me?",
+         "closest_to_camera"),
+        ("Which has the minimum distance to the camera: <object0>, <object1> or <object2>?",
+         "closest_to_camera"),
+        ("above(<object1>, <object0>)", "above_predicate"),
+        ("taller_than(<object0>, <object1>)?", "tallest_choice form=yesno"),
+        ("Swing 30 degrees to starboard; what o'clock is <object0> then?",
+         "future_direction_clock turn=right angle_deg=30"),
+        ("is <object0> on the port side?", "side_of_me side=left"),
+        ("<object0> sits higher than <object1>, correct?", "higher_choice form=yesno"),
+        ("<object1> is further from you than <object0>?", "closer_to_camera order=far form=yesno"),
+        ("how much high is <object0> above the floor?", "height_from_ground"),
+        ("sep between <object0> and <object1> in cm", "center_distance unit=cm"),
+        ("trav dist in ft", "walked_distance unit=ft"),
+        ("Count all your movement so far: how many meters?", "walked_distance"),
+        ("side(<object1>)", "side_of_me"),
+        ("is_right <object0>", "side_of_me side=right"),
+        ("rotate_to <object0> cw, deg", "rotate_to_face"),
+        ("How far must you pivot to see <object0> straight ahead?", "rotate_to_face"),
+        ("turn_right(45) then bearing_deg(<object0>)", "future_direction_degrees turn=right angle_deg=45"),
+        ("Which of <object0>, <object1>, <object2> is at the extreme left?", "leftmost_choice"),
+        ("Dock 4 here: how far is <object0> from you?", "distance_to_camera"),
+        # kinds of the next registers (sentences of our own): a turn given as an order without punctuation,
+        # "then" between a turn and the question, units as speech transcripts spell them, a quiz's numbered
+        # options, an afterthought "or maybe OBJ" offering the other object
+        ("turn left ninety degrees where is <object0> on the clock",
+         "future_direction_clock turn=left angle_deg=90"),
+        ("rotate 90 cw then clock of <object0>?", "future_direction_clock turn=right angle_deg=90"),
+        ("how far is <object0> from you in sent a meters", "distance_to_camera unit=cm"),
+        ("Q7. What is the distance between <object0> and <object1> in meters? (a) 0.5 (b) 1.0 (c) 1.5",
+         "center_distance"),
+        ("Is <object0> closer to you, or maybe <object1>?", "closer_to_camera"),
+        ("How much taller is <object0> than <object1> in cm?", "height_difference unit=cm"),
+        # a question opened by its verb (German word order), a lead-in starting from the reference, the
+        # floor as the other end of a gap
+        ("Stands <object0> higher than <object1>?", "higher_choice form=yesno"),
+        ("From <object1>, is <object0> to the left?", "left_predicate objects=0,1"),
+        ("What's the gap between <object0> and the floor?", "height_from_ground point=bottom"),
+        # digits said one by one (radio), tens a transcript split, the quantity named after the unit, a
+        # turn said as a way to go with its angle, a relation called with named arguments
+        ("Tower, clock position of <object0> after we turn two seven zero degrees right?",
+         "future_direction_clock turn=right angle_deg=270"),
+        ("turn write for ty five degrees, what o'clock is <object0>",
+         "future_direction_clock turn=right angle_deg=45"),
+        ("<object0> is how many meters high?", "height_from_ground"),
+        ("if I go left 90 degrees, which way's <object0> then, in degrees?",
+         "future_direction_degrees turn=left angle_deg=90"),
+        ("is_left_of(a=<object1>, b=<object0>)", "left_predicate"),
+        ("left_of(<object1>, ref=<object0>)", "left_predicate"),
+        ("grandpa wants to know is the <object0> higher up than the <object1>", "higher_choice form=yesno"),
+        ("How many degrees to the right is <object0> from straight ahead?", "direction_degrees"),
+        # facing another way is a turn, a bearing asked after it, a side said as an afterthought, a quiz's
+        # true/false
+        ("suppose I face the other way, what's the bearing to <object0> then?",
+         "future_direction_degrees angle_deg=180"),
+        ("If I turn 90 degrees, left I mean, where's <object0> at o'clock?",
+         "future_direction_clock turn=left angle_deg=90"),
+        ("Q: True/False — <object0> is closer to the camera than <object1>.", "closer_to_camera form=yesno"),
+        ("From the camera's viewpoint, is <object0> to the right of <object1>?", "right_predicate"),
+        # distances to the camera compared in planner notation, a callsign's number
+        ("dist(cam, <object0>) < dist(cam, <object1>)", "closer_to_camera form=yesno"),
+        ("Forklift 3 to base: is <object0> on my left side?", "side_of_me side=left"),
+        # a subject set out before its question, "is she right" as correctness (no side)
+        ("the <object0> is it closer than the <object1>", "closer_to_camera form=yesno"),
+        ("mom says the <object0> is higher than the <object1> is she right", "higher_choice form=yesno"),
+        # learners' plain adjective where objects are offered, "for looking OBJ" as facing it
+        ("<object0> and <object1>, which one high?", "higher_choice"),
+        ("Which one is far, <object0> or <object1>?", "closer_to_camera order=far"),
+        ("Which is small in height, <object0> or <object1>?", "tallest_choice order=min"),
+        ("How many degree you should rotate to left for looking <object0>?", "rotate_to_face direction=ccw"),
+        # a guess before the question is no part of it
+        ("I'd say about 30 cm, but how tall is <object0> actually?", "object_height"),
+        ("My guess is left, but which side of you is <object0> on?", "side_of_me"),
+        # a turn said as a manoeuvre by its angle
+        ("ok so if I do a 180, where's <object0>?", "future_direction_clock angle_deg=180"),
+        # "how high over OBJ" is a height difference, "breadth" a width
+        ("How high over <object1> is <object0>?", "height_difference objects=0,1"),
+        ("What is the breadth of <object0>?", "object_width"),
+        ("I'd like you to pick up <object0> off the shelf. Is it within reach?", "reachability"),
+        ("Which one is nearer the ceiling, <object0> or <object1>?", "higher_choice"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -431,6 +530,82 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # a yes/no question no choice reading answers ("Is OBJ the leftmost ...?" wants yes or no)
         ("Is <object1> the leftmost of <object0> and <object1>?", "is"),
         ("Is <object0> the nearest of <object0>, <object1> and <object2>?", "is"),
+        # a unit word beside the asked unit: the answer would come in the other one
+        ("How tall is <object0> in meters, centimeter precision?", "centimeter"),
+        ("How far is <object0> from <object1>, centimeter or inch?", "inch"),
+        # the asker's place, which no reading of the objects alone uses
+        ("Which of <object0>, <object1> and <object2> is longest, measured from you?", "from you"),
+        ("How tall is <object0> from the camera?", "from the camera"),
+        # opposite comparisons, a difference no task measures, a sequence of turns
+        ("Is <object0> taller or shorter than <object1>?", "shorter"),
+        ("Maybe <object0> is higher than <object1>? Or lower?", "lower"),
+        ("How much wider is <object0> than <object1>?", "how much wider"),
+        ("Which is closer, <object0> or <object1>, and by how much?", "and by how much"),
+        ("turn left 90 then turn left again 90, clock of <object0>?", "turn"),
+        ("If I turned right 90 and then another 90, at what o'clock is <object0>?", "another"),
+        ("after I turn left and then right by 90, where is <object0>?", "left and then right"),
+        # two dimensions or two quantities compared at once, two sizes asked, nearness to an object, a turn
+        # told as done (the frames may show it already), the floor as one end of a distance to the camera
+        ("Is <object0> wider than <object1>, or is it longer?", "wider"),
+        ("Is <object0> higher than <object1> and also closer?", "higher"),
+        ("How tall and wide is <object0>?", "tall and wide"),
+        ("Which one is further apart from <object2>, <object0> or <object1>?", "further apart from OBJ"),
+        ("I just turned left 90 degrees, what o'clock is <object0>?", "i just turned"),
+        ("When I turned left earlier, where was <object0>?", "turned"),
+        ("How far is <object0> from the camera to the floor?", "to the floor"),
+        # a compass heading, a rank among the objects, a second question in its own sentence, a size word
+        # a distance reading leaves unused
+        ("turn right to heading zero niner zero, where is <object0>?", "to heading"),
+        ("Which is the second closest: <object0>, <object1> or <object2>?", "second closest"),
+        ("Rank <object0>, <object1> and <object2> by distance.", "rank"),
+        ("Is <object0> to the left of <object1>? And how far apart are they?", "? and how"),
+        ("<object0>: range from you, high or low?", "high"),
+        # a ratio, an offset to one side, a height relative to the camera, a distance along one axis
+        ("How many times taller is <object0> than <object1>?", "how many times"),
+        ("How far to the right of <object1> is <object0>?", "how far to the right"),
+        ("How high above you is <object0>?", "above you"),
+        ("How far below the camera is <object0>?", "below the camera"),
+        ("What's the horizontal distance between <object0> and <object1>?", "horizontal"),
+        # a correction mid-question, another object's point of view, "and how far" as a second question
+        ("Say I turn right, no wait, left, 90 degrees. Clock position of <object0>?", "no wait"),
+        ("What's the height of <object0>, sorry, its width?", "sorry"),
+        ("From the perspective of <object1>, is <object0> on its left?", "perspective of OBJ"),
+        ("Could a 2 ft arm reach <object0>, and how far is it?", "and how"),
+        # a sign convention for the answer, a comparison sign beside a quantity
+        ("yaw_needed(<object0>) [deg, ccw+]", "counterclockwise+"),
+        ("height(<object0>) in cm > 50?", ">"),
+        # a difference with its verb between, a question about each object, the viewer as the subject
+        ("how much is <object0> wider than <object1>", "how much is OBJ wider"),
+        ("Are <object0> and <object1> both on your left?", "both"),
+        ("How far are you from <object0> and <object1>?", "are you from"),
+        # two quantities asked, compass and vertical angles
+        ("First, how tall is <object0>? Second, how wide?", "? second, how"),
+        ("I need two numbers: distance to <object0> and its height.", "two numbers"),
+        ("What's the bearing of <object0> from north?", "north"),
+        ("At what angle above the horizon is <object0>?", "above the horizon"),
+        ("How far down do I need to look to see <object0>?", "how far down do i need to look"),
+        # a turn in clock hours or aimed at a clock position, a move of the camera
+        ("turn left by 2 o'clock, where is <object0>?", "turn left by 2 o'clock"),
+        ("how many degrees until <object0> is at my 3 o'clock?", "until OBJ is at my 3 o'clock"),
+        ("if I turn left 90 and walk forward, where's <object0>?", "walk forward"),
+        ("if I step to the left, is <object0> still on my right?", "step to the left"),
+        ("If I were facing 90 degrees further left, what o'clock is <object0>?", "facing 90 degrees"),
+        # two sizes named as nouns, which way to turn (a side, not an angle)
+        ("What is the length and breadth of <object0>?", "length and width"),
+        ("which way do I have to turn to see <object0>?", "which way do i have to turn"),
+        ("turn to face <object0>, which way and how much?", "which way"),
+        # a reference other than the objects, the camera and the floor; a fit asked
+        ("How far is <object0> from the wall?", "how far is OBJ from the wall"),
+        ("How high is <object0> above the table?", "how high is OBJ above the table"),
+        ("Does <object0> fit under <object1>?", "does OBJ fit"),
+        # two quantities compared, which a distance reading does not answer
+        ("How far is <object0> compared to <object1>?", "compared to"),
+        ("Is the distance to <object0> more than the height of <object1>?", "more than the height"),
+        # a quantity asked beside a size word, a changed pose, a time
+        ("How tall is the stack of <object0> on <object1>?", "how tall"),
+        ("How far must I drive to reach <object0>?", "how far"),
+        ("If I lean forward, can I reach <object0>?", "lean forward"),
+        ("How long will it take to reach <object0>?", "how long will it take"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
