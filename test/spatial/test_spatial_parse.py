@@ -35,6 +35,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert {family for family, _, _ in heldout} == {*FAMILIES, "rotate_to_face"}
     assert split("fresh2") == []  # blind20/21, measured once, are development sets now
     assert split("fresh3") == []  # blind22/23, measured once, are development sets now
+    fresh4 = split("fresh4")  # converted by eval/blind_labels.py (4 of set-E's 209 dropped)
+    assert len(fresh4) == 205 + 205
+    assert {family for family, _, _ in fresh4} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
