@@ -215,8 +215,21 @@ _SHORTHAND = {
     r"\bvert\b\.?": "vertical",
     r"\brel\b\.? (?=OBJ)": "relative to ",
     r"\brgt\b|\brght\b": "right",
-    # a side heard or typed as its homophone: "turn write", "to the write of"
-    r"\b(turn(?:s|ed|ing)?|to the|on the|on my|on your|to my|to your) write\b": r"\1 right",
+    # a side heard or typed as its homophone: "turn write", "to the write of", "left or write"
+    r"\b(turn(?:s|ed|ing)?|to the|on the|on my|on your|to my|to your|left or|left and) write\b": r"\1 right",
+    r"\bwear'?s\b": "where's",
+    # a side by its letter, as in notation: "on your L", "R of OBJ", "L/R"
+    r"\b(on|to) (your|my|the) l\b": r"\1 \2 left",
+    r"\b(on|to) (your|my|the) r\b": r"\1 \2 right",
+    r"\bl(?= of OBJ\b)": "left",
+    r"\br(?= of OBJ\b)": "right",
+    r"\bl ?[/|] ?r\b": "left or right",
+    r"\bskinnier\b": "narrower",
+    r"\bskinniest\b": "narrowest",
+    r"\b(bottom|base) (?:until|till|up till|up until) (?:the |its )?top\b": r"\1 to top",
+    r"\btallness\b": "height",
+    # an angle's name: "turn by a right angle" is a turn by 90 degrees, and its "right" no side
+    r"\b(?:a |one )?right angle\b": "90 degrees",
     r"\bya (?=(?:left|right)\b)": "your ",
     r"\bontop\b": "on top",
     r"\bhihg\b": "high",
@@ -232,6 +245,8 @@ _SHORTHAND = {
     r"\b(?:truned|turnd)\b": "turned",
     # learners' comparatives of distance: "more far", "less far" (nearer), "least near" (farthest)
     r"\bmore (?:near|close)\b": "nearer",
+    r"\bmost (high|low)\b": r"\1est",
+    r"\bmore (high|low)\b(?= than\b)": r"\1er",
     r"\bhow much (far|close|near|distant|high|tall|long|wide)\b": r"how \1",
     # the extremes of a distance: "max distance from camera" is the farthest, "min range" the nearest
     r"\bmax(?:imum)?\b\.?(?= (?:distance|range)\b)": "greatest",
@@ -321,6 +336,13 @@ _UNIT_NAMES = {"m": "meters", "cm": "centimeters", "mm": "millimeters", "ft": "f
 _PLAIN_TO_MORE = {"high": "higher", "tall": "taller", "far": "farther", "near": "nearer", "nearby": "nearer",
                   "close": "closer", "long": "longer", "wide": "wider", "big": "bigger", "low": "lower",
                   "short": "shorter", "small": "smaller"}
+# "not as tall as" is "shorter than"; "not taller than" is "shorter than" too
+_NOT_AS = {"tall": "shorter", "high": "lower", "long": "less long", "wide": "less wide", "far": "nearer",
+           "near": "farther", "close": "farther"}
+_DENIED = {"taller": "shorter", "higher": "lower", "lower": "higher", "farther": "nearer",
+           "further": "nearer",
+           "nearer": "farther", "closer": "farther", "longer": "less long", "wider": "less wide",
+           "narrower": "wider", "bigger": "smaller", "larger": "smaller", "smaller": "bigger"}
 _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # Planner notation: "nearer?(OBJ, OBJ)" asks whether the first is nearer than the second,
     # "on_my_right?(OBJ)" whether it is on my right; "clock_dir(OBJ)", "turn(right, 45)" name a quantity
@@ -416,7 +438,10 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
     (r"\b(?:is that|am i|was i|are you|is it|(?:is|was) (?:she|he|mom|mum|dad|grandma|grandpa)"
      r"|are (?:they|we)) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
-    (r",\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed)\s*\?\s*$", ", is that so?"),
+    # (a tag may be followed by an afterthought: "..., right? centres")
+    (r",\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed)\s*\?(?=\s|$)", ", is that so?"),
+    # a statement then "right or wrong?", "true or not?": asked whether it holds; its "right" is no side
+    (r"[.,;:]\s*(?:right or wrong|correct or (?:not|incorrect)|true or not)\s*\?", ", is that so?"),
     # the room under an object is its bottom's height: "the gap under OBJ", "more clearance", "least room"
     (r"\b(?:gap|space|room|clearance)(?: is there| there is| left)? (?:under|beneath|below|underneath)"
      r"(?:neath)? OBJ\b", "clearance of OBJ"),
@@ -438,9 +463,20 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?left\b", "rightmost"),
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?right\b", "leftmost"),
     # "not as tall as" is "shorter than"
-    (r"\bnot (?:\w+ )?(?:as|so) (tall|high|long|wide|far|near|close)((?: (?!as\b)\w+){0,4}?) as\b",
-     lambda m: {"tall": "shorter", "high": "lower", "long": "less long", "wide": "less wide", "far": "nearer",
-                "near": "farther", "close": "farther"}[m.group(1)] + m.group(2) + " than"),
+    (r"\b(?:(is|are|was)n'?t|not) (?:\w+ )?(?:as|so) (tall|high|long|wide|far|near|close)"
+     r"((?: (?!as\b)\w+){0,4}?) as\b",
+     lambda m: (f"{m[1]} " if m[1] else "") + _NOT_AS[m[2]] + m[3] + " than"),
+    # a comparison denied in a statement is the opposite one: "OBJ isn't taller than OBJ, yes?", "is OBJ
+    # not lower than OBJ?" ("isn't OBJ taller than OBJ?" asks the comparison itself); "not shorter" may
+    # deny a height or a length, so it stays a negation (refused)
+    (rf"\b(?:(is|are|was)(?: not|n'?t)|not) ({'|'.join(_DENIED)})(?= (?:\w+ ){{0,4}}?than\b)",
+     lambda m: (f"{m[1]} " if m[1] else "") + _DENIED[m[2]]),
+    # a hedge after the question: "..., not sure if you can tell"
+    (r"[.?!,;]? *(?:but )?(?:i'm |im )?not sure (?:if|whether) (?:you|it) (?:can|could)"
+     r" (?:tell|see|say|know)\b", ""),
+    # "not on your right but on your left": the side after "but" is the one asked
+    (r"\bnot (?:\w+ ){0,3}?(?:left|right)(?: side| hand side)?,? but (?:rather )?"
+     r"(?=(?:\w+ ){0,3}?(?:left|right)\b)", ""),
     (r"\b(lower|higher) above the (?:floor|ground) than\b", r"\1 than"),
     (r"\b(?:isn't|is not|not) (?:as|so) (far|near|close)\b(?=(?: (?:from|to) \w+)?\s*[?.]?\s*$)",
      lambda m: {"far": "is nearer", "near": "is farther", "close": "is farther"}[m.group(1)]),
@@ -575,7 +611,8 @@ _FACE = (
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle)"
     rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\bsnap (?:on ?to|to) OBJ"
-    rf"|{_TURN_VERB} to OBJ|\bsquare (?:\w+ ){{0,2}}up (?:to|with) OBJ"
+    rf"|{_TURN_VERB} (?:(?:counterclockwise|clockwise|left|right|degrees) ){{0,2}}to OBJ"
+    rf"|\bsquare (?:\w+ ){{0,2}}up (?:to|with) OBJ"
     rf"|\b(?:having|have|get|put|see) OBJ {_STRAIGHT}(?:ahead|in front)"
     r"|\b(?:to|for) (?:see|seeing|view|viewing|looking|looking at|facing) OBJ\b"
 )
@@ -589,6 +626,9 @@ _REACH_UP = (
     r"\bhow (?:high|far up)\b[^.?!;]*\breach(?:es)?\b|\breaches to\b"
     r"|\breach(?:es|ing)? (?:up|higher|highest|the highest|as high|furthest up)\b(?! to OBJ)"
     r"|\b(?:stick|sticks|sticking|stand|stands|standing|rise|rises|rising|extend|extends|extending) up\b"
+    # how far up an object goes: "up to where does OBJ go", "how high does OBJ go", "OBJ goes up to"
+    r"|\bup to where\b|\bhow (?:high|far up) (?:does|do|did) OBJ (?:go|come)\b"
+    r"|\b(?:go|goes|going|come|comes) up to\b"
 )
 _OVER_FLOOR = (
     r"(?:above|off|from|over|relative to) (?:the )?(?:ground|floor)|floor level|\belevat"
@@ -641,6 +681,8 @@ _YESNO = (
     r"(?:^|[,;:.?!] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
     r"|\bwhether\b|\byes or no\b|\btrue or false\b|\btrue ?/ ?false\b|\bt ?/ ?f\b|\by ?/ ?n\b|\byes ?/ ?no\b"
     r"|\bconfirm\b"
+    # a predicate typed by its return value: "bool is_nearer(a=OBJ, b=OBJ)", "... -> boolean"
+    r"|\b(?:bool|boolean)\b"
     r"|\b(?:tell|say|check|know|see) (?:me |us )?if\b"
     # a subject set out before its question: "the OBJ, is it closer than the OBJ"
     r"|\bOBJ,? (?:is|was|does|can) (?:it|that|this)\b"
@@ -763,6 +805,8 @@ def _turn(clause: str) -> tuple[str | None, float]:
         angle = float(m.group(1))
     elif _has(clause, r"\bthree quarters?\b"):
         angle = 270.0
+    elif _has(clause, r"\bquarter\b"):  # "spin round to the right a quarter turn": the amount said wins
+        angle = 90.0
     elif _has(clause, r"\b(?:around|round|half (?:a )?turn|about face|u turn)\b"):
         angle = 180.0
     elif _has(clause, r"\b(?:full|whole|complete) (?:turn|circle|rotation)\b"):
@@ -819,6 +863,16 @@ def stated_objects(question: str, t: str) -> list[int] | None:
     distinct = list(dict.fromkeys(named))
     if len(distinct) != 2 or len(refs) != len(named):
         return None
+    topic = re.match(r"^\W*(?:(?:so|ok|okay|now|well|and|um|uh)\W+)*<object\d+> (?:and|&) <object\d+>\W*",
+                     question, re.IGNORECASE)
+    if len(named) > 2 and topic is not None:
+        # A topic list before the question ("OBJ and OBJ: which side is OBJ on compared to OBJ?"): the
+        # question after it says which is the subject, the list's order does not.
+        rest = question[topic.end():]
+        order = stated_objects(rest, normalise(rest)) or list(dict.fromkeys(
+            r for r in object_references(rest) if r is not None))
+        if len(order) == 2:
+            return order if order != distinct else None
     if len(named) > 2:
         # An object named again ("Looking at OBJ and OBJ: is OBJ the one farther?"): the subject is
         # the first object of the last clause that names one.
@@ -1474,6 +1528,29 @@ def _turn_words(t: str) -> list[str]:
     ]
 
 
+# The amounts of a turn that ``_turn`` reads ("90 degrees", "a quarter turn", "three quarters", "half a turn",
+# "all the way round", "a full turn"), and words that state an amount ("an eighth",
+# "halfway", "two quarter turns", "a few notches", "one clock hour"): an amount said in words it does not
+# read is not the quarter turn assumed when none is said.
+_READ_AMOUNT = (
+    r"\d+(?:\.\d+)? ?degrees?(?: turn)?|\b(?:all the|half ?) ?way a?round\b"
+    r"|\b(?:three quarters?|(?:a |one )?quarter(?! turns\b))(?: (?:of a )?turn| of the way a?round)?\b"
+    r"|\bhalf (?:a )?turn\b|\b(?:a |one )?(?:full|whole|complete) (?:turn|circle|rotation)\b"
+)
+_TURN_AMOUNT = (
+    r"\b(?:half(?:way)?|thirds?|quarters?|fifths?|sixths?|eighths?|twelfths?|notch(?:es)?|hours?|clicks?|ticks?"
+    r"|steps?|increments?|way (?:round|around))\b"
+)
+
+
+def _unread_turn_amount(t: str) -> list[str]:
+    """Words of an imagined turn's amount that the turn is not read by ("turn right by an eighth")."""
+    clause = _turn_clause(t)
+    if clause is None:
+        return []
+    return _matches(_TURN_AMOUNT)(re.sub(_READ_AMOUNT, " ", clause))
+
+
 def _matches(pattern: str) -> Callable[[str], list[str]]:
     return lambda t: [m.group(0) for m in re.finditer(pattern, t)]
 
@@ -1489,6 +1566,10 @@ _Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a whole extent", _matches(_WHOLE), lambda s, u, _w: "whole" in u or s.get("point") == "top"),
     ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
+    # "which one's lower down, OBJ or OBJ": the one under the other to some askers, the lower centre to
+    # others; with no "than" and no floor the words do not say which, unless they name the stacking
+    ("lower down of two", _matches(r"\blower down\b(?![^.?!]*\b(?:than|floor|ground)\b)"),
+     lambda s, u, _w: "stacking" in u),
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
     ("a second turn", _turn_sequence, lambda s, u, _w: False),
@@ -1529,6 +1610,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a height relative to me", _matches(_HEIGHT_TO_ME), lambda s, u, _w: False),
     ("a distance along one axis", _matches(_ONE_AXIS), lambda s, u, _w: "horizontal" in u),
     ("a turn told as done", _past_turn, lambda s, u, _w: False),
+    ("a turn's amount in words no reading reads", _unread_turn_amount, lambda s, u, _w: False),
     ("a turn", _turn_words, lambda s, u, _w: "turn" in u),
     ("a requirement", _matches(_REQUIREMENT), lambda s, u, _w: True),
     ("a threshold", _matches(_THRESHOLD), lambda s, u, _w: "threshold" in u),

@@ -27,16 +27,17 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind").values()) == 233
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
-    assert len(dev) == 3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199
+    assert len(dev) == 3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
     assert len(heldout) == 256
     assert {family for family, _, _ in heldout} == {*FAMILIES, "rotate_to_face"}
     assert split("fresh2") == []  # blind20/21, measured once, are development sets now
-    fresh3 = split("fresh3")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh3) == 209 + 206
-    assert {family for family, _, _ in fresh3} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh3") == []  # blind22/23, measured once, are development sets now
+    fresh4 = split("fresh4")  # converted by eval/blind_labels.py (4 of set-E's 209 dropped)
+    assert len(fresh4) == 205 + 205
+    assert {family for family, _, _ in fresh4} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -338,6 +339,12 @@ def test_unmappable_questions_give_the_reason(question: str) -> None:
 # blind20/21: more typos past correction (a substituted letter, "distanse"; a word under five letters,
 # "lowr"; a letter added at the end, "lefth"), a notation no rule defines ("rel_side a=OBJ ref=OBJ"), and
 # "on the bottom ... the lower one" of two (a stacking or a lower centre: the words do not say which).
+# blind22/23: "lower down" of two with neither "than" nor the floor (one writer meant the one underneath,
+# another the lower centre); "at the top/bottom" after a comma, which may name a stacking; a denial then
+# its correction ("isn't right of OBJ, it's left of it"); a move to the object ("roll straight over to
+# OBJ"), a fit asked in an unpunctuated run-on, notation with a yaw to return, a walk told vaguely
+# ("scooted around a fair bit"), a difference in notation whose minus reads as a dash — refusals not
+# generalised on, answered by no reading.
 # Refused is never answered: each must stay a refusal, never become a silent wrong answer.
 REFUSED_BY_DESIGN = {
     "How far's <object0> from <object1>, in mil?",
@@ -351,6 +358,16 @@ REFUSED_BY_DESIGN = {
     "Which one is more on the lefth, <object2> or <object1>?",
     "rel_side a=<object2> ref=<object0>",
     "which ones on the bottom <object2> or <object1> like which is the lower one",
+    "hey robot which is lower down the <object2> or the <object1>",
+    "Which one's lower down, <object0> or <object2>?",
+    "<object1> is how much more high than <object2>, measured at the top? in centimetre",
+    "Which of <object1>, <object0>, <object2> is the most low above floor, at the bottom?",
+    "<object2> isn't right of <object1>, it's left of it, correct?",
+    "{action: face_target, target: <object0>, return: yaw_deg}",
+    "You scooted around a fair bit there. Roughly how many feet would that add up to, start to finish?",
+    "If you had to roll straight over to <object2>, how many metres would that be?",
+    "will <object0> fit in the car how long is it in feet",
+    "top_z(<object1>) - top_z(<object0>) in cm",
 }
 
 
@@ -502,6 +519,46 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("What is the breadth of <object0>?", "object_width"),
         ("I'd like you to pick up <object0> off the shelf. Is it within reach?", "reachability"),
         ("Which one is nearer the ceiling, <object0> or <object1>?", "higher_choice"),
+        # issue 24, blind22/23's kinds (sentences of our own): a predicate typed by its return value asks
+        # yes or no; a comparison denied in a statement is the opposite one ("not taller" is shorter, as a
+        # native reader labels it), a denial before the subject ("isn't OBJ taller?") is the comparison
+        ("bool is_nearer(a=<object1>, b=<object0>)", "closer_to_camera form=yesno"),
+        ("is_taller(<object0>, <object1>) -> bool", "tallest_choice form=yesno"),
+        ("<object0> isn't taller than <object1>, yes?", "tallest_choice order=min form=yesno"),
+        ("Is <object1> not higher than <object0>?", "higher_choice order=min form=yesno"),
+        ("<object0> isn't as close to you as <object1>, correct?", "closer_to_camera order=far form=yesno"),
+        ("Isn't <object0> taller than <object1>?", "tallest_choice form=yesno"),
+        # a confirmation tag with an afterthought; the side after "but" is the one asked
+        ("<object0> is not lower than <object1>, right? by their middles", "higher_choice form=yesno"),
+        ("Is <object1> not on my left but on my right?", "side_of_me side=right"),
+        # how far up an object goes is its top
+        ("up to where does <object0> go above the floor, in cm?", "height_from_ground point=top unit=cm"),
+        ("how high does <object1> go from the floor", "height_from_ground point=top"),
+        # a topic list before the question: the question after it says which is the subject
+        ("ok <object1> and <object0>: which side of <object1> is <object0> on?",
+         "left_right_choice objects=0,1"),
+        ("<object2> and <object0>, is <object0> left of <object2>?", "left_predicate objects=0,2"),
+        # a quarter turn said beside "round", amounts said as fractions of the way round
+        ("if I swing round to my left a quarter turn where is <object0> on the clock",
+         "future_direction_clock turn=left angle_deg=90"),
+        ("if I turn right three quarters of the way round, where's <object0> at o'clock?",
+         "future_direction_clock turn=right angle_deg=270"),
+        ("if I turn halfway round to my left what o'clock is <object0>",
+         "future_direction_clock turn=left angle_deg=180"),
+        ("if I turn left by a right angle, what o'clock is <object0>?",
+         "future_direction_clock turn=left angle_deg=90"),
+        ("if I turn by a right angle to my left, what o'clock is <object0>?",
+         "future_direction_clock turn=left angle_deg=90"),
+        # sides by their letter in notation, "left or write" heard for right, a hedge after the question
+        ("<object1> on my R, y/n", "side_of_me side=right"),
+        ("Confirm <object0> is L of <object1> in camera frame", "left_predicate"),
+        ("hey left or write wear's <object0> from me", "side_of_me"),
+        ("Which is longer, <object0> or <object1>? not sure if you can tell", "tallest_choice dim=length"),
+        ("<object0> is nearer than <object1>; true or not?", "closer_to_camera form=yesno"),
+        ("which is skinnier <object0> or <object1>", "tallest_choice dim=width order=min"),
+        ("What's the height of <object1> from base till top in cm?", "object_height unit=cm"),
+        ("which is the most high, <object0>, <object1> or <object2>?", "higher_choice"),
+        ("how many degrees do I turn counterclockwise to <object1>", "rotate_to_face direction=ccw"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -606,6 +663,14 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("How far must I drive to reach <object0>?", "how far"),
         ("If I lean forward, can I reach <object0>?", "lean forward"),
         ("How long will it take to reach <object0>?", "how long will it take"),
+        # issue 24: a turn whose amount is said in words no rule reads is no quarter turn (the default)
+        ("if I turn right by an eighth, where is <object0> in degrees?", "eighth"),
+        ("if I turn right a third of the way round, where is <object0> at o'clock?", "third"),
+        ("if I spin right two quarter turns, what o'clock is <object0>?", "quarter"),
+        ("if I turn left by a few notches, what o'clock is <object0>?", "notches"),
+        ("if I rotate to the right by one clock hour where is <object0> in degrees", "hour"),
+        # "lower down" of two without "than" or the floor: the one underneath, or the lower centre
+        ("Which is lower down, <object0> or <object1>?", "lower down"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
