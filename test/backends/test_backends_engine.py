@@ -65,6 +65,25 @@ def test_greedy_answer_matches_torch_and_upstream(engines) -> None:
     assert answers[1].text == answers[0].text
 
 
+def test_an_onnxruntime_older_than_the_fused_kernel_needs_decodes_through_the_plain_graph(
+    onnx_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ONNX Runtime 1.19.2 runs llm_decode_gqa but its hidden states differ from transformers' Qwen2Model
+    (test_fused_decode_graph_extends_the_bound_cache_in_place fails there; 1.20.1 passes, measured with
+    both wheels): below 1.20 the CPU provider must take the plain graph. Only the version string is faked;
+    the greedy ids are still the upstream fixture's."""
+    import onnxruntime
+
+    monkeypatch.setattr(onnxruntime, "__version__", "1.19.2")
+    with caplog.at_level("WARNING"):
+        old = load_engine(CHECKPOINT, backend="onnxruntime", onnx_dir=onnx_dir, threads=2)
+    assert not old.decoder.fused and old.decoder.decode.path.name == "llm_decode.onnx"
+    assert "onnxruntime 1.19.2 is older than 1.20" in caplog.text
+    meta, frames, _ = load_case("a1_video_qa_224x168")
+    got = old.answer(request(frames, meta["question"], max_new_tokens=meta["max_new_tokens"]))
+    assert got.token_ids == meta["generated_ids"]
+
+
 def test_region_answer_matches_torch(engines) -> None:
     case = Case("b1_region_qa_224x168")
     meta = case.meta

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,23 @@ from rynnec_ros.model.spec import BACKENDS, EngineInfo, EngineSpec
 if TYPE_CHECKING:
     from rynnec_ros.model.backends.remote import RemoteEngine
     from rynnec_ros.model.engine import RynnEC
+
+log = logging.getLogger(__name__)
+
+FUSED_DECODE_MIN_ORT = (1, 20)
+"""The oldest ONNX Runtime whose CPU ``GroupQueryAttention`` computes the fused decode graph right over
+the bound cache: 1.20.1 passes the fused-graph parity tests (test_backends_export.py), 1.19.2 runs the
+graph and returns hidden states that differ from transformers' Qwen2Model (measured 2026-12-06). Older
+runtimes decode through the plain graph, which needs only standard ops."""
+
+
+def _fused_decode_supported(version: str) -> bool:
+    """Whether ONNX Runtime ``version`` ('1.20.1', '1.21.0.dev…') is at least ``FUSED_DECODE_MIN_ORT``."""
+    parts = version.split(".")
+    try:
+        return (int(parts[0]), int(parts[1])) >= FUSED_DECODE_MIN_ORT
+    except (IndexError, ValueError):
+        return False
 
 
 def load_engine(spec: EngineSpec | str | Path, **options: Any) -> RynnEC | RemoteEngine:
@@ -106,14 +124,21 @@ def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None, weights: str
     where the export has it; the CUDA kernel of that op takes no float32, so GPU providers keep the
     plain graph.
     """
+    import onnxruntime
+
     from rynnec_ros.model.backends.ort import PROVIDERS, OrtGraph, provider_name
     from rynnec_ros.model.export.manifest import ORT_ONLY, Manifest
 
     manifest = Manifest.load(onnx_dir)
     specs = manifest.with_weights(weights)
+    fused_ok = _fused_decode_supported(onnxruntime.__version__)
     for fused, plain in ORT_ONLY.items():
         if fused in specs and provider_name(provider) == PROVIDERS["cpu"]:
-            specs[plain] = specs[fused]
+            if fused_ok:
+                specs[plain] = specs[fused]
+            else:
+                log.warning("onnxruntime %s is older than %s: decoding through the plain %s graph, not %s",
+                            onnxruntime.__version__, ".".join(map(str, FUSED_DECODE_MIN_ORT)), plain, fused)
         specs.pop(fused, None)
     graphs: dict[str, Any] = {
         name: OrtGraph(
