@@ -35,12 +35,19 @@ the bound cache: 1.20.1 passes the fused-graph parity tests (test_backends_expor
 graph and returns hidden states that differ from transformers' Qwen2Model (measured 2026-12-06). Older
 runtimes decode through the plain graph, which needs only standard ops."""
 
+QUANTISED_WEIGHTS_MIN_ORT = (1, 25)
+"""The oldest ONNX Runtime that turns every blocked DequantizeLinear → MatMul of the int8/int4 graphs into
+``MatMulNBits`` at load (test_onnxruntime_fuses_every_quantised_matrix_into_matmulnbits, wheels measured
+2026-12-06: 1.25.1, 1.26.0, 1.28.0, 1.30.0, 1.32.0 fuse 14 of 14; 1.24.1 and 1.23.2 leave int8 unfused and
+fuse 8 of 14 int4 matrices, 1.20.1–1.22.1 none). Unfused, the weights are dequantised to float32: none of
+the memory the option exists for is saved, so older runtimes are refused rather than run."""
 
-def _fused_decode_supported(version: str) -> bool:
-    """Whether ONNX Runtime ``version`` ('1.20.1', '1.21.0.dev…') is at least ``FUSED_DECODE_MIN_ORT``."""
+
+def _ort_at_least(version: str, minimum: tuple[int, int]) -> bool:
+    """Whether ONNX Runtime ``version`` ('1.20.1', '1.21.0.dev…') is at least ``minimum``."""
     parts = version.split(".")
     try:
-        return (int(parts[0]), int(parts[1])) >= FUSED_DECODE_MIN_ORT
+        return (int(parts[0]), int(parts[1])) >= minimum
     except (IndexError, ValueError):
         return False
 
@@ -131,7 +138,13 @@ def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None, weights: str
 
     manifest = Manifest.load(onnx_dir)
     specs = manifest.with_weights(weights)
-    fused_ok = _fused_decode_supported(onnxruntime.__version__)
+    if weights and not _ort_at_least(onnxruntime.__version__, QUANTISED_WEIGHTS_MIN_ORT):
+        raise ValueError(
+            f"weights {weights!r} need onnxruntime >= {'.'.join(map(str, QUANTISED_WEIGHTS_MIN_ORT))} "
+            f"(this is {onnxruntime.__version__}): older runtimes do not fuse the quantised matrices into "
+            "MatMulNBits and hold them as float32; upgrade onnxruntime or leave weights empty"
+        )
+    fused_ok = _ort_at_least(onnxruntime.__version__, FUSED_DECODE_MIN_ORT)
     for fused, plain in ORT_ONLY.items():
         if fused in specs and provider_name(provider) == PROVIDERS["cpu"]:
             if fused_ok:
