@@ -36,6 +36,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh2") == []  # blind20/21, measured once, are development sets now
     assert split("fresh3") == []  # blind22/23, measured once, are development sets now
     assert split("fresh4") == []  # blind24/25, measured once, are development sets now
+    fresh5 = split("fresh5")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh5) == 209 + 209
+    assert {family for family, _, _ in fresh5} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
