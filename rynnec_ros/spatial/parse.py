@@ -389,7 +389,11 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\bcam\b", "camera"),
     (r"\bobj\b", "object"),
     # "an arm of 30 in, can it ...": a number then "in" and no noun is inches
-    (r"(\d) ?in(?= *(?:[-,;:?!]|$))", r"\1 inches"),
+    (r"(\d) ?in(?= *(?:[-,;:?!]|\.(?:\s|$)|$))", r"\1 inches"),
+    # "in ins", "in in." at the end: the unit abbreviated ("ins" is the plural of "in")
+    (r"(\d) ?ins\b|\b(?:in|into) ins\b\.?|\b(?:in|into) in(?= *(?:[,;:?!]|\.?$))",
+     lambda m: f"{m[1]} inches" if m[1] else "in inches"),
+    (r"\bmtrs?\b", "meters"),
     (r"(\d)\s*degs?\b", r"\1 degrees"),
     (r"OBJ\s*,\s*OBJ(?=[^(]*\))", "OBJ and OBJ"),
     (r"(?<=[a-z0-9])\(([^()]*)\)", lambda m: " " + m.group(1).replace(",", " ") + " "),
@@ -462,15 +466,15 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # "the least far to the left" is the rightmost
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?left\b", "rightmost"),
     (r"\b(?:least|less) (?:far )?(?:to the |on the )?right\b", "leftmost"),
-    # "not as tall as" is "shorter than"
+    # "not as tall as" is "shorter than" (marked DENIED, as below)
     (r"\b(?:(is|are|was)n'?t|not) (?:\w+ )?(?:as|so) (tall|high|long|wide|far|near|close)"
      r"((?: (?!as\b)\w+){0,4}?) as\b",
-     lambda m: (f"{m[1]} " if m[1] else "") + _NOT_AS[m[2]] + m[3] + " than"),
-    # a comparison denied in a statement is the opposite one: "OBJ isn't taller than OBJ, yes?", "is OBJ
-    # not lower than OBJ?" ("isn't OBJ taller than OBJ?" asks the comparison itself); "not shorter" may
-    # deny a height or a length, so it stays a negation (refused)
+     lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _NOT_AS[m[2]] + m[3] + " than"),
+    # a comparison denied is the opposite one, marked DENIED: a choice ("which is not taller than OBJ")
+    # reads it, a yes/no ("OBJ isn't taller than OBJ, yes?") is refused (see _DENIED_COMPARISON); "not
+    # shorter" may deny a height or a length, so it stays a negation (refused)
     (rf"\b(?:(is|are|was)(?: not|n'?t)|not) ({'|'.join(_DENIED)})(?= (?:\w+ ){{0,4}}?than\b)",
-     lambda m: (f"{m[1]} " if m[1] else "") + _DENIED[m[2]]),
+     lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _DENIED[m[2]]),
     # a hedge after the question: "..., not sure if you can tell"
     (r"[.?!,;]? *(?:but )?(?:i'm |im )?not sure (?:if|whether) (?:you|it) (?:can|could)"
      r" (?:tell|see|say|know)\b", ""),
@@ -479,7 +483,7 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"(?=(?:\w+ ){0,3}?(?:left|right)\b)", ""),
     (r"\b(lower|higher) above the (?:floor|ground) than\b", r"\1 than"),
     (r"\b(?:isn't|is not|not) (?:as|so) (far|near|close)\b(?=(?: (?:from|to) \w+)?\s*[?.]?\s*$)",
-     lambda m: {"far": "is nearer", "near": "is farther", "close": "is farther"}[m.group(1)]),
+     lambda m: "is DENIED " + {"far": "nearer", "near": "farther", "close": "farther"}[m.group(1)]),
     # "shorter / longer trip from here": nearer, farther
     (r"\b(shorter|shortest|longer|longest) (?:trip|walk|route|drive|journey|distance(?! between)"
      r"|range|way (?:off|away))\b",
@@ -680,7 +684,7 @@ _SIZE_CMP = (
 _YESNO = (
     r"(?:^|[,;:.?!] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
     r"|\bwhether\b|\byes or no\b|\btrue or false\b|\btrue ?/ ?false\b|\bt ?/ ?f\b|\by ?/ ?n\b|\byes ?/ ?no\b"
-    r"|\bconfirm\b"
+    r"|\b(?:confirm|verify|validate)\b|^(?:check|assert|true or false|true/false|t/f)\b ?[:,]"
     # a predicate typed by its return value: "bool is_nearer(a=OBJ, b=OBJ)", "... -> boolean"
     r"|\b(?:bool|boolean)\b"
     r"|\b(?:tell|say|check|know|see) (?:me |us )?if\b"
@@ -690,7 +694,11 @@ _YESNO = (
     r"|\b(?:know|wonder|wondering|asks?|asking|asked),? (?:is|are|does|do|can|was)\b(?= (?:the )?OBJ\b)"
 )
 # A statement asked with a question mark ("OBJ is nearer to you than OBJ?") asks whether it holds.
-_DECLARED = r"^OBJ (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?$"
+# (also with a clarification after its question mark that asks nothing: "...? At the centres, I mean.")
+_DECLARED = (
+    r"^OBJ (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?"
+    r"(?: (?![^?]*\b(?:which|what|who|how|where|tell|give|or|and)\b)[^?]*)?$"
+)
 _UNITS = {
     "cm": r"centimeters?|cms?",
     "mm": r"millimeters?|mm",
@@ -1117,8 +1125,13 @@ def cue_height_difference(q: Question) -> Slots | None:
 
 
 def cue_in_stack(q: Question) -> Slots | None:
-    """"which is the lower one in the stack?", "the upper object": which of them is stacked on the other."""
-    in_stack = q.has(rf"{_STACK_WORDS}|\bthe (?:upper|top|bottom)(?:most)? {_ONE}")
+    """"which is the lower one in the stack?", "the upper object", "which is at the bottom": which of them is
+    stacked on the other."""
+    in_stack = q.has(
+        rf"{_STACK_WORDS}|\b(?:the )?(?:upper|top|bottom)(?:most)? (?:{_ONE}|element\b)"
+        # "which one's at the bottom, OBJ or OBJ?": of two, the one under the other
+        r"|\bwhich(?: one| of them)?(?: is|'s) (?:on|at) the (?:very )?(?:top|bottom)\b(?! of\b)"
+    )
     if q.n == 2 and in_stack and (q.has(_WHICH) or q.offered):
         lower = r"\b(?:lower|lowest|bottom|bottommost|under|underneath|beneath|below)\b"
         return {"relation": "below" if q.has(lower) else "above"}
@@ -1262,6 +1275,14 @@ _SECOND_QUESTION = (
 _NEGATED = r"\b(?:not|never|isn't|aren't|doesn't|don't|wasn't|isnt|arent|doesnt|dont)\b(?! or\b)"
 _VAGUE_TURN = r"\b(?:a (?:little )?bit|a little|slightly|somewhat|a few degrees|partly|part of the way)\b"
 _LENGTH_UNIT_WORD = r"\b(?:meters?|centimeters?|millimeters?|cms?|mm|feet|foot|ft|inch(?:es)?)\b"
+# A comparison denied: marked by the rewrites (DENIED), or a negation before a comparative ("isn't OBJ
+# taller than OBJ").
+_DENIED_COMPARISON = (
+    r"\bDENIED\b"
+    r"|\b(?:not|isn't|aren't|isnt|arent|wasn't|is it not|are they not)\b(?! only\b)(?: (?!or\b)\w+){0,3}? (?:"
+    r"(?:high|tall|low|near|clos|far|furth|wid|long|short|big|small|narrow|larg|thick|deep)er\b"
+    r"|(?:more|less) (?:high|tall|low|near|close|far|wide|long|big|small)\b|(?:as|so) \w+ as\b)"
+)
 # Units no reading converts to ("in mil": a millimetre to some, a thousandth of an inch to others): the
 # answer would come in meters, a different number than the one asked for.
 _OTHER_UNIT = (
@@ -1568,12 +1589,18 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
     # "which one's lower down, OBJ or OBJ": the one under the other to some askers, the lower centre to
     # others; with no "than" and no floor the words do not say which, unless they name the stacking
-    ("lower down of two", _matches(r"\blower down\b(?![^.?!]*\b(?:than|floor|ground)\b)"),
-     lambda s, u, _w: "stacking" in u),
+    # (also "the lower one", "the upper one", "the lower of the two")
+    ("lower down of two", _matches(r"\b(?:lower down|(?:the )?(?:lower|upper) (?:one|of (?:the two|them|these"
+                                   r"|both)|element|object|item|thing))\b(?![^.?!]*\b(?:than|floor|ground)\b)"),
+     lambda s, u, _w: "stacking" in u or s.get("point") in ("top", "bottom")),
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
     ("a second turn", _turn_sequence, lambda s, u, _w: False),
     ("a correction", _matches(_CORRECTION), lambda s, u, _w: False),
+    # "isn't OBJ farther than OBJ?", "confirm OBJ is not as tall as OBJ": askers label a denied comparison
+    # as the one named or as its opposite, and a yes or no to a negated question is itself ambiguous;
+    # a choice ("which is not as far") picks one either way
+    ("a denied comparison", _matches(_DENIED_COMPARISON), lambda s, u, _w: _picks_one(s, u)),
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),
@@ -1663,7 +1690,8 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
             continue
         if not used(slots, uses, words):
             # the first word the reading leaves unused (one unit word of two may be the asked unit)
-            return next((w for w in words if not used(slots, uses, [w])), words[0])
+            word = next((w for w in words if not used(slots, uses, [w])), words[0])
+            return "not" if word == "DENIED" else word  # the rewrites' mark of a denial is the asker's "not"
         if name not in _KEEP_WORDS:
             for word in words:
                 t = t.replace(word, " ")

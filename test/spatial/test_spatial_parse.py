@@ -27,7 +27,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind").values()) == 233
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
-    assert len(dev) == 3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206
+    assert len(dev) == 3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -35,9 +35,10 @@ def test_paraphrase_set_size_and_split() -> None:
     assert {family for family, _, _ in heldout} == {*FAMILIES, "rotate_to_face"}
     assert split("fresh2") == []  # blind20/21, measured once, are development sets now
     assert split("fresh3") == []  # blind22/23, measured once, are development sets now
-    fresh4 = split("fresh4")  # converted by eval/blind_labels.py (4 of set-E's 209 dropped)
-    assert len(fresh4) == 205 + 205
-    assert {family for family, _, _ in fresh4} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh4") == []  # blind24/25, measured once, are development sets now
+    fresh5 = split("fresh5")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh5) == 209 + 209
+    assert {family for family, _, _ in fresh5} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -124,9 +125,8 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ("Beside <object0>, is <object1> shorter?", "tallest_choice order=min form=yesno objects=1,0"),
         ("On which side of <object1> does <object0> stand?", "left_right_choice objects=0,1"),
         ("Is <object0> left of <object1> or right of it?", "left_right_choice"),
-        # yes/no after a lead-in clause, negated, or asked "whether"
+        # yes/no after a lead-in clause, or asked "whether"
         ("In comparison with <object1>, is <object0> taller?", "tallest_choice form=yesno objects=0,1"),
-        ("Isn't <object0> closer to me than <object1>?", "closer_to_camera form=yesno"),
         ("Tell me whether <object0> is nearer to me than <object1>.", "closer_to_camera form=yesno"),
         ("<object0> versus <object1>: which is taller?", "tallest_choice"),
         # a turn opened by a conjunction inside the clause that asks the direction
@@ -345,6 +345,15 @@ def test_unmappable_questions_give_the_reason(question: str) -> None:
 # OBJ"), a fit asked in an unpunctuated run-on, notation with a yaw to return, a walk told vaguely
 # ("scooted around a fair bit"), a difference in notation whose minus reads as a dash — refusals not
 # generalised on, answered by no reading.
+# Issue 24, the lead's decision after blind24/25: a yes/no question or statement whose comparison is
+# denied ("isn't OBJ closer than OBJ", "OBJ is not as wide as OBJ, correct?") is refused, in every set:
+# writers label a denied comparison as the one named or as its opposite, and a yes or a no to a negated
+# question is itself ambiguous in English. blind24/25 also: self-corrections ("sorry", "no wait", "I
+# mean", ", no,"), which words stand is not for rules to guess; "the lower one" of two (the one under
+# the other, or the lower centre); a horizontal range or angular offset, a plan length, port and
+# starboard, a clock-hour range "(1-12)", a yaw to bring onto the heading; context sentences carrying
+# cue words ("a spinning top", "the top shelf", "a bit worn", "and is now facing") — refusals not
+# generalised on, answered by no reading.
 # Refused is never answered: each must stay a refusal, never become a silent wrong answer.
 REFUSED_BY_DESIGN = {
     "How far's <object0> from <object1>, in mil?",
@@ -368,6 +377,70 @@ REFUSED_BY_DESIGN = {
     "If you had to roll straight over to <object2>, how many metres would that be?",
     "will <object0> fit in the car how long is it in feet",
     "top_z(<object1>) - top_z(<object0>) in cm",
+    "is <object0> not as tall as <object1>",
+    "is <object2> not as close to u as <object1>",
+    "Isn't <object0> narrower than <object2>?",
+    "uh is <object2> not as long as <object0>",
+    "Isn't <object2> mounted higher up on the wall than <object1>?",
+    "Is the <object0> not so far from you as the <object1>?",
+    "Is <object0> not as far from you as <object1>?",
+    "Is <object0> not as tall as <object2>?",
+    "Is the underside of <object1> not as high above the floor as the underside of <object0>?",
+    "Isn't <object2> closer to you than <object0>?",
+    "Is <object2> not as long as <object1>?",
+    "Is <object2> not mounted as high as <object1>?",
+    "Isn't <object1> closer to you than <object0>?",
+    "Question: True or false: <object0> is not as far from the camera as <object2>. Answer true or false.",
+    "Is <object1> not as wide as <object0>?",
+    "Can the robot tell whether the middle of <object0> is not as high as the middle of <object2>?",
+    "<object2> isn't as close to you as <object1>, right?",
+    "<object0> is not as wide as <object2>, correct?",
+    "<object2> isn't taller than <object0>, yes?",
+    "<object0> isn't lower than <object1>, right? centres",
+    "Isn't <object0> closer to you than <object1>?",
+    "Isn't <object0> the wider one compared with <object1>?",
+    "Total distance you travelled, in centimetres... no wait, give it to me in inches.",
+    "Report the horizontal range from the camera to <object2> in millimetres.",
+    "Confirm: <object2> is not farther from the camera than <object1>.",
+    "Is <object1> closer to you than <object2>? No wait, other way round: is <object2> closer than"
+    " <object1>?",
+    "Which of <object0>, <object2> and <object1> is closest to you? Sorry, I meant farthest from you.",
+    "Which of <object1>, <object2>, <object0> is not near... I mean, which is the farthest from you?",
+    "Of <object0>, <object1> and <object2>, identify the element with the greatest plan length.",
+    "Which is wider, <object0> or <object2>? Sorry, which is narrower?",
+    "which is lower down, <object1> or <object2>",
+    "Between <object2> and <object0>, whose top is lower? No, wait, higher.",
+    "Verify: the centre of <object2> is not lower than the centre of <object1>.",
+    "Is <object1> stacked on <object0>... sorry, I mean is <object0> stacked on <object1>?",
+    "Is <object2> to the right of <object1>? I mean the left: is it left of <object1>?",
+    "Which is farthest to the right, <object2> or <object1>? Sorry, farthest to the left.",
+    "State the horizontal angular offset between the camera's optical axis and <object1>.",
+    "How many degrees clockwise, no, counterclockwise, to face <object2>?",
+    "Give the clockwise yaw needed to bring <object1> onto your heading.",
+    "If you turn right 90, sorry, left 90, what o'clock is <object2> then?",
+    "Arm of 50 cm, no, 55 cm. Can you reach <object0>?",
+    "Pretend you're a little pirate ship sailing round the kitchen. How many feet did you sail from"
+    " start to finish?",
+    "I was wondering whether <object2> is not as far from you as <object1>.",
+    "Isn't <object1> further from you than <object0>?",
+    "If a tiny mouse stood on the floor right under <object1>, how many centimeters would it have"
+    " to climb to touch the underside of it?",
+    "I was wondering whether <object2> is not as wide as <object1>.",
+    "Isn't <object0> wider than <object1>?",
+    "I was wondering whether the top of <object0> is not as high as the top of <object1>.",
+    "Would you happen to know which of <object2> and <object0> is the lower one?",
+    "Pretend you're a ship's captain. Is <object1> off the port side or the starboard side?",
+    "Report: <object2> direction as a clock hour (1-12).",
+    "The robot has paused beside the fridge after a long lap of the kitchen and is now facing the"
+    " window; from that current facing, what is the angle in degrees to <object0>?",
+    "Pretend you're a spinning top. How many degrees to the left do you spin until you're looking"
+    " right at <object1>?",
+    "Assume the floor is slippery and the wheels are a bit worn, which does not matter here; how"
+    " many degrees must you rotate to the right to end up facing <object1>?",
+    "The robot, having just finished restocking the top shelf, turns one hundred and fifty degrees"
+    " to its left; afterwards, how many degrees from its heading is <object1>?",
+    "There are boxes all over the floor and the radio is loud; your arm is one and a half metres"
+    " long; can you reach <object1> without moving?",
 }
 
 
@@ -417,8 +490,6 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("Which is less near to me, <object0> or <object1>?", "closer_to_camera order=far"),
         # kinds generalised on after blind18/19's second measurement (sentences of our own)
         ("hey robot is <object0> nearer than <object1>", "closer_to_camera form=yesno"),
-        ("Is <object1> not placed as high above the floor as <object0>?",
-         "higher_choice order=min form=yesno"),
         ("Of <object0> and <object1>, which isn't as far from you?", "closer_to_camera"),
         ("Which way from <object0> is <object1>, left or right?", "left_right_choice objects=1,0"),
         ("if i turn write by 45 degrees what o'clock is <object0>",
@@ -520,16 +591,11 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("I'd like you to pick up <object0> off the shelf. Is it within reach?", "reachability"),
         ("Which one is nearer the ceiling, <object0> or <object1>?", "higher_choice"),
         # issue 24, blind22/23's kinds (sentences of our own): a predicate typed by its return value asks
-        # yes or no; a comparison denied in a statement is the opposite one ("not taller" is shorter, as a
-        # native reader labels it), a denial before the subject ("isn't OBJ taller?") is the comparison
+        # yes or no (a denied comparison asked yes or no is refused: see the refusals below)
         ("bool is_nearer(a=<object1>, b=<object0>)", "closer_to_camera form=yesno"),
         ("is_taller(<object0>, <object1>) -> bool", "tallest_choice form=yesno"),
-        ("<object0> isn't taller than <object1>, yes?", "tallest_choice order=min form=yesno"),
-        ("Is <object1> not higher than <object0>?", "higher_choice order=min form=yesno"),
-        ("<object0> isn't as close to you as <object1>, correct?", "closer_to_camera order=far form=yesno"),
-        ("Isn't <object0> taller than <object1>?", "tallest_choice form=yesno"),
         # a confirmation tag with an afterthought; the side after "but" is the one asked
-        ("<object0> is not lower than <object1>, right? by their middles", "higher_choice form=yesno"),
+        ("<object0> is lower than <object1>, right? by their middles", "higher_choice order=min form=yesno"),
         ("Is <object1> not on my left but on my right?", "side_of_me side=right"),
         # how far up an object goes is its top
         ("up to where does <object0> go above the floor, in cm?", "height_from_ground point=top unit=cm"),
@@ -559,6 +625,26 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("What's the height of <object1> from base till top in cm?", "object_height unit=cm"),
         ("which is the most high, <object0>, <object1> or <object2>?", "higher_choice"),
         ("how many degrees do I turn counterclockwise to <object1>", "rotate_to_face direction=ccw"),
+        # issue 24, blind24/25's kinds (sentences of our own): "check:", "verify", "validate" before a
+        # statement ask whether it holds, as "confirm" does
+        ("Check: <object1> sits higher than <object0>.", "higher_choice form=yesno"),
+        ("Validate that <object0> is wider than <object2>.", "tallest_choice dim=width form=yesno"),
+        ("Please verify <object2> is nearer to you than <object0>", "closer_to_camera form=yesno"),
+        # a statement with a question mark, then a clarification that asks nothing
+        ("<object0> is further away than <object1>? From you, I mean.",
+         "closer_to_camera order=far form=yesno"),
+        ("<object1> sits higher than <object0>? Their middles, that is.", "higher_choice form=yesno"),
+        # the inch abbreviated: "ins", "in in.", "30 in." before the next sentence (30 in = 0.762 m)
+        ("What is the width of <object0>, in ins?", "object_width unit=in"),
+        ("How far am I from <object1>? Answer in in.", "distance_to_camera unit=in"),
+        ("The arm is 30 in. Can you reach <object0>?", "reachability arm_length_m=0.762"),
+        ("what's the length of <object2> in mtrs", "object_length"),
+        # which of two is at the bottom or the upper element: the one under (or on) the other
+        ("Which one is at the bottom, <object0> or <object1>?", "above_choice relation=below"),
+        ("Which is on the bottom: <object0> or <object1>?", "above_choice relation=below"),
+        ("<object0> or <object1>: which is the upper element?", "above_choice"),
+        # a choice with "not as" still picks one: the nearer
+        ("Of <object1> and <object0>, which is not as far from you?", "closer_to_camera"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -671,6 +757,21 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("if I rotate to the right by one clock hour where is <object0> in degrees", "hour"),
         # "lower down" of two without "than" or the floor: the one underneath, or the lower centre
         ("Which is lower down, <object0> or <object1>?", "lower down"),
+        # issue 24 (the lead's decision after blind24/25): a denied comparison asked yes or no is refused.
+        # Writers label "OBJ is not farther than OBJ" as the comparison named or as its opposite, and a yes
+        # or a no to a negated question is itself ambiguous in English
+        ("<object0> isn't taller than <object1>, yes?", "not"),
+        ("Is <object1> not higher than <object0>?", "not"),
+        ("<object0> isn't as close to you as <object1>, correct?", "not"),
+        ("Isn't <object0> taller than <object1>?", "isn't OBJ taller"),
+        ("Is <object1> not placed as high above the floor as <object0>?", "not"),
+        ("Isn't <object1> nearer to me than <object0>?", "isn't OBJ nearer"),
+        ("Verify that <object0> is not as wide as <object1>.", "not"),
+        ("Confirm <object2> is not closer to you than <object0>.", "not"),
+        ("<object0> is not lower than <object1>, right? by their middles", "not"),
+        # "the lower one" of two: the one underneath to some askers, the lower centre to others
+        ("Of <object0> and <object1>, which is the lower one?", "the lower one"),
+        ("which of these is the lower of the two, <object2> or <object0>", "the lower of the two"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
