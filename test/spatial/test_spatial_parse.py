@@ -38,6 +38,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh3") == []  # blind22/23, measured once, are development sets now
     assert split("fresh4") == []  # blind24/25, measured once, are development sets now
     assert split("fresh5") == []  # blind26/27, measured once, are development sets now
+    fresh6 = split("fresh6")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh6) == 207 + 206
+    assert {family for family, _, _ in fresh6} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
