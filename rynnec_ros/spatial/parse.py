@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from functools import cached_property
+from importlib import resources
 
 from rynnec_ros.core.types import RequestError
 
@@ -267,6 +268,14 @@ _SHORTHAND = {
     # a vertical extent is a height (also "compare the vertical extents and return the largest")
     r"\bvertical (?:size|extent|span|dimension)(s?)\b": r"height\1",
     r"\bminus\b": "difference",
+    # "the way the hands of a clock go": clockwise
+    r"\b(?:the )?way (?:the )?(?:hands of an? clock|clock hands|an? clock'?s hands)"
+    r" (?:go|goes|move|moves|turn)\b": "clockwise",
+    # a unit's plural made regular: "feets", "foots", "inchs", "inchies"
+    r"\b(?:feets|foots)\b": "feet",
+    r"\binch(?:s|ies)\b": "inches",
+    # "right" as an adverb of time: "where you are right now" names no side
+    r"\bright (?=now\b)": "",
 }
 # Fractions of a full turn ("an eighth of a turn" is 45 degrees), and the counts before them.
 _TURN_PARTS = {"half": 2, "third": 3, "quarter": 4, "sixth": 6, "eighth": 8, "twelfth": 12}
@@ -393,6 +402,8 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # "in ins", "in in." at the end: the unit abbreviated ("ins" is the plural of "in")
     (r"(\d) ?ins\b|\b(?:in|into) ins\b\.?|\b(?:in|into) in(?= *(?:[,;:?!]|\.?$))",
      lambda m: f"{m[1]} inches" if m[1] else "in inches"),
+    # "report in." closing a request, "? in." after the question: a bare "in" with no noun is the unit
+    (r"(\b(?:report|answer|reply|respond|give it|express it)|[?!]) in\.?$", r"\1 in inches"),
     (r"\bmtrs?\b", "meters"),
     (r"(\d)\s*degs?\b", r"\1 degrees"),
     (r"OBJ\s*,\s*OBJ(?=[^(]*\))", "OBJ and OBJ"),
@@ -506,7 +517,7 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(after|following|once|if i do|if you do) an? (\d+)(?: degree)? "
      r"(?:to the |to my |to your )?(left|right)\b",
      r"\1 turning \3 \2 degrees"),
-    (r"\b(turn(?:s|ed|ing)?|rotate|rotating) ([lr])\b",
+    (r"\b(turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing)|spins?|pivots?|swivels?|yaws?) ([lr])\b",
      lambda m: f"{m[1]} {'left' if m[2] == 'l' else 'right'}"),
     # how high something sits is a placement, not its own size ("its top at the greatest height above the
     # floor")
@@ -611,7 +622,8 @@ _FACE = (
     rf"|\bpoints? (?:me|you|the camera|the robot) {_STRAIGHT}(?:at|towards?) OBJ"
     r"|\b(?:heading|optical axis|front|nose) (?:points?|is pointing|faces|is facing|is aimed)"
     rf" {_STRAIGHT}(?:at|towards?) OBJ"
-    rf"|\b(?:so that|so|until|till|for|before) OBJ (?:is|lies|sits|will be|ends up|to be) {_STRAIGHT}"
+    r"|\b(?:so that|so|until|till|for|before) OBJ (?:is|was|lies|sits|will be|would be|ends up|to be) "
+    rf"{_STRAIGHT}"
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle)"
     rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\bsnap (?:on ?to|to) OBJ"
@@ -1572,6 +1584,33 @@ def _unread_turn_amount(t: str) -> list[str]:
     return _matches(_TURN_AMOUNT)(re.sub(_READ_AMOUNT, " ", clause))
 
 
+# Common English words (a data file written by hand, not taken from the paraphrase sets): a clause in
+# which few words are among them is in another language ("OBJ ve OBJ, hangisi daha sagda?"), and the rules,
+# English only, would read an English gloss beside it alone, or the few English-looking words in it.
+_ENGLISH_TXT = resources.files("rynnec_ros.spatial").joinpath("data/english_words.txt").read_text()
+_ENGLISH = frozenset(w for w in map(str.strip, _ENGLISH_TXT.splitlines()) if w and not w.startswith("#"))
+_CONTRACTION = r"'(?:s|re|ll|d|ve|m)$|n't$"
+# English inflections ("keeps", "watered", "picking", "puller", "quickly"): a word with one is taken for
+# English though not in the list (a plural after a vowel, "metros", "graus", is not taken)
+_INFLECTED = r"^[a-z]{2,}(?:ing|ed|ly|ers?|tions?)$"
+
+
+def _foreign_clauses(t: str) -> list[str]:
+    """Clauses of normalised question ``t`` with three or more different words (of two letters or more, or
+    "a" and "i") of which at most a quarter are English by the list or an inflection, e.g. "gira a destra
+    e dimmi"; numbers and object references are neither."""
+    found = []
+    for clause in re.split(r"[.?!:;()\[\]{}\"]", re.sub(r"OBJ'\w*", "OBJ", t)):
+        if "=" in clause:
+            continue  # notation ("cmp a=OBJ b=OBJ ret=farther"), no language
+        words = {re.sub(_CONTRACTION, "", w) for w in re.findall(r"[a-z]+(?:'[a-z]+)?", clause)}
+        words = {w for w in words if len(w) > 1 or w in ("a", "i")}
+        known = sum(w in _ENGLISH or _has(w, _INFLECTED) for w in words)
+        if len(words) >= 3 and 4 * known <= len(words):
+            found.append(clause.strip())
+    return found
+
+
 def _matches(pattern: str) -> Callable[[str], list[str]]:
     return lambda t: [m.group(0) for m in re.finditer(pattern, t)]
 
@@ -1585,6 +1624,7 @@ def _unit_used(slots: Mapping[str, object], uses: frozenset[str], words: list[st
 # (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
 _Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
+    ("words in another language", _foreign_clauses, lambda s, u, _w: False),
     ("a whole extent", _matches(_WHOLE), lambda s, u, _w: "whole" in u or s.get("point") == "top"),
     ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
     # "which one's lower down, OBJ or OBJ": the one under the other to some askers, the lower centre to
@@ -1600,7 +1640,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "isn't OBJ farther than OBJ?", "confirm OBJ is not as tall as OBJ": askers label a denied comparison
     # as the one named or as its opposite, and a yes or no to a negated question is itself ambiguous;
     # a choice ("which is not as far") picks one either way
-    ("a denied comparison", _matches(_DENIED_COMPARISON), lambda s, u, _w: _picks_one(s, u)),
+    # (a choice reads a denial only where the rewrites turned it: "which is not the nearer one" is
+    # unturned, and read without its "not" it would pick the other)
+    ("a denied comparison", _matches(_DENIED_COMPARISON),
+     lambda s, u, w: _picks_one(s, u) and all(x == "DENIED" for x in w)),
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),

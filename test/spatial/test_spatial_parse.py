@@ -27,7 +27,8 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind").values()) == 233
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
-    assert len(dev) == 3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
+    assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
+                        + 209 + 209)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -36,9 +37,10 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh2") == []  # blind20/21, measured once, are development sets now
     assert split("fresh3") == []  # blind22/23, measured once, are development sets now
     assert split("fresh4") == []  # blind24/25, measured once, are development sets now
-    fresh5 = split("fresh5")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh5) == 209 + 209
-    assert {family for family, _, _ in fresh5} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh5") == []  # blind26/27, measured once, are development sets now
+    fresh6 = split("fresh6")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh6) == 207 + 206
+    assert {family for family, _, _ in fresh6} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -441,6 +443,78 @@ REFUSED_BY_DESIGN = {
     " to its left; afterwards, how many degrees from its heading is <object1>?",
     "There are boxes all over the floor and the radio is loud; your arm is one and a half metres"
     " long; can you reach <object1> without moving?",
+    # blind26/27: clauses in another language beside an English gloss (Turkish, romanised Korean,
+    # Italian, Portuguese), refused since the rules read English only; "not the nearer one" unturned; the
+    # kinds refused above; and refusals not generalised on, answered by no reading.
+    'Quanto voce andou no total durante o video? I mean how many meter you moved, sorry my english',
+    'Toplam ne kadar yol gittin? How much you go, in feets please.',
+    'Quanto e lontano <object2> da te, in centimetri? Scusa, I write bad english.',
+    "So, I've been staring at this feed for a while and I keep wondering, since the angle makes it "
+    'hard to judge, exactly how far away from you the <object2> is sitting - give it to me in ft. if '
+    'you would.',
+    '<object0> sana ne kadar uzakta? in metre please',
+    'Mi pare che <object2> sia piu lontano da te di <object0>... is true? <object2> more far than <object0>?',
+    'Which of <object1> and <object2> is not the nearer one to you?',
+    '<object0>, <object1>, <object2> jung-e... sorry, among those three which is most far from you?',
+    "I've got three things I'm keeping an eye on out here - the <object1>, the <object0>, and that "
+    "<object2> over yonder - and what I'd like to know, if it's not too much bother, is which of them "
+    'is the least far from you.',
+    'Hangisi sana en yakin: <object2>, <object0> ya da <object1>? Which is most close?',
+    'PLS REPORT WHICH OF <object0>, <object2>, <object1> IS AT MAX RANGE FROM UNIT.',
+    'Quanto longe fica <object0> do <object1>? em centimetros, please',
+    '<object1> ile <object2> arasi kac metre?',
+    '<object1> badak-eseo eolmana nopi isseoyo? the center of it, in centimetre',
+    'A che altezza dal pavimento sta <object0>? In metri per favore',
+    'Quanto mais alto esta o centro de <object0> em relacao ao centro de <object2>? in centimetros',
+    "<object0>'in alti <object1>'in altindan ne kadar asagida? how much lower the bottom, in metre",
+    '<object0> nopi-ga myeot senti-yeyo? How tall, in cm?',
+    '<object1> ne kadar genis? the short side, in inch',
+    'Quanto e alto <object2>? in millimetri',
+    'Entre <object1> e <object2>, qual e o mais comprido? the most long one',
+    "I've been going back and forth about this with my neighbour, and neither of us can settle it by "
+    'eye, so tell me plainly: is <object0> not as wide as <object2>?',
+    '<object2>, <object0>, <object1> - which has the smallest height? ki-ga jeil jakeun geo',
+    "Isn't <object1> taller than <object0>?",
+    "<object2>'nin tepesi <object0>'in tepesinden daha alcak mi? the top is lower?",
+    'Il centro di <object0> e piu in alto di quello di <object1>? yes or no',
+    'Of <object0> and <object2>, which is the lower one?',
+    '<object0> ile <object1>, hangisi ustte? which is upper',
+    'REQ: <object0> relative to <object2> - L or R? PLS REPORT.',
+    '<object2> sta a destra di <object1>? I mean on the right, from your view',
+    "<object1>, <object0>'in solunda mi saginda mi? left or right of it?",
+    'Entre <object0>, <object1> e <object2>, qual esta mais a esquerda na camera? the most left one',
+    'Standing where you are and looking out, if you read the scene left to right like a page, which '
+    'of <object0>, <object2> and <object1> would come at the very end, on the right?',
+    'most left? <object1> <object2> <object0>',
+    '<object0> ve <object1>, hangisi daha sagda? the more right one',
+    '<object2> is on the left of you, the robot? oenjjok maja-yo?',
+    "Which hand's <object0> on, from where you're stood?",
+    "PLS CONFIRM <object2> IS ON UNIT'S RIGHT SIDE.",
+    '<object0> saginda mi solunda mi? your right or left?',
+    "<object0> myeot si banghyang-iyeyo? what o'clock direction?",
+    "<object2> saat kac yonunde? which o'clock",
+    'Quantos graus tem entre a sua frente e o <object2>? how many degree',
+    'How wide an angle is there between your nose and <object1>, in degrees?',
+    '<object2> boryeomyeon myeot do dorayo? clockwise, how much degree turn',
+    'Quanti gradi devi girare in senso antiorario per guardare <object1>?',
+    "<object0>'a donmek icin saat yonunde kac derece donmelisin? clockwise degree",
+    "Sola 135 derece donersen <object1> saat kac yonunde olur? which o'clock",
+    'Gira a destra e dimmi: <object0> a che ora sara? (clock)',
+    'Eu acho que seu braco tem 1,2 metros... voce alcanca o <object0>? can reach?',
+    "<object0>'a kolunla uzanabilir misin? can reach it?",
+    "So chat, the big question: robot, what's your total mileage for this clip? Just the number, no "
+    'units needed.',
+    'State the cumulative distance travelled by the camera during the sequence, to the nearest millimetre.',
+    'Tell me the full length of the route you took during the video, in cms please.',
+    "Chat's betting it's under two feet. Robot, how far is <object1> from the camera, in inches?",
+    'Is <object0> not as far from me as <object1>?',
+    "Confirm for me that <object0> isn't closer to the camera than <object2>.",
+    'No ranking needed: just name which of <object2>, <object0>, <object1> sits nearest the camera.',
+    'What is the longest horizontal measurement of <object2>, in mm?',
+    'True or false: <object0> is not as long as <object1>.',
+    'Is <object0> not as high off the ground as <object1>?',
+    'Which of <object1> and <object0> is the lower one?',
+    'On which hand is <object2>, relative to me?',
 }
 
 
@@ -645,6 +719,24 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("<object0> or <object1>: which is the upper element?", "above_choice"),
         # a choice with "not as" still picks one: the nearer
         ("Of <object1> and <object0>, which is not as far from you?", "closer_to_camera"),
+        # issue 24, blind26/27's kinds (sentences of our own): a unit's plural made regular
+        ("How wide is <object2>, in inchs?", "object_width unit=in"),
+        ("how far have you rolled so far in feets", "walked_distance unit=ft"),
+        # a bare "in" closing a request or after the question is the inch
+        ("Distance from you to <object1>, reply in.", "distance_to_camera unit=in"),
+        ("How tall is <object0>? in.", "object_height unit=in"),
+        # "right now" is a time, no side
+        ("Of <object0> and <object2>, which is closer to you right now?", "closer_to_camera"),
+        # a turn's side by its letter after any turn verb; the way a clock's hands go is clockwise
+        ("Robot pivots L 45 deg. Clock position of <object1> after?",
+         "future_direction_clock turn=left angle_deg=45"),
+        ("Turning the way a clock's hands move, how many degrees to face <object1>?",
+         "rotate_to_face direction=cw"),
+        # "before / until OBJ was dead ahead": the turn to face it, however the turn is said
+        ("If you spun to the left, how many degrees would pass until <object0> was dead ahead?",
+         "rotate_to_face direction=ccw"),
+        # context in plain English, with few listed words, is no other language
+        ("My nephew keeps asking. Which is taller, <object0> or <object1>?", "tallest_choice"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -772,6 +864,17 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # "the lower one" of two: the one underneath to some askers, the lower centre to others
         ("Of <object0> and <object1>, which is the lower one?", "the lower one"),
         ("which of these is the lower of the two, <object2> or <object0>", "the lower of the two"),
+        # issue 24 (blind26/27): a clause in which few words are English is in another language; the
+        # rules would read the English gloss beside it alone (sentences of our own: Spanish, German,
+        # Dutch, Swahili, romanised Japanese, each followed by an English-looking gloss)
+        ("Gira a la izquierda y dime: donde queda <object0>? (clock)", "gira a la izquierda y dime"),
+        ("Ist <object1> links oder rechts von <object0>? left or right", "ist OBJ links oder rechts von OBJ"),
+        ("welke van <object0> en <object1> staat hoger? the higher one", "welke van OBJ en OBJ staat hoger"),
+        ("<object2> iko mbali nawe kiasi gani? how far from you, in meters", "OBJ iko mbali nawe kiasi gani"),
+        ("<object0> wa migi ni arimasu ka? is it on your right?", "OBJ wa migi ni arimasu ka"),
+        # a choice's negation that no rewrite turns: read without its "not" it would pick the other
+        ("Which of <object0> and <object1> is not the nearest one to you?", "not"),
+        ("between <object2> and <object0>, which isn't the taller one", "isn't the taller"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
