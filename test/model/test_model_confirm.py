@@ -46,9 +46,14 @@ def test_the_model_confirms_or_refuses_the_rules_reading(engine_noreuse) -> None
 def test_eval_counts_what_the_second_reader_confirms_and_vetoes(engine_noreuse) -> None:
     """``eval-paraphrases --readings --confirm-checkpoint``: every sampled reading is counted once, as
     right or silent wrong (the dev split has no silent wrong reading) and as confirmed or vetoed."""
+    from rynnec_ros.eval.paraphrases import split
     from rynnec_ros.eval.spatial import confirmed_readings
+    from rynnec_ros.spatial.plan import parse_question
 
     c = confirmed_readings("dev", engine_noreuse, every=1000)
-    assert c["asked"] == 5  # dev questions 0, 1000, ..., 4000 (4554 in all), each read by the rules
-    assert c["right_confirmed"] + c["right_vetoed"] == 5
+    # dev questions 0, 1000, 2000, ... that the rules read (the dev split grows each blind round, and the
+    # rules refuse some of its questions on purpose): each is asked once
+    sampled = [q for i, (_, _, q) in enumerate(split("dev")) if i % 1000 == 0 and parse_question(q)[0]]
+    assert c["asked"] == len(sampled) >= 5
+    assert c["right_confirmed"] + c["right_vetoed"] == c["asked"]
     assert c["wrong_confirmed"] == c["wrong_vetoed"] == 0
