@@ -40,8 +40,10 @@ RUNTIME_ALLOWANCE_MB = 1024.0
 # Peak activations at the released sizes in float32 (`rynnec-ros bench activations`, docs/acceleration.md):
 # the vision tower 102 / 266 / 571 MB for one frame of 1564 / 4784 / 10764 tokens (linear in tokens; the
 # same at 6, 14 and 27 layers), so a fixed part and a part per token at or above all three; SAM 2
-# Hiera-L + FPN on one 1024x1024 image.
-VISION_FIXED_MB = 25.0
+# Hiera-L + FPN on one 1024x1024 image. The fixed part is 40, not the 22 MB fitted on the development
+# venv: a fresh clone's venv (same package versions) measured 15 MB more at every size (57 vs 42 MB at
+# 396 tokens, 117 vs 102 MB at 1,564), allocator and thread mappings that the per-token part does not hold.
+VISION_FIXED_MB = 40.0
 VISION_BYTES_PER_TOKEN = 52 * 1024
 SAM2_IMAGE_MB = 451.0
 # Prompt text around the visual tokens (system prompt, question, regions) in the K/V cache.
