@@ -189,6 +189,9 @@ _SHORTHAND = {
     # units as a speech transcript spells them: "sent a meters", "milli meters"
     r"\b(?:sent|cent|centi|senti|santi)(?: a| i)? ?meter": "centimeter",
     r"\b(?:milli|mili) meter": "millimeter",
+    # the unit's prefix alone, as many languages shorten it: "in centi", "30 senti", "how many milli"
+    r"\b(?:centi|senti|santi)\b(?! ?meter)": "centimeters",
+    r"\b(?:milli|mili)\b(?! ?meter)": "millimeters",
     r"\bsep\b": "separation",
     r"\brot\b": "rotate",
     r"\bdir\b": "direction",
@@ -287,6 +290,14 @@ _SHORTHAND = {
     r"\b(?:underbelly|underbody)\b|(?<=\bthe |\bits )foot(?= of OBJ\b)": "bottom",
     # archaic and literary words of place: "betwixt" is between, "atop" on top of
     r"\bbetwixt\b": "between",
+    # a builder's datum: "AFF" is above the finished floor, "FFL" the finished floor level; the datum is
+    # the floor
+    r"\ba\.?f\.?f\b\.?": "above the floor",
+    r"\b(?:the )?datum\b": "the floor",
+    # an opening's sill height is its bottom's height above the floor, its head height its top's
+    r"\bsill height of OBJ\b|\bOBJ'?s sill height\b": "height of the bottom of OBJ above the floor",
+    r"\bhead height of OBJ\b|\bOBJ'?s head height\b": "height of the top of OBJ above the floor",
+    r"\bfinished floor(?: level)?\b|\bffl\b": "floor",
     r"\batop\b": "on top of",
     # the least distant is the nearest, the least distant of two the nearer
     r"\bleast distant\b": "nearest",
@@ -477,6 +488,10 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # (also after a statement's full stop: "OBJ is wider than OBJ. True?", "my boss says ... . Correct?")
     (r"[,.;:!]\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed|eh|ok|okay)\s*\?(?=\s|$)",
      ", is that so?"),
+    # a claim then a request to check it, alone in its clause: "... . Check pls.", "..., please verify"
+    (r"[,.;:!]\s*(?:(?:please|pls|plz|can you|could you|would you|kindly) )?(?:double ?)?"
+     r"(?:check|confirm|verify)(?: (?:it|that|this|please|pls|plz|for me|quick|quickly))*\s*[?.!]?\s*$",
+     ", is that so?"),
     # a statement then "right or wrong?", "true or not?": asked whether it holds; its "right" is no side
     (r"[.,;:]\s*(?:right or wrong|correct or (?:not|incorrect)|true or not)\s*\?", ", is that so?"),
     # the room under an object is its bottom's height: "the gap under OBJ", "more clearance", "least room"
@@ -594,12 +609,16 @@ def normalise(question: str) -> str:
         lambda m: _COMPARATIVE[m.group(2)] if m.group(1) == "more" else _COMPARATIVE[m.group(2)][:-1] + "st",
         t,
     )
-    # digits said one by one, as on the radio: "two seven zero degrees", "zero niner zero"
+    # digits said one by one, as on the radio: "two seven zero degrees", "zero niner zero", "five zero"
     t = re.sub(r"\bniner\b", "nine", t)
-    t = re.sub(rf"\b(?:{_DIGIT_WORD})(?: (?:{_DIGIT_WORD})){{2,}}\b",
+    t = re.sub(rf"\b(?:{_DIGIT_WORD})(?: (?:{_DIGIT_WORD}))+\b",
                lambda m: str(int("".join(str(_ONES[w]) for w in m.group(0).split()))), t)
     # tens a transcript split in two: "for ty five", "twen ty"
     t = re.sub(r"\b(twen|thir|for|fif|six|seven|eigh|nine) ty\b", r"\1ty", t)
+    # a decimal said aloud: "one point five", "0 point 75"
+    t = re.sub(rf"\b({_DIGIT_WORD}|\d+) point ((?:(?:{_DIGIT_WORD}|\d+)\b ?)+)",
+               lambda m: "".join(str(_ONES.get(w, w)) for w in m[1].split()) + "."
+               + "".join(str(_ONES.get(w, w)) for w in m[2].split()) + " ", t)
     t = _NUMBER_RUN.sub(_spell_out, t)
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
@@ -660,6 +679,12 @@ _FACE = (
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle)"
     rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\bsnap (?:on ?to|to) OBJ"
+    # twelve o'clock is straight ahead: "how many degrees to put OBJ at 12 o'clock"
+    r"|\b(?:until|till|so that|so|to (?:put|get|bring|have)) OBJ (?:is |ends up |sits |lands )?(?:at|on|to) "
+    r"(?:my |your |the )?12 ?o'?\s?clock"
+    # a sight put on the object, as games aim: "till my crosshair is on OBJ", "OBJ in the reticle"
+    r"|\b(?:crosshairs?|cross hairs?|reticle|sights?) (?:is |are |lands? |sits? |rests? )?(?:on|over) OBJ\b"
+    r"|\bOBJ (?:is )?(?:in|under) (?:my |your |the )?(?:crosshairs?|cross hairs?|reticle|sights?)\b"
     rf"|{_TURN_VERB} (?:(?:counterclockwise|clockwise|left|right|degrees) ){{0,2}}to OBJ"
     rf"|\bsquare (?:\w+ ){{0,2}}up (?:to|with) OBJ"
     rf"|\b(?:having|have|get|put|see) OBJ {_STRAIGHT}(?:ahead|in front)"
@@ -1507,15 +1532,21 @@ _OTHER_ANGLE = (
 # "turn left by 2 o'clock", "until OBJ is at my 3 o'clock": a turn measured in clock hours, or aimed at a
 # clock position, which no reading turns by.
 _CLOCK_TURN = (
-    rf"{_TURN_VERB}(?:(?![,.;:?!]).)*?\b\d+ ?o'?\s?clock"
+    rf"{_TURN_VERB}(?:(?![,.;:?!]).)*?\b(?!12\b)\d+ ?o'?\s?clock"
     r"|\b(?:until|till|so that|so) OBJ (?:is|ends up|sits|will be|lands) (?:at|on) (?:my |your )?"
-    r"\d+ ?o'?\s?clock"
+    r"(?!12\b)\d+ ?o'?\s?clock"
 )
 # "if I were facing 90 degrees further left": a turn no verb names, so no turn rule reads it (and 90 is no
 # convention number here).
 _VERBLESS_TURN = (
     r"\b(?:facing|faced|face|pointing|pointed|looking|aimed)\s+(?:\d+ degrees?|a quarter|half|an eighth)\b"
     r"|\b\d+ degrees? (?:further|more|farther|over) (?:to (?:the |my |your )?)?(?:left|right)\b"
+)
+# An angle and a side, "90 left", "45 degrees to the right": a turn, unless the convention of a direction
+# names it ("with 0 straight ahead and 90 to your right", "90 right being 3 o'clock").
+_ANGLE_AND_SIDE = (
+    r"(?<!\band )(?<!\bwith )\b\d+(?:\.\d+)? (?:degrees? )?(?:to (?:the |my |your )?)?(?:left|right)\b"
+    r"(?! (?:is|being|as|=|positive|negative)\b)"
 )
 # "turn left 90 and walk forward", "if I step to the left": a move of the camera, after which no reading
 # knows where anything is (the walk's own length aside).
@@ -1744,6 +1775,7 @@ def _unread_words(t: str) -> list[str]:
             re.fullmatch(r"\d+(?:\.\d+)?", before[1])
             or (before[1] in ("in", "into") and after in _BREAKS)
             or re.fullmatch(_TURN_VERB, before[1]) or re.fullmatch(_TURN_VERB, after)
+            or re.fullmatch(r"\d+(?:\.\d+)?|left|right|clockwise|counterclockwise", after)
             or before[1] == "how"
             or (before[0] in ("to", "on") and before[1] in ("the", "my", "your")
                 and after in ("of", "side", "hand"))
@@ -1760,9 +1792,11 @@ def _matches(pattern: str) -> Callable[[str], list[str]]:
 
 
 def _unit_used(slots: Mapping[str, object], uses: frozenset[str], words: list[str]) -> bool:
-    """A length unit is used by a threshold (an arm length) or as the unit the answer is given in: a
-    quantity read in meters while "centimeter" stands in the question answers in another unit."""
-    return "threshold" in uses or ("unit" in slots and all(_unit_of(w) == slots["unit"] for w in words))
+    """A length unit is used by a threshold (an arm length read: "an arm of five zero centimeters" read
+    without its length would be the default arm) or as the unit the answer is given in: a quantity read in
+    meters while "centimeter" stands in the question answers in another unit."""
+    return ("threshold" in uses and slots.get("arm_length_m") is not None) or (
+        "unit" in slots and all(_unit_of(w) == slots["unit"] for w in words))
 
 
 # (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
@@ -1827,6 +1861,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a turn told as done", _past_turn, lambda s, u, _w: False),
     ("a turn's amount in words no reading reads", _unread_turn_amount, lambda s, u, _w: False),
     ("a turn", _turn_words, lambda s, u, _w: "turn" in u),
+    # "snap 90 left, what o'clock is OBJ": an angle and a side are a turn, whatever verb (or none) says it
+    ("a turn's angle and side", _matches(_ANGLE_AND_SIDE), lambda s, u, _w: "turn" in u),
     ("a requirement", _matches(_REQUIREMENT), lambda s, u, _w: True),
     ("a threshold", _matches(_THRESHOLD), lambda s, u, _w: "threshold" in u),
     ("two sizes asked", _matches(_TWO_SIZES), lambda s, u, _w: False),
@@ -1844,7 +1880,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
      lambda s, u, _w: _picks_one(s, u) or s.get("side", 0) is None),
     ("a turn word", _matches(_ANY_TURN), lambda s, u, _w: "turn" in u or "direction" not in u),
     ("a unit no reading converts to", _matches(_OTHER_UNIT), lambda s, u, _w: False),
-    ("a length unit", _matches(rf"(?<!\bon ){_LENGTH_UNIT_WORD}"), _unit_used),  # "on foot" is no unit
+    # ("on foot", "moving your feet" are no unit)
+    ("a length unit", _matches(rf"(?<!\bon )(?<!\byour )(?<!\bmy )(?<!\bits ){_LENGTH_UNIT_WORD}"),
+     _unit_used),
     ("a second question", _matches(_SECOND_QUESTION), lambda s, u, _w: False),
     # "which sits at the longest range from you" is no size: a reading of the objects alone answers another
     ("the asker's place", _matches(_FROM_ME), lambda s, u, _w: "viewer" in u),
@@ -1892,6 +1930,7 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
 
 _LABEL_BEFORE = (
     r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone|line|floor|lane|dock"
+    r"|case|scenario|example|tc"
     r"|station|gate|rack|row|cell|bin|sector|section|area|building|truck|forklift|picker|agv|cart|tug|drone"
     r"|robot|bot|vehicle|van|team|crew|channel|ch|car)\s*#?$"
 )
@@ -1912,6 +1951,10 @@ def _unread_number(
             continue
         if _has(t[: m.start()], _LABEL_BEFORE) or _has(after, r"^ points?\b"):
             continue  # "item 7", "unit 12", "for 10 points": a label, no quantity
+        if _has(after, r"^ (?:years?|yrs?|months?|weeks?|days?|d\.?p\b|decimal|significant|sig\b|s\.?f\b)"):
+            continue  # "I'm 82 years old", "to 2 d.p.", "3 significant figures": no quantity measured
+        if direction and m.group(1) == "1" and _has(after, r"^,? (?:to |through |thru )?12\b"):
+            continue  # a clock hour's range, "(1-12)", "1 to 12", is the convention's
         if _has(t[: m.start()], r"(?:^|[\s(,;/])\(?[a-e][).:] ?$"):
             continue  # a quiz's options, "(a) 0.5 (b) 1.0": values to pick from, the measurement picks
         if slots.get("arm_length_m") is not None:

@@ -430,7 +430,6 @@ REFUSED_BY_DESIGN = {
     "I was wondering whether the top of <object0> is not as high as the top of <object1>.",
     "Would you happen to know which of <object2> and <object0> is the lower one?",
     "Pretend you're a ship's captain. Is <object1> off the port side or the starboard side?",
-    "Report: <object2> direction as a clock hour (1-12).",
     "The robot has paused beside the fridge after a long lap of the kitchen and is now facing the"
     " window; from that current facing, what is the angle in degrees to <object0>?",
     "Pretend you're a spinning top. How many degrees to the left do you spin until you're looking"
@@ -516,6 +515,7 @@ REFUSED_BY_DESIGN = {
     # question words and units in another language, and typos past correction in older sets ("farr",
     # "fur", "wat")
     'how farr away is <object0> from you in feet',
+    'How many degress clockwise should I turn to face <object2>?',
     "Wat o'clock direction is <object2> from you currently?",
     'um how fur uh how far is <object1> from you in centimetres',
     '<object0> is sit over the <object1>? wi-e isseoyo?',
@@ -815,6 +815,25 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("How far have you travelled, to the nearest centimetre?", "walked_distance unit=cm"),
         ("Which is taller, <object0> or <object2>? I'm not sure.", "tallest_choice"),
         ("rot ccw deg to face <object1>", "rotate_to_face direction=ccw"),
+        # digits said one by one, two of them too; a unit's prefix alone; a builder's datum and sill
+        ("Arm length is five zero centimetres, can you reach <object1>?", "reachability arm_length_m=0.5"),
+        ("How tall is <object0>, in centi?", "object_height unit=cm"),
+        ("Top of <object2> AFF in mm?", "height_from_ground point=top unit=mm"),
+        ("What's the sill height of <object1>?", "height_from_ground point=bottom"),
+        # a sight put on the object is the turn to face it
+        ("How far must I rotate until the reticle is on <object0>?", "rotate_to_face"),
+        # numbers that measure nothing: a clock hour's range, decimal places, an age, a test case's label
+        ("Clock hour of <object1>, an integer 1 to 12?", "direction_clock"),
+        ("Distance from the camera to <object2> in metres to 3 d.p.", "distance_to_camera"),
+        ("I'm 91 years old, dear. How tall is <object0>?", "object_height"),
+        ("Test case 7: of <object1> and <object2>, which is wider?", "tallest_choice dim=width"),
+        # a decimal said aloud; a claim then a request to check it; twelve o'clock is dead ahead; the datum
+        ("Arm is one point two five metres. Can you reach <object2>?", "reachability arm_length_m=1.25"),
+        ("The late shift says <object1> is wider than <object0>. Please verify.",
+         "tallest_choice dim=width form=yesno"),
+        ("How many degrees to bring <object2> to my 12 o'clock?", "rotate_to_face"),
+        ("How high above datum is the underside of <object0>, in mm?",
+         "height_from_ground point=bottom unit=mm"),
         # a word no list knows outside a cue's place (a name) changes nothing the rules read
         ("My cousin Siobhan asks: which is wider, <object0> or <object1>?", "tallest_choice dim=width"),
     ],
@@ -969,6 +988,10 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("turn gauche 90 degrees, what o'clock is <object0>?", "gauche"),
         ("If you do a hidari turn of 90 degrees, where is <object2> on the clock?", "hidari"),
         ("Is <object2> on my right hand or on my gauche hand?", "gauche"),
+        # an angle and a side are a turn whatever verb says it; a length unit with no arm length read
+        ("Snap 90 right, what o'clock is <object2>?", "90 right"),
+        ("Flick left, where is <object1> on the clock?", "flick"),
+        ("Arm: some centimetres. Can you reach <object0>?", "centimeters"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
