@@ -484,9 +484,12 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
     (r"\b(?:is that|am i|was i|are you|is it|(?:is|was) (?:she|he|mom|mum|dad|grandma|grandpa)"
      r"|are (?:they|we)) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
+    (r"\b(?:could|would|can|might|may) (?:that|this|it|he|she|they) (?:really )?be"
+     r" (?:right|correct|true|so)\b(?! (?:of|to|side|hand)\b)", "is that so"),
     # (a tag may be followed by an afterthought: "..., right? centres")
     # (also after a statement's full stop: "OBJ is wider than OBJ. True?", "my boss says ... . Correct?")
-    (r"[,.;:!]\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed|eh|ok|okay)\s*\?(?=\s|$)",
+    (r"[,.;:!]\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed|eh|ok|okay"
+     r"|that (?:so|right|correct|true))\s*\?(?=\s|$)",
      ", is that so?"),
     # a claim then a request to check it, alone in its clause: "... . Check pls.", "..., please verify"
     (r"[,.;:!]\s*(?:(?:please|pls|plz|can you|could you|would you|kindly) )?(?:double ?)?"
@@ -752,7 +755,9 @@ _SIZE_CMP = (
 # A yes/no question: a clause (after a lead-in such as "Compared with OBJ,") opens with an auxiliary,
 # or it asks "whether", "yes or no", "true or false".
 _YESNO = (
-    r"(?:^|[,;:.?!] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
+    # (also after a conjunction or an interjection opening the clause: "dear, but is OBJ nearer ...")
+    r"(?:^|[,;:.?!] )(?:(?:but|and|so|then|now|well|oh|please) )*"
+    r"(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
     r"|\bwhether\b|\byes or no\b|\btrue or false\b|\btrue ?/ ?false\b|\bt ?/ ?f\b|\by ?/ ?n\b|\byes ?/ ?no\b"
     r"|\b(?:confirm|verify|validate)\b|^(?:check|assert|true or false|true/false|t/f)\b ?[:,]"
     # a predicate typed by its return value: "bool is_nearer(a=OBJ, b=OBJ)", "... -> boolean"

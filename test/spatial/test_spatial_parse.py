@@ -834,6 +834,14 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("How many degrees to bring <object2> to my 12 o'clock?", "rotate_to_face"),
         ("How high above datum is the underside of <object0>, in mm?",
          "height_from_ground point=bottom unit=mm"),
+        # hearsay to check: "could that be right?", "That so?", a yes/no after "but" opening its clause
+        ("A driver told me <object1> is left of <object2>; could that be right?", "left_predicate"),
+        ("Rumour is <object0> is narrower than <object2>. That so?",
+         "tallest_choice dim=width order=min form=yesno"),
+        ("Excuse an old man, but is <object2> farther from you than <object1>?",
+         "closer_to_camera order=far form=yesno"),
+        ("Bro, if I turn 45 right what o'clock is <object0>?",
+         "future_direction_clock turn=right angle_deg=45"),
         # a word no list knows outside a cue's place (a name) changes nothing the rules read
         ("My cousin Siobhan asks: which is wider, <object0> or <object1>?", "tallest_choice dim=width"),
     ],
