@@ -288,6 +288,14 @@ _SHORTHAND = {
     # other words for an object's top and bottom: "the crown of OBJ", "its summit", "the foot of OBJ"
     r"\b(?:crown|summit|apex|crest|pinnacle)(s?)\b": r"top\1",
     r"\b(?:underbelly|underbody)\b|(?<=\bthe |\bits )foot(?= of OBJ\b)": "bottom",
+    # a claim then a request to check it, alone in its clause ("... . Check pls.", "..., please verify"), or
+    # "could that be right?": asked whether it holds
+    r"[,.;:!]\s*(?:(?:please|can you|could you|would you|kindly) )?(?:double ?)?(?:check|confirm|verify)"
+    r"(?: (?:it|that|this|please|for me|quick|quickly))*\s*[?.!]?\s*$": ", is that so?",
+    r"\b(?:could|would|can|might|may) (?:that|this|it|he|she|they) (?:really )?be"
+    r" (?:right|correct|true|so)\b(?! (?:of|to|side|hand)\b)": "is that so",
+    # a hedge after the question: "? I not sure."
+    r"([.?!]) *(?:but )?(?:i'm |im |i am |i )?not (?:so |very |too |quite )?sure\.?$": r"\1",
     # archaic and literary words of place: "betwixt" is between, "atop" on top of
     r"\bbetwixt\b": "between",
     # a builder's datum: "AFF" is above the finished floor, "FFL" the finished floor level; the datum is
@@ -338,6 +346,7 @@ _COMPARATIVE = {
 # which makes real words ("degree", "compare", "rotated"), nor the real words a slip makes elsewhere.
 _CUE_WORDS = [
     *("distance", "distant", "centimeter", "centimeters", "millimeter", "millimeters", "meters"),
+    *("centimetre", "centimetres", "millimetre", "millimetres", "metres", "centre", "centres"),
     *("height", "heights", "higher", "highest", "taller", "tallest", "shorter", "shortest"),
     *("closer", "closest", "nearer", "nearest", "farther", "farthest", "further", "furthest"),
     *("clockwise", "counterclockwise", "degrees", "direction", "bearing", "rotate", "rotation"),
@@ -484,17 +493,14 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
     (r"\b(?:is that|am i|was i|are you|is it|(?:is|was) (?:she|he|mom|mum|dad|grandma|grandpa)"
      r"|are (?:they|we)) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
-    (r"\b(?:could|would|can|might|may) (?:that|this|it|he|she|they) (?:really )?be"
-     r" (?:right|correct|true|so)\b(?! (?:of|to|side|hand)\b)", "is that so"),
     # (a tag may be followed by an afterthought: "..., right? centres")
     # (also after a statement's full stop: "OBJ is wider than OBJ. True?", "my boss says ... . Correct?")
     (r"[,.;:!]\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed|eh|ok|okay"
      r"|that (?:so|right|correct|true))\s*\?(?=\s|$)",
      ", is that so?"),
-    # a claim then a request to check it, alone in its clause: "... . Check pls.", "..., please verify"
-    (r"[,.;:!]\s*(?:(?:please|pls|plz|can you|could you|would you|kindly) )?(?:double ?)?"
-     r"(?:check|confirm|verify)(?: (?:it|that|this|please|pls|plz|for me|quick|quickly))*\s*[?.!]?\s*$",
-     ", is that so?"),
+    # "is OBJ taller or OBJ?", "is OBJ more far or OBJ": the two offered, one picked
+    (r"(^|[,;:.?!] )(?:is|are) OBJ ((?:more |less )?[a-z]+er|more [a-z]+|less [a-z]+) or OBJ\b(?! than)",
+     r"\1which is \2, OBJ or OBJ"),
     # a statement then "right or wrong?", "true or not?": asked whether it holds; its "right" is no side
     (r"[.,;:]\s*(?:right or wrong|correct or (?:not|incorrect)|true or not)\s*\?", ", is that so?"),
     # the room under an object is its bottom's height: "the gap under OBJ", "more clearance", "least room"
@@ -533,8 +539,7 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"(?: (?:\d+(?:\.\d+)?|tenth|hundredth|ten|five|half))?"
      rf"(?: (?:of an? )?({_ROUND_UNITS}))?\b",
      lambda m: f" in {m[1]}" if m[1] else ""),
-    # a hedge after the question: "..., not sure if you can tell", "? I not sure."
-    (r"([.?!]) *(?:but )?(?:i'm |im |i am |i )?not (?:so |very |too |quite )?sure\.?$", r"\1"),
+    # a hedge after the question: "..., not sure if you can tell"
     (r"[.?!,;]? *(?:but )?(?:i'm |im )?not sure (?:if|whether) (?:you|it) (?:can|could)"
      r" (?:tell|see|say|know)\b", ""),
     # "not on your right but on your left": the side after "but" is the one asked

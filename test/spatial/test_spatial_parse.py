@@ -842,6 +842,9 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
          "closer_to_camera order=far form=yesno"),
         ("Bro, if I turn 45 right what o'clock is <object0>?",
          "future_direction_clock turn=right angle_deg=45"),
+        # "is OBJ taller or OBJ?" offers both: a choice; a British unit's typo is corrected as the American
+        ("Is <object2> more wide or <object1>?", "tallest_choice dim=width"),
+        ("How long is <object0>, in centimetress?", "object_length unit=cm"),
         # a word no list knows outside a cue's place (a name) changes nothing the rules read
         ("My cousin Siobhan asks: which is wider, <object0> or <object1>?", "tallest_choice dim=width"),
     ],
