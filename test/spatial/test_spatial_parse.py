@@ -39,6 +39,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh4") == []  # blind24/25, measured once, are development sets now
     assert split("fresh5") == []  # blind26/27, measured once, are development sets now
     assert split("fresh6") == []  # blind28/29, measured once, are development sets now
+    fresh7 = split("fresh7")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh7) == 209 + 209
+    assert {family for family, _, _ in fresh7} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
