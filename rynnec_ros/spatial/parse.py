@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from importlib import resources
+from types import CodeType, FunctionType
 
 from rynnec_ros.core.types import RequestError
 
@@ -188,9 +189,17 @@ _SHORTHAND = {
     # units as a speech transcript spells them: "sent a meters", "milli meters"
     r"\b(?:sent|cent|centi|senti|santi)(?: a| i)? ?meter": "centimeter",
     r"\b(?:milli|mili) meter": "millimeter",
+    # the unit's prefix alone, as many languages shorten it: "in centi", "30 senti", "how many milli"
+    r"\b(?:centi|senti|santi)\b(?! ?meter)": "centimeters",
+    r"\b(?:milli|mili)\b(?! ?meter)": "millimeters",
     r"\bsep\b": "separation",
+    r"\brot\b": "rotate",
+    r"\bdir\b": "direction",
     r"\bdiff\b": "difference",
-    r"\b(?:anti ?|counter )clockwise\b": "counterclockwise",
+    # rotation-sense words and their split spellings: "clock wise", "counter clock wise", "widdershins"
+    r"\bclock ?wise\b": "clockwise",
+    r"\b(?:anti ?|counter ?|contra ?)clockwise\b|\b(?:widdershins|withershins)\b": "counterclockwise",
+    r"\b(?:deasil|sunwise)\b": "clockwise",
     r"\bht\b": "height",
     r"\bdegs?\b": "degrees",
     r"\bccw\b": "counterclockwise",
@@ -276,6 +285,32 @@ _SHORTHAND = {
     r"\binch(?:s|ies)\b": "inches",
     # "right" as an adverb of time: "where you are right now" names no side
     r"\bright (?=now\b)": "",
+    # other words for an object's top and bottom: "the crown of OBJ", "its summit", "the foot of OBJ"
+    r"\b(?:crown|summit|apex|crest|pinnacle)(s?)\b": r"top\1",
+    r"\b(?:underbelly|underbody)\b|(?<=\bthe |\bits )foot(?= of OBJ\b)": "bottom",
+    # a claim then a request to check it, alone in its clause ("... . Check pls.", "..., please verify"), or
+    # "could that be right?": asked whether it holds
+    r"[,.;:!]\s*(?:(?:please|can you|could you|would you|kindly) )?(?:double ?)?(?:check|confirm|verify)"
+    r"(?: (?:it|that|this|please|for me|quick|quickly))*\s*[?.!]?\s*$": ", is that so?",
+    r"\b(?:could|would|can|might|may) (?:that|this|it|he|she|they) (?:really )?be"
+    r" (?:right|correct|true|so)\b(?! (?:of|to|side|hand)\b)": "is that so",
+    # a hedge after the question: "? I not sure."
+    r"([.?!]) *(?:but )?(?:i'm |im |i am |i )?not (?:so |very |too |quite )?sure\.?$": r"\1",
+    # archaic and literary words of place: "betwixt" is between, "atop" on top of
+    r"\bbetwixt\b": "between",
+    # a builder's datum: "AFF" is above the finished floor, "FFL" the finished floor level; the datum is
+    # the floor
+    r"\ba\.?f\.?f\b\.?": "above the floor",
+    r"\b(?:the )?datum\b": "the floor",
+    # an opening's sill height is its bottom's height above the floor, its head height its top's
+    r"\bsill height of OBJ\b|\bOBJ'?s sill height\b": "height of the bottom of OBJ above the floor",
+    r"\bhead height of OBJ\b|\bOBJ'?s head height\b": "height of the top of OBJ above the floor",
+    r"\bfinished floor(?: level)?\b|\bffl\b": "floor",
+    r"\batop\b": "on top of",
+    # the least distant is the nearest, the least distant of two the nearer
+    r"\bleast distant\b": "nearest",
+    r"\bless distant\b": "nearer",
+    r"\bl or r\b": "left or right",
 }
 # Fractions of a full turn ("an eighth of a turn" is 45 degrees), and the counts before them.
 _TURN_PARTS = {"half": 2, "third": 3, "quarter": 4, "sixth": 6, "eighth": 8, "twelfth": 12}
@@ -311,6 +346,7 @@ _COMPARATIVE = {
 # which makes real words ("degree", "compare", "rotated"), nor the real words a slip makes elsewhere.
 _CUE_WORDS = [
     *("distance", "distant", "centimeter", "centimeters", "millimeter", "millimeters", "meters"),
+    *("centimetre", "centimetres", "millimetre", "millimetres", "metres", "centre", "centres"),
     *("height", "heights", "higher", "highest", "taller", "tallest", "shorter", "shortest"),
     *("closer", "closest", "nearer", "nearest", "farther", "farthest", "further", "furthest"),
     *("clockwise", "counterclockwise", "degrees", "direction", "bearing", "rotate", "rotation"),
@@ -352,6 +388,10 @@ _DENIED = {"taller": "shorter", "higher": "lower", "lower": "higher", "farther":
            "further": "nearer",
            "nearer": "farther", "closer": "farther", "longer": "less long", "wider": "less wide",
            "narrower": "wider", "bigger": "smaller", "larger": "smaller", "smaller": "bigger"}
+_ROUND_UNITS = (
+    r"(?:degrees?|meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cm|mm|inch(?:es)?|feet|foot|ft|units?"
+    r"|numbers?)"
+)
 _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # Planner notation: "nearer?(OBJ, OBJ)" asks whether the first is nearer than the second,
     # "on_my_right?(OBJ)" whether it is on my right; "clock_dir(OBJ)", "turn(right, 45)" name a quantity
@@ -454,7 +494,13 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:is that|am i|was i|are you|is it|(?:is|was) (?:she|he|mom|mum|dad|grandma|grandpa)"
      r"|are (?:they|we)) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
     # (a tag may be followed by an afterthought: "..., right? centres")
-    (r",\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed)\s*\?(?=\s|$)", ", is that so?"),
+    # (also after a statement's full stop: "OBJ is wider than OBJ. True?", "my boss says ... . Correct?")
+    (r"[,.;:!]\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed|eh|ok|okay"
+     r"|that (?:so|right|correct|true))\s*\?(?=\s|$)",
+     ", is that so?"),
+    # "is OBJ taller or OBJ?", "is OBJ more far or OBJ": the two offered, one picked
+    (r"(^|[,;:.?!] )(?:is|are) OBJ ((?:more |less )?[a-z]+er|more [a-z]+|less [a-z]+) or OBJ\b(?! than)",
+     r"\1which is \2, OBJ or OBJ"),
     # a statement then "right or wrong?", "true or not?": asked whether it holds; its "right" is no side
     (r"[.,;:]\s*(?:right or wrong|correct or (?:not|incorrect)|true or not)\s*\?", ", is that so?"),
     # the room under an object is its bottom's height: "the gap under OBJ", "more clearance", "least room"
@@ -486,6 +532,13 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     # shorter" may deny a height or a length, so it stays a negation (refused)
     (rf"\b(?:(is|are|was)(?: not|n'?t)|not) ({'|'.join(_DENIED)})(?= (?:\w+ ){{0,4}}?than\b)",
      lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _DENIED[m[2]]),
+    # how to round the answer asks nothing, but its unit is the answer's: "rounded to the nearest ten",
+    # "round to the nearest 5 degrees", "to the nearest millimetre" (no object is near a number or unit)
+    (r"[,;]? ?\b(?:round(?:ed|ing)?(?: (?:it|off|up|down))? to the nearest(?: whole)?"
+     rf"|to the nearest(?: whole)?(?= (?:\d|{_ROUND_UNITS}\b|tenth|hundredth)))"
+     r"(?: (?:\d+(?:\.\d+)?|tenth|hundredth|ten|five|half))?"
+     rf"(?: (?:of an? )?({_ROUND_UNITS}))?\b",
+     lambda m: f" in {m[1]}" if m[1] else ""),
     # a hedge after the question: "..., not sure if you can tell"
     (r"[.?!,;]? *(?:but )?(?:i'm |im )?not sure (?:if|whether) (?:you|it) (?:can|could)"
      r" (?:tell|see|say|know)\b", ""),
@@ -517,8 +570,11 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(after|following|once|if i do|if you do) an? (\d+)(?: degree)? "
      r"(?:to the |to my |to your )?(left|right)\b",
      r"\1 turning \3 \2 degrees"),
-    (r"\b(turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing)|spins?|pivots?|swivels?|yaws?) ([lr])\b",
-     lambda m: f"{m[1]} {'left' if m[2] == 'l' else 'right'}"),
+    (r"\b(turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing)|spins?|pivots?|swivels?|yaws?) ([lr]t?)\b",
+     lambda m: f"{m[1]} {'left' if m[2][0] == 'l' else 'right'}"),
+    # ... and before it: "rt turn 90", "l turn"
+    (r"\b([lr]t?) (?=(?:turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing)|spins?|pivots?|swivels?|yaws?)\b)",
+     lambda m: "left " if m[1][0] == "l" else "right "),
     # how high something sits is a placement, not its own size ("its top at the greatest height above the
     # floor")
     (r"\b(?:the )?(?:greatest|largest|biggest|most) height (?:above|over|off|from) the (?:floor|ground)\b",
@@ -561,12 +617,16 @@ def normalise(question: str) -> str:
         lambda m: _COMPARATIVE[m.group(2)] if m.group(1) == "more" else _COMPARATIVE[m.group(2)][:-1] + "st",
         t,
     )
-    # digits said one by one, as on the radio: "two seven zero degrees", "zero niner zero"
+    # digits said one by one, as on the radio: "two seven zero degrees", "zero niner zero", "five zero"
     t = re.sub(r"\bniner\b", "nine", t)
-    t = re.sub(rf"\b(?:{_DIGIT_WORD})(?: (?:{_DIGIT_WORD})){{2,}}\b",
+    t = re.sub(rf"\b(?:{_DIGIT_WORD})(?: (?:{_DIGIT_WORD}))+\b",
                lambda m: str(int("".join(str(_ONES[w]) for w in m.group(0).split()))), t)
     # tens a transcript split in two: "for ty five", "twen ty"
     t = re.sub(r"\b(twen|thir|for|fif|six|seven|eigh|nine) ty\b", r"\1ty", t)
+    # a decimal said aloud: "one point five", "0 point 75"
+    t = re.sub(rf"\b({_DIGIT_WORD}|\d+) point ((?:(?:{_DIGIT_WORD}|\d+)\b ?)+)",
+               lambda m: "".join(str(_ONES.get(w, w)) for w in m[1].split()) + "."
+               + "".join(str(_ONES.get(w, w)) for w in m[2].split()) + " ", t)
     t = _NUMBER_RUN.sub(_spell_out, t)
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
@@ -627,6 +687,12 @@ _FACE = (
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle)"
     rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\bsnap (?:on ?to|to) OBJ"
+    # twelve o'clock is straight ahead: "how many degrees to put OBJ at 12 o'clock"
+    r"|\b(?:until|till|so that|so|to (?:put|get|bring|have)) OBJ (?:is |ends up |sits |lands )?(?:at|on|to) "
+    r"(?:my |your |the )?12 ?o'?\s?clock"
+    # a sight put on the object, as games aim: "till my crosshair is on OBJ", "OBJ in the reticle"
+    r"|\b(?:crosshairs?|cross hairs?|reticle|sights?) (?:is |are |lands? |sits? |rests? )?(?:on|over) OBJ\b"
+    r"|\bOBJ (?:is )?(?:in|under) (?:my |your |the )?(?:crosshairs?|cross hairs?|reticle|sights?)\b"
     rf"|{_TURN_VERB} (?:(?:counterclockwise|clockwise|left|right|degrees) ){{0,2}}to OBJ"
     rf"|\bsquare (?:\w+ ){{0,2}}up (?:to|with) OBJ"
     rf"|\b(?:having|have|get|put|see) OBJ {_STRAIGHT}(?:ahead|in front)"
@@ -694,7 +760,9 @@ _SIZE_CMP = (
 # A yes/no question: a clause (after a lead-in such as "Compared with OBJ,") opens with an auxiliary,
 # or it asks "whether", "yes or no", "true or false".
 _YESNO = (
-    r"(?:^|[,;:.?!] )(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
+    # (also after a conjunction or an interjection opening the clause: "dear, but is OBJ nearer ...")
+    r"(?:^|[,;:.?!] )(?:(?:but|and|so|then|now|well|oh|please) )*"
+    r"(?:am|is|are|does|do|did|can|could|would|will|should|was|has|have)(?:n?'t)?\b"
     r"|\bwhether\b|\byes or no\b|\btrue or false\b|\btrue ?/ ?false\b|\bt ?/ ?f\b|\by ?/ ?n\b|\byes ?/ ?no\b"
     r"|\b(?:confirm|verify|validate)\b|^(?:check|assert|true or false|true/false|t/f)\b ?[:,]"
     # a predicate typed by its return value: "bool is_nearer(a=OBJ, b=OBJ)", "... -> boolean"
@@ -724,7 +792,8 @@ _SINGULAR_UNITS = r"centimeter|millimeter|meter|inch"
 _NO_NUMBER_BEFORE = r"(?<![\d.])(?<![\d.] )"
 _HOW_MANY_UNITS = r"\bhow (?:many|much) (?:" + "|".join(_UNITS.values()) + r")\b"
 _APART = (
-    r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room)\b.*\bbetween\b|\bcenter to center\b"
+    r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room|span)\b.*\bbetween\b"
+    r"|\bcenter to center\b"
     r"|\bcenter of OBJ to (?:the )?center of OBJ\b"
     r"|how (?:distant|close|near)\b|" + _HOW_MANY_UNITS
 )
@@ -757,11 +826,13 @@ def _point(t: str) -> str:
     """Reference point of a height: top, bottom or (default, also when named) center."""
     top = _has(
         t,
-        r"\b(?:tops?|topmost|uppermost|highest point|upper (?:edge|surface|side)s?|top (?:surface|edge)s?)\b",
+        r"\b(?:tops?|topmost|uppermost|highest (?:point|part|edge)s?|upper (?:edge|surface|side)s?"
+        r"|top (?:surface|edge)s?)\b",
     )
     top = top or _has(t, _REACH_UP)
     bottom = _has(
-        t, r"\b(?:bottoms?|bottommost|lowermost|undersides?|lowest point|base|lower edges?|clearance)\b"
+        t, r"\b(?:bottoms?|bottommost|lowermost|undersides?|lowest (?:point|part|edge)s?|base|lower edges?"
+        r"|clearance)\b"
     ) or _has(t, _UNDER_GAP)
     if top and not bottom:
         return "top"
@@ -1471,15 +1542,21 @@ _OTHER_ANGLE = (
 # "turn left by 2 o'clock", "until OBJ is at my 3 o'clock": a turn measured in clock hours, or aimed at a
 # clock position, which no reading turns by.
 _CLOCK_TURN = (
-    rf"{_TURN_VERB}(?:(?![,.;:?!]).)*?\b\d+ ?o'?\s?clock"
+    rf"{_TURN_VERB}(?:(?![,.;:?!]).)*?\b(?!12\b)\d+ ?o'?\s?clock"
     r"|\b(?:until|till|so that|so) OBJ (?:is|ends up|sits|will be|lands) (?:at|on) (?:my |your )?"
-    r"\d+ ?o'?\s?clock"
+    r"(?!12\b)\d+ ?o'?\s?clock"
 )
 # "if I were facing 90 degrees further left": a turn no verb names, so no turn rule reads it (and 90 is no
 # convention number here).
 _VERBLESS_TURN = (
     r"\b(?:facing|faced|face|pointing|pointed|looking|aimed)\s+(?:\d+ degrees?|a quarter|half|an eighth)\b"
     r"|\b\d+ degrees? (?:further|more|farther|over) (?:to (?:the |my |your )?)?(?:left|right)\b"
+)
+# An angle and a side, "90 left", "45 degrees to the right": a turn, unless the convention of a direction
+# names it ("with 0 straight ahead and 90 to your right", "90 right being 3 o'clock").
+_ANGLE_AND_SIDE = (
+    r"(?<!\band )(?<!\bwith )\b\d+(?:\.\d+)? (?:degrees? )?(?:to (?:the |my |your )?)?(?:left|right)\b"
+    r"(?! (?:is|being|as|=|positive|negative)\b)"
 )
 # "turn left 90 and walk forward", "if I step to the left": a move of the camera, after which no reading
 # knows where anything is (the walk's own length aside).
@@ -1605,9 +1682,118 @@ def _foreign_clauses(t: str) -> list[str]:
             continue  # notation ("cmp a=OBJ b=OBJ ret=farther"), no language
         words = {re.sub(_CONTRACTION, "", w) for w in re.findall(r"[a-z]+(?:'[a-z]+)?", clause)}
         words = {w for w in words if len(w) > 1 or w in ("a", "i")}
-        known = sum(w in _ENGLISH or _has(w, _INFLECTED) for w in words)
+        known = sum(_has(w, _INFLECTED) or not _ENGLISH.isdisjoint(_stems(w)) for w in words)
         if len(words) >= 3 and 4 * known <= len(words):
             found.append(clause.strip())
+    return found
+
+
+def _rule_words() -> frozenset[str]:
+    """Words the rules of this module read: the runs of three letters or more of every string literal here
+    (module constants, each function's and class's own, where the cue readers keep their patterns;
+    docstrings, which quote examples, aside), escapes such as ``\\b`` removed; shorter runs are mostly
+    pieces of an alternation ("turn(?:s|ed)"), which would pass a foreign "ne" for a word. Computed from
+    the rules themselves, so a word a rule reads is never taken for one no rule reads."""
+    found: set[str] = set()
+    seen: set[int] = set()
+    docs: set[str] = set()
+
+    def walk(value: object) -> None:
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, str):
+            if value not in docs:
+                found.update(re.findall(r"[a-z]{3,}", re.sub(r"\\[a-zA-Z]", " ", value)))
+        elif isinstance(value, (tuple, list, set, frozenset)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(key)
+                walk(item)
+        elif isinstance(value, CodeType):
+            walk(value.co_consts)
+        elif isinstance(value, (cached_property, property)):
+            walk(value.fget if isinstance(value, property) else value.func)
+        elif isinstance(value, FunctionType) and value.__module__ == __name__:
+            docs.add(value.__doc__ or "")
+            walk(value.__code__)
+            walk([cell.cell_contents for cell in value.__closure__ or ()])
+        elif isinstance(value, type) and value.__module__ == __name__:
+            docs.add(value.__doc__ or "")
+            walk(list(vars(value).values()))
+
+    # (not the misspellings the corrector reads as their word, nor the module's dunders)
+    module = [v for k, v in globals().items() if k != "_TYPOS" and not k.startswith("__")]
+    for value in module:  # docstrings first: a walk may meet a code object before its function
+        if isinstance(value, (FunctionType, type)) and value.__doc__:
+            docs.add(value.__doc__)
+            docs.update(v.__doc__ for v in vars(value).values() if isinstance(v, FunctionType) and v.__doc__)
+        if isinstance(value, type):
+            docs.update(v.func.__doc__ for v in vars(value).values()
+                        if isinstance(v, cached_property) and v.func.__doc__)
+    walk(module)
+    return frozenset(found)
+
+
+_SUFFIXES = ("s", "es", "ing", "ed", "ly", "er", "ers", "est", "tion", "tions")
+
+
+def _stems(word: str) -> set[str]:
+    """The word and what it may be inflected from: "keeps" keep, "picking" pick, "bigger" big, "carried"
+    carry, "measured" measure."""
+    found = {word}
+    for suffix in _SUFFIXES:
+        stem = word.removesuffix(suffix)
+        if stem != word and len(stem) >= 2:
+            found |= {stem, stem + "e", stem[:-1], stem[:-1] + "y", stem + "s"}
+    return found
+
+
+def _unknown(token: str) -> bool:
+    """A word of two letters or more that neither the hand-written English list nor a rule knows, also as
+    an inflection of a word they know (``_stems``: an ending alone, as the language check takes it, would
+    pass the German "zentimeter" or "oder" for English); object references and numbers are no words."""
+    word = re.sub(_CONTRACTION, "", token)
+    if token == "OBJ" or re.fullmatch(_WORD, token) is None or len(word) < 2:
+        return False
+    return not any(w in _ENGLISH or w in _RULE_WORDS for w in _stems(word) | {word + "s", word + "es"})
+
+
+_WORD = r"[^\W\d_]+(?:'[^\W\d_]+)?"  # letters of any alphabet ("centymetrów", "bên"), an apostrophe inside
+_BREAKS = ("", ",", ".", ";", ":", "?", "!")  # ("": the question's start or end)
+
+
+def _unread_words(t: str) -> list[str]:
+    """Words of normalised question ``t`` that no rule reads and no English list knows (``_unknown``),
+    standing where a cue belongs: after a number or a closing "in" (a unit's place: "in inchi", "1 metr"),
+    beside a turn verb (its side or sense: "rt turn"), after "how" (a question word's), between "to / on
+    the" and "of", "side" or "hand" (a side's), alone between a clause break and a question mark (a tag:
+    "..., ne?"), or opening a clause that ends in a question mark, or opening any clause before a second
+    such word (a question word in another language: "ile stopni between ...", "jak wysoko is ...,"). The
+    rules would read the rest of the question and answer it without what these words say; elsewhere (an
+    aside, a name mid-sentence) an unknown word changes nothing the rules read."""
+    tokens = re.findall(rf"OBJ|{_WORD}|\d+(?:\.\d+)?|[,.;:?!]", t)
+    found = []
+    for i, token in enumerate(tokens):
+        if not _unknown(token):
+            continue
+        before, after = ["", "", *tokens][i : i + 2], [*tokens, ""][i + 1]
+        clause_end = next((x for x in tokens[i + 1 :] if x in _BREAKS), "")
+        if (
+            re.fullmatch(r"\d+(?:\.\d+)?", before[1])
+            or (before[1] in ("in", "into") and after in _BREAKS)
+            or re.fullmatch(_TURN_VERB, before[1]) or re.fullmatch(_TURN_VERB, after)
+            or re.fullmatch(r"\d+(?:\.\d+)?|left|right|clockwise|counterclockwise", after)
+            or before[1] == "how"
+            or (before[0] in ("to", "on") and before[1] in ("the", "my", "your")
+                and after in ("of", "side", "hand"))
+            or (before[1] in _BREAKS[1:] and after == "?")
+            or (before[1] in _BREAKS and after not in (*_BREAKS, "OBJ") and clause_end == "?")
+            or (before[1] in _BREAKS and _unknown(after))
+        ):
+            found.append(token)
     return found
 
 
@@ -1616,15 +1802,18 @@ def _matches(pattern: str) -> Callable[[str], list[str]]:
 
 
 def _unit_used(slots: Mapping[str, object], uses: frozenset[str], words: list[str]) -> bool:
-    """A length unit is used by a threshold (an arm length) or as the unit the answer is given in: a
-    quantity read in meters while "centimeter" stands in the question answers in another unit."""
-    return "threshold" in uses or ("unit" in slots and all(_unit_of(w) == slots["unit"] for w in words))
+    """A length unit is used by a threshold (an arm length read: "an arm of five zero centimeters" read
+    without its length would be the default arm) or as the unit the answer is given in: a quantity read in
+    meters while "centimeter" stands in the question answers in another unit."""
+    return ("threshold" in uses and slots.get("arm_length_m") is not None) or (
+        "unit" in slots and all(_unit_of(w) == slots["unit"] for w in words))
 
 
 # (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
 _Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("words in another language", _foreign_clauses, lambda s, u, _w: False),
+    ("a word no rule reads where a cue belongs", _unread_words, lambda s, u, _w: False),
     ("a whole extent", _matches(_WHOLE), lambda s, u, _w: "whole" in u or s.get("point") == "top"),
     ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
     # "which one's lower down, OBJ or OBJ": the one under the other to some askers, the lower centre to
@@ -1682,6 +1871,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a turn told as done", _past_turn, lambda s, u, _w: False),
     ("a turn's amount in words no reading reads", _unread_turn_amount, lambda s, u, _w: False),
     ("a turn", _turn_words, lambda s, u, _w: "turn" in u),
+    # "snap 90 left, what o'clock is OBJ": an angle and a side are a turn, whatever verb (or none) says it
+    ("a turn's angle and side", _matches(_ANGLE_AND_SIDE), lambda s, u, _w: "turn" in u),
     ("a requirement", _matches(_REQUIREMENT), lambda s, u, _w: True),
     ("a threshold", _matches(_THRESHOLD), lambda s, u, _w: "threshold" in u),
     ("two sizes asked", _matches(_TWO_SIZES), lambda s, u, _w: False),
@@ -1699,7 +1890,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
      lambda s, u, _w: _picks_one(s, u) or s.get("side", 0) is None),
     ("a turn word", _matches(_ANY_TURN), lambda s, u, _w: "turn" in u or "direction" not in u),
     ("a unit no reading converts to", _matches(_OTHER_UNIT), lambda s, u, _w: False),
-    ("a length unit", _matches(rf"(?<!\bon ){_LENGTH_UNIT_WORD}"), _unit_used),  # "on foot" is no unit
+    # ("on foot", "moving your feet" are no unit)
+    ("a length unit", _matches(rf"(?<!\bon )(?<!\byour )(?<!\bmy )(?<!\bits ){_LENGTH_UNIT_WORD}"),
+     _unit_used),
     ("a second question", _matches(_SECOND_QUESTION), lambda s, u, _w: False),
     # "which sits at the longest range from you" is no size: a reading of the objects alone answers another
     ("the asker's place", _matches(_FROM_ME), lambda s, u, _w: "viewer" in u),
@@ -1747,6 +1940,7 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
 
 _LABEL_BEFORE = (
     r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone|line|floor|lane|dock"
+    r"|case|scenario|example|tc"
     r"|station|gate|rack|row|cell|bin|sector|section|area|building|truck|forklift|picker|agv|cart|tug|drone"
     r"|robot|bot|vehicle|van|team|crew|channel|ch|car)\s*#?$"
 )
@@ -1767,6 +1961,10 @@ def _unread_number(
             continue
         if _has(t[: m.start()], _LABEL_BEFORE) or _has(after, r"^ points?\b"):
             continue  # "item 7", "unit 12", "for 10 points": a label, no quantity
+        if _has(after, r"^ (?:years?|yrs?|months?|weeks?|days?|d\.?p\b|decimal|significant|sig\b|s\.?f\b)"):
+            continue  # "I'm 82 years old", "to 2 d.p.", "3 significant figures": no quantity measured
+        if direction and m.group(1) == "1" and _has(after, r"^,? (?:to |through |thru )?12\b"):
+            continue  # a clock hour's range, "(1-12)", "1 to 12", is the convention's
         if _has(t[: m.start()], r"(?:^|[\s(,;/])\(?[a-e][).:] ?$"):
             continue  # a quiz's options, "(a) 0.5 (b) 1.0": values to pick from, the measurement picks
         if slots.get("arm_length_m") is not None:
@@ -1775,3 +1973,6 @@ def _unread_number(
             continue
         return m.group(0)
     return None
+
+
+_RULE_WORDS = _rule_words()

@@ -28,7 +28,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
-                        + 209 + 209)
+                        + 209 + 209 + 207 + 206)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -38,9 +38,10 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh3") == []  # blind22/23, measured once, are development sets now
     assert split("fresh4") == []  # blind24/25, measured once, are development sets now
     assert split("fresh5") == []  # blind26/27, measured once, are development sets now
-    fresh6 = split("fresh6")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh6) == 207 + 206
-    assert {family for family, _, _ in fresh6} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh6") == []  # blind28/29, measured once, are development sets now
+    fresh7 = split("fresh7")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh7) == 209 + 209
+    assert {family for family, _, _ in fresh7} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -432,7 +433,6 @@ REFUSED_BY_DESIGN = {
     "I was wondering whether the top of <object0> is not as high as the top of <object1>.",
     "Would you happen to know which of <object2> and <object0> is the lower one?",
     "Pretend you're a ship's captain. Is <object1> off the port side or the starboard side?",
-    "Report: <object2> direction as a clock hour (1-12).",
     "The robot has paused beside the fridge after a long lap of the kitchen and is now facing the"
     " window; from that current facing, what is the angle in degrees to <object0>?",
     "Pretend you're a spinning top. How many degrees to the left do you spin until you're looking"
@@ -479,7 +479,6 @@ REFUSED_BY_DESIGN = {
     'Il centro di <object0> e piu in alto di quello di <object1>? yes or no',
     'Of <object0> and <object2>, which is the lower one?',
     '<object0> ile <object1>, hangisi ustte? which is upper',
-    'REQ: <object0> relative to <object2> - L or R? PLS REPORT.',
     '<object2> sta a destra di <object1>? I mean on the right, from your view',
     "<object1>, <object0>'in solunda mi saginda mi? left or right of it?",
     'Entre <object0>, <object1> e <object2>, qual esta mais a esquerda na camera? the most left one',
@@ -504,7 +503,6 @@ REFUSED_BY_DESIGN = {
     "<object0>'a kolunla uzanabilir misin? can reach it?",
     "So chat, the big question: robot, what's your total mileage for this clip? Just the number, no "
     'units needed.',
-    'State the cumulative distance travelled by the camera during the sequence, to the nearest millimetre.',
     'Tell me the full length of the route you took during the video, in cms please.',
     "Chat's betting it's under two feet. Robot, how far is <object1> from the camera, in inches?",
     'Is <object0> not as far from me as <object1>?',
@@ -515,6 +513,53 @@ REFUSED_BY_DESIGN = {
     'Is <object0> not as high off the ground as <object1>?',
     'Which of <object1> and <object0> is the lower one?',
     'On which hand is <object2>, relative to me?',
+    # issue 24, blind28/29's round: a word that no rule reads and no English list knows, where a cue
+    # belongs (a unit's place, beside a turn verb, a question word's place, a tag), refused with the word:
+    # question words and units in another language, and typos past correction in older sets ("farr",
+    # "fur", "wat")
+    'how farr away is <object0> from you in feet',
+    'How many degress clockwise should I turn to face <object2>?',
+    "Wat o'clock direction is <object2> from you currently?",
+    'um how fur uh how far is <object1> from you in centimetres',
+    '<object0> is sit over the <object1>? wi-e isseoyo?',
+    'Che ora e <object1>? I mean clock direction from you',
+    '<object0> angle from your front direction, myeot do-yeyo?',
+    'Kac derece <object0>? angle between your face direction and it',
+    'Did you move a lot? How many meter total you have moved, rafiki?',
+    'How far is <object2> from you? Please answer in mét.',
+    'Jak daleko is <object0> from the camera? In meters please.',
+    'Among <object1>, <object2>, <object0> - który is closest to you?',
+    'Hoe ver is <object2> from <object0>? Answer in centimetres please.',
+    'How much space between <object2> and <object1>, in inchi?',
+    'Jak wysoko is the middle of <object0> above the floor, in centymetrów?',
+    'Hoe hoog is <object0>? Tell me the height in centimeter.',
+    'How much is the length of <object1> in sentimita?',
+    'Is <object1> placed above <object0>? Ja of nee?',
+    "Saa ngapi, I mean what o'clock direction, is <object0> from you?",
+    'Ile stopni between where you look now and <object0>?',
+    'Hoeveel graden do you have to rotate to face <object0>?',
+    'Po obrocie w lewo, I mean after you turn left 60 degrees, where is <object0> on the clock?',
+    'Czy możesz reach <object2> with your arm? It is 1 metr long.',
+    # blind28/29: clauses in another language, denied comparisons asked yes or no, "lower down" of two,
+    # and refusals not generalised on (a walk told as steps summed, a Dutch comparative, "which hand",
+    # a tape measurement, a clarification that names a task it is not, a camera's pan)
+    'Sum up every step you took during the footage and give me the figure in mm.',
+    'Ik wil weten: how long is the route you drove in whole video, in centimeter?',
+    'confirm: <object0> NOT closer than <object1>',
+    'Is <object0> dichterbij than <object2>, from where you stand?',
+    'Kipi kiko karibu zaidi: <object1>, <object0> au <object2>? Which is nearest to you?',
+    'Is <object0> not as tall as <object1>?',
+    'Is the uppermost point of <object0> not as high as that of <object2>?',
+    'On which hand does <object2> lie relative to you?',
+    'Bên trái hay bên phải? I mean, <object1> is on which side of you?',
+    'I need a tape measurement, sensor to <object2>, in cm.',
+    'Careful: not the gap between two objects. How far is <object0> from the camera itself, in inches?',
+    'True or false: <object2> is not as close to the robot as <object1>.',
+    'Is <object0> not as long as <object2>?',
+    'which one is lower down <object1> or <object2>',
+    'Confirm: the centre of <object1> is not as high above the floor as the centre of <object2>.',
+    'Pan left onto <object2>: how many degrees is that move?',
+    'Say we pan right 60 degrees. Where does <object0> land as a clock position?',
 }
 
 
@@ -737,6 +782,74 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
          "rotate_to_face direction=ccw"),
         # context in plain English, with few listed words, is no other language
         ("My nephew keeps asking. Which is taller, <object0> or <object1>?", "tallest_choice"),
+        # issue 24, blind28/29's kinds (sentences of our own): other words for an object's top and bottom
+        ("How many inches does the summit of <object0> rise above the summit of <object1>?",
+         "height_difference point=top unit=in"),
+        ("What height is the apex of <object2> off the floor?", "height_from_ground point=top"),
+        ("How high is the foot of <object1> above the ground, in cm?",
+         "height_from_ground point=bottom unit=cm"),
+        ("How high off the ground is the lowest part of <object1>, in cm?",
+         "height_from_ground point=bottom unit=cm"),
+        # a claim, then a confirmation tag in its own sentence, asks whether the claim holds
+        ("My sister reckons <object1> is longer than <object0>. True?",
+         "tallest_choice dim=length form=yesno"),
+        ("The manual says <object2> sits higher than <object1>. Correct?", "higher_choice form=yesno"),
+        ("<object0> is nearer to you than <object1>. Agreed?", "closer_to_camera form=yesno"),
+        # rotation-sense words and their split spellings
+        ("Spinning withershins, how many degrees until <object0> is in front of you?",
+         "rotate_to_face direction=ccw"),
+        ("anti clock wise, how many degrees to face <object1>?", "rotate_to_face direction=ccw"),
+        ("how many degrees clock wise must I turn to face <object2>", "rotate_to_face direction=cw"),
+        # a side abbreviated beside a turn verb, before or after it
+        ("Unit does a rt turn 45 deg; clock position of <object0> after?",
+         "future_direction_clock turn=right angle_deg=45"),
+        ("If you rotate lt by 120 degrees, how many degrees off your heading is <object0>?",
+         "future_direction_degrees turn=left angle_deg=120"),
+        # refusals of blind28/29 that generalise: "least distant", "betwixt", "atop", "L or R", the span
+        # between two objects, how to round the answer (its unit kept), a hedge after the question
+        ("Which one is least distant from the camera: <object1>, <object0> or <object2>?",
+         "closest_to_camera"),
+        ("What is the gap betwixt <object0> and <object1>, in feet?", "center_distance unit=ft"),
+        ("Does <object0> rest atop <object1>?", "above_predicate"),
+        ("<object2>: L or R of the camera?", "side_of_me"),
+        ("What's the span between <object0> and <object1> in metres?", "center_distance"),
+        ("How far is <object1> from you, rounded to the nearest tenth?", "distance_to_camera"),
+        ("Give the bearing of <object0> in degrees, rounded to the nearest 10.", "direction_degrees"),
+        ("How far have you travelled, to the nearest centimetre?", "walked_distance unit=cm"),
+        ("Which is taller, <object0> or <object2>? I'm not sure.", "tallest_choice"),
+        ("rot ccw deg to face <object1>", "rotate_to_face direction=ccw"),
+        # digits said one by one, two of them too; a unit's prefix alone; a builder's datum and sill
+        ("Arm length is five zero centimetres, can you reach <object1>?", "reachability arm_length_m=0.5"),
+        ("How tall is <object0>, in centi?", "object_height unit=cm"),
+        ("Top of <object2> AFF in mm?", "height_from_ground point=top unit=mm"),
+        ("What's the sill height of <object1>?", "height_from_ground point=bottom"),
+        # a sight put on the object is the turn to face it
+        ("How far must I rotate until the reticle is on <object0>?", "rotate_to_face"),
+        # numbers that measure nothing: a clock hour's range, decimal places, an age, a test case's label
+        ("Clock hour of <object1>, an integer 1 to 12?", "direction_clock"),
+        ("Distance from the camera to <object2> in metres to 3 d.p.", "distance_to_camera"),
+        ("I'm 91 years old, dear. How tall is <object0>?", "object_height"),
+        ("Test case 7: of <object1> and <object2>, which is wider?", "tallest_choice dim=width"),
+        # a decimal said aloud; a claim then a request to check it; twelve o'clock is dead ahead; the datum
+        ("Arm is one point two five metres. Can you reach <object2>?", "reachability arm_length_m=1.25"),
+        ("The late shift says <object1> is wider than <object0>. Please verify.",
+         "tallest_choice dim=width form=yesno"),
+        ("How many degrees to bring <object2> to my 12 o'clock?", "rotate_to_face"),
+        ("How high above datum is the underside of <object0>, in mm?",
+         "height_from_ground point=bottom unit=mm"),
+        # hearsay to check: "could that be right?", "That so?", a yes/no after "but" opening its clause
+        ("A driver told me <object1> is left of <object2>; could that be right?", "left_predicate"),
+        ("Rumour is <object0> is narrower than <object2>. That so?",
+         "tallest_choice dim=width order=min form=yesno"),
+        ("Excuse an old man, but is <object2> farther from you than <object1>?",
+         "closer_to_camera order=far form=yesno"),
+        ("Bro, if I turn 45 right what o'clock is <object0>?",
+         "future_direction_clock turn=right angle_deg=45"),
+        # "is OBJ taller or OBJ?" offers both: a choice; a British unit's typo is corrected as the American
+        ("Is <object2> more wide or <object1>?", "tallest_choice dim=width"),
+        ("How long is <object0>, in centimetress?", "object_length unit=cm"),
+        # a word no list knows outside a cue's place (a name) changes nothing the rules read
+        ("My cousin Siobhan asks: which is wider, <object0> or <object1>?", "tallest_choice dim=width"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -875,6 +988,24 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # a choice's negation that no rewrite turns: read without its "not" it would pick the other
         ("Which of <object0> and <object1> is not the nearest one to you?", "not"),
         ("between <object2> and <object0>, which isn't the taller one", "isn't the taller"),
+        # issue 24 (blind28/29): a word that no rule reads and no English list knows, where a cue belongs,
+        # is refused with the word; the rules would answer the rest without it (a unit's place after a
+        # number or a closing "in", a tag, a question word's place, beside a turn verb, a side's place;
+        # sentences of our own, Spanish, German, Polish, French, Japanese)
+        ("How far is <object0> from you, in pulgadas?", "pulgadas"),
+        ("How tall is <object1> in zentimeter?", "zentimeter"),  # an English ending is no English word
+        ("Is <object2> on your left, oder?", "oder"),
+        ("Your arm is 2 stopy long, can you reach <object0>?", "stopy"),
+        ("Combien degrees to face <object1>?", "combien"),
+        ("Wie weit is <object0> from you, in meters?", "wie"),
+        ("how lejos is <object1> from you?", "lejos"),
+        ("turn gauche 90 degrees, what o'clock is <object0>?", "gauche"),
+        ("If you do a hidari turn of 90 degrees, where is <object2> on the clock?", "hidari"),
+        ("Is <object2> on my right hand or on my gauche hand?", "gauche"),
+        # an angle and a side are a turn whatever verb says it; a length unit with no arm length read
+        ("Snap 90 right, what o'clock is <object2>?", "90 right"),
+        ("Flick left, where is <object1> on the clock?", "flick"),
+        ("Arm: some centimetres. Can you reach <object0>?", "centimeters"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
