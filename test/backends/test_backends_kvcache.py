@@ -227,3 +227,40 @@ def test_int8_cache_quarters_the_kv_bytes_per_token(kvdir: Path) -> None:
     path = kvdir / Manifest.load(kvdir).kv_graph("int8").file
     for p in (0, 100):
         assert onnx_kv_io_bytes(path, p) == 8 * (p + 1) * 16
+
+
+def test_graph_decode_bench_runs_the_int8_cache_variants(kvdir: Path, tmp_path: Path) -> None:
+    """``bench graph-decode`` with ``+kv8`` variants: each runs its kv8 graph, whose KV bytes per token are
+    a quarter of float32's by hand (2 layers × K, V × 2 kv heads × 16 × 1 byte per position: 128 per
+    cached position and 128 for the new one), its initializers the float graph's plus the scales, and the
+    quality rows compare them with float32."""
+    import json
+
+    from rynnec_ros.cli import main
+
+    out = tmp_path / "g.json"
+    rc = main(["bench", "graph-decode", "--checkpoint", str(CHECKPOINT), "--onnx-dir", str(kvdir),
+               "--variants", "onnxruntime,onnxruntime:kv8,onnxruntime:int4+kv8", "--contexts", "32",
+               "--new-tokens", "2", "--repeat", "1", "--frames", "1", "--size", "56x56",
+               "--quality-tokens", "3", "--bandwidth-gbs", "10", "--out", str(out)])
+    assert rc == 0
+    sec = json.loads(out.read_text())["sections"]["graph-decode"]
+    rows = {v: r["contexts"]["32"]["bytes_per_token"] for v, r in sec["variants"].items()}
+    assert rows["onnxruntime"]["kv"] == 512 * 32 + 512
+    assert rows["onnxruntime:kv8"]["kv"] == rows["onnxruntime:int4+kv8"]["kv"] == 128 * 32 + 128
+    # the same weights plus the scales: 2 layers × K, V × one float32
+    assert rows["onnxruntime:kv8"]["weights"] == rows["onnxruntime"]["weights"] + 2 * 2 * 4
+    assert rows["onnxruntime"]["weights"] / rows["onnxruntime:int4+kv8"]["weights"] >= 6
+    assert {"onnxruntime:kv8", "onnxruntime:int4+kv8"} <= set(sec["quality"]["window"])
+
+
+def test_export_cli_writes_the_int8_cache_graph_or_refuses(tmp_path: Path) -> None:
+    """``export onnx --kv-cache int8`` with only the fused graph: the kv8 graph is listed; without the
+    fused graph among ``--graphs`` the export is refused (exit 2) before writing anything."""
+    from rynnec_ros.cli import main
+
+    out = tmp_path / "x"
+    base = ["export", "onnx", "--checkpoint", str(CHECKPOINT), "--out", str(out), "--kv-cache", "int8"]
+    assert main([*base, "--graphs", "llm_decode_gqa"]) == 0
+    assert Manifest.load(out).kv_graph("int8").file == "llm_decode_gqa.kv8.onnx"
+    assert main([*base, "--graphs", "lm_head"]) == 2
