@@ -53,7 +53,8 @@ def test_the_cpu_kernel_rounds_and_saturates_as_the_docs_say() -> None:
     ins += [h.make_tensor_value_info("seqlens", T.INT32, [1]), h.make_tensor_value_info("total", T.INT32, [])]
     outs = [h.make_tensor_value_info("o", T.FLOAT, [1, s, heads * d])]
     outs += [h.make_tensor_value_info(n, T.INT8, [1, kv, cap, d]) for n in ("pk", "pv")]
-    scales = [h.make_tensor("ks", T.FLOAT, [1], [0.05]), h.make_tensor("vs", T.FLOAT, [1], [0.02])]
+    # a K scale of 0.5 makes x / scale exact, so the ties below are ties
+    scales = [h.make_tensor("ks", T.FLOAT, [1], [0.5]), h.make_tensor("vs", T.FLOAT, [1], [0.02])]
     node = h.make_node(
         "GroupQueryAttention",
         ["q", "k", "v", "ck", "cv", "seqlens", "total", "", "", "", "", "", "ks", "vs"], ["o", "pk", "pv"],
@@ -67,14 +68,14 @@ def test_the_cpu_kernel_rounds_and_saturates_as_the_docs_say() -> None:
     q = rng.standard_normal((1, s, heads * d)).astype(np.float32)
     k = (3 * rng.standard_normal((1, s, kv * d))).astype(np.float32)
     v = rng.standard_normal((1, s, kv * d)).astype(np.float32)
-    k[0, 0, :3] = [100.0, -100.0, 0.125]  # saturate high, low; exactly 2.5 steps: rounds to even (2)
+    k[0, 0, :4] = [100.0, -100.0, 1.25, 1.75]  # saturate high and low; 2.5 and 3.5 steps: ties to even
     zeros = np.zeros((1, kv, cap, d), np.int8)
     o, pk, pv = sess.run(None, {"q": q, "k": k, "v": v, "ck": zeros, "cv": zeros,
                                 "seqlens": np.array([s - 1], np.int32), "total": np.array(s, np.int32)})
     kk = k[0].reshape(s, kv, d).transpose(1, 0, 2)
-    assert (pk[0, :, :s] == np.clip(np.rint(kk / np.float32(0.05)), -128, 127)).all()
-    assert pk[0, 0, 0, :3].tolist() == [127, -128, 2] and not pk[0, :, s:].any()
-    keys, values = pk[0, :, :s] * np.float32(0.05), pv[0, :, :s] * np.float32(0.02)
+    assert (pk[0, :, :s] == np.clip(np.rint(kk / np.float32(0.5)), -128, 127)).all()
+    assert pk[0, 0, 0, :4].tolist() == [127, -128, 2, 4] and not pk[0, :, s:].any()
+    keys, values = pk[0, :, :s] * np.float32(0.5), pv[0, :, :s] * np.float32(0.02)
     qh = q[0].reshape(s, heads, d).transpose(1, 0, 2)
     for head in range(heads):
         scores = qh[head] @ keys[head // 2].T / np.sqrt(d)
