@@ -156,6 +156,7 @@ class Budget:
     margin_mb: float
     window_tokens: int
     weights: str = ""
+    kv_cache: str = ""
 
     @property
     def total_mb(self) -> float:
@@ -164,8 +165,9 @@ class Budget:
 
     def describe(self) -> str:
         llm = f" ({self.weights} LLM linears)" if self.weights else ""
+        kv = f"{self.kv_cache}, " if self.kv_cache else ""
         return (f"{self.total_mb:.0f} MB = weights {self.weights_mb:.0f}{llm} + K/V {self.kv_mb:.0f} "
-                f"({self.window_tokens} tokens) + frame buffer {self.buffer_mb:.0f} + caches "
+                f"({kv}{self.window_tokens} tokens) + frame buffer {self.buffer_mb:.0f} + caches "
                 f"{self.cache_mb:.0f} + vision/SAM 2 activations {self.activations_mb:.0f} + runtime "
                 f"allowance {self.margin_mb:.0f}")
 
@@ -192,7 +194,8 @@ def estimate(checkpoint: str | Path, dtype: str, max_visual_tokens: int, max_new
     return Budget(weights_mb=weight_bytes(tensors, element, weights, tied) / MB,
                   kv_mb=tokens * kv_bytes_per_token(raw, kv_element) / MB, buffer_mb=float(buffer_mb),
                   cache_mb=float(cache_mb), activations_mb=activation_mb(int(max_visual_tokens), element),
-                  margin_mb=RUNTIME_ALLOWANCE_MB, window_tokens=tokens, weights=weights)
+                  margin_mb=RUNTIME_ALLOWANCE_MB, window_tokens=tokens, weights=weights,
+                  kv_cache=kv_cache)
 
 
 def available_mb(meminfo: Path = Path("/proc/meminfo")) -> float:

@@ -126,5 +126,6 @@ def test_an_int8_kv_cache_counts_one_byte_per_element() -> None:
     assert b.kv_mb == pytest.approx(b.window_tokens * per_token / budget.MB)
     assert b.kv_mb == pytest.approx(floats.kv_mb / 4)
     assert b.total_mb == pytest.approx(floats.total_mb - floats.kv_mb + b.kv_mb)
+    assert f"K/V {b.kv_mb:.0f} (int8, {b.window_tokens} tokens)" in b.describe()
     with pytest.raises(ValueError, match="kv_cache 'int4'"):
         budget.estimate(CHECKPOINT, "float32", 1000, 24, 100.0, 50.0, kv_cache="int4")
