@@ -44,7 +44,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variants",
         default="torch,onnxruntime,onnxruntime:int8,onnxruntime:int4",
-        help="graph-decode: engines side by side, backend[:weights]",
+        help="graph-decode: engines side by side, backend[:weights][+kv8] (kv8: int8 K/V cache)",
     )
     p.add_argument("--contexts", default="3072,12288", help="graph-decode: cached positions per decode step")
     p.add_argument("--quality-tokens", type=int, default=200,

@@ -122,20 +122,27 @@ def run_section(
 def _graph_decode(
     args: argparse.Namespace, checkpoint: Path, workdir: Path, width: int, height: int
 ) -> dict[str, Any]:
-    """Every ``--variants`` entry (``torch``, ``onnxruntime`` or ``onnxruntime:<weights>``) in one process."""
+    """Every ``--variants`` entry in one process: ``torch``, ``onnxruntime``, ``onnxruntime:<weights>``, each
+    ONNX Runtime one optionally with ``+kv8`` (the int8 K/V cache graph): ``onnxruntime:kv8``,
+    ``onnxruntime:int4+kv8``."""
     from rynnec_ros.bench.graph_decode_bench import decode_at_contexts, measure_load, weight_quality
     from rynnec_ros.model.export.manifest import Manifest
 
     engines, files, rss = {}, {}, {}
     for variant in args.variants.split(","):
-        backend, _, weights = variant.partition(":")
-        spec = _spec(args, checkpoint, backend, workdir, weights)
+        backend, _, options = variant.partition(":")
+        parts = [p for p in options.split("+") if p]
+        kv_cache = "int8" if "kv8" in parts else ""
+        weights = "".join(p for p in parts if p != "kv8")
+        spec = _spec(args, checkpoint, backend, workdir, weights).replace(kv_cache=kv_cache)
         engines[variant], rss[variant] = measure_load(lambda s=spec: build_engine(s, reuse=False))
         if backend == "onnxruntime":
             manifest = Manifest.load(spec.onnx_dir)
             files[variant] = {
                 g: Path(spec.onnx_dir) / manifest.graph(g, weights).file for g in ("llm_decode", "lm_head")
             }
+            if kv_cache:
+                files[variant]["llm_decode"] = Path(spec.onnx_dir) / manifest.kv_graph(kv_cache, weights).file
     contexts = [int(c) for c in args.contexts.split(",")]
     section = decode_at_contexts(
         engines, files, checkpoint, contexts, new_tokens=args.new_tokens, repeat=args.repeat,

@@ -156,6 +156,7 @@ class Budget:
     margin_mb: float
     window_tokens: int
     weights: str = ""
+    kv_cache: str = ""
 
     @property
     def total_mb(self) -> float:
@@ -164,16 +165,17 @@ class Budget:
 
     def describe(self) -> str:
         llm = f" ({self.weights} LLM linears)" if self.weights else ""
+        kv = f"{self.kv_cache}, " if self.kv_cache else ""
         return (f"{self.total_mb:.0f} MB = weights {self.weights_mb:.0f}{llm} + K/V {self.kv_mb:.0f} "
-                f"({self.window_tokens} tokens) + frame buffer {self.buffer_mb:.0f} + caches "
+                f"({kv}{self.window_tokens} tokens) + frame buffer {self.buffer_mb:.0f} + caches "
                 f"{self.cache_mb:.0f} + vision/SAM 2 activations {self.activations_mb:.0f} + runtime "
                 f"allowance {self.margin_mb:.0f}")
 
 
 def estimate(checkpoint: str | Path, dtype: str, max_visual_tokens: int, max_new_tokens: int,
-             buffer_mb: float, cache_mb: float, weights: str = "") -> Budget:
-    """The node's memory for ``checkpoint`` at ``dtype`` (LLM linears at ``weights`` when set) with these
-    parameters (see the module doc)."""
+             buffer_mb: float, cache_mb: float, weights: str = "", kv_cache: str = "") -> Budget:
+    """The node's memory for ``checkpoint`` at ``dtype`` (LLM linears at ``weights`` when set, the K/V at
+    one byte per element with ``kv_cache`` int8) with these parameters (see the module doc)."""
     from rynnec_ros.model.loader import safetensors_files
 
     root = Path(checkpoint)
@@ -185,11 +187,15 @@ def estimate(checkpoint: str | Path, dtype: str, max_visual_tokens: int, max_new
     for f in safetensors_files(root):
         tensors.update(header_tensors(f))
     tied = bool(raw.get("tie_word_embeddings", False))
+    if kv_cache not in ("", "int8"):
+        raise ValueError(f"kv_cache {kv_cache!r} is not '' or 'int8'")
+    kv_element = 1.0 if kv_cache == "int8" else element
     tokens = int(max_visual_tokens) + min(int(max_new_tokens), MAX_NEW_TOKENS) + TEXT_TOKENS
     return Budget(weights_mb=weight_bytes(tensors, element, weights, tied) / MB,
-                  kv_mb=tokens * kv_bytes_per_token(raw, element) / MB, buffer_mb=float(buffer_mb),
+                  kv_mb=tokens * kv_bytes_per_token(raw, kv_element) / MB, buffer_mb=float(buffer_mb),
                   cache_mb=float(cache_mb), activations_mb=activation_mb(int(max_visual_tokens), element),
-                  margin_mb=RUNTIME_ALLOWANCE_MB, window_tokens=tokens, weights=weights)
+                  margin_mb=RUNTIME_ALLOWANCE_MB, window_tokens=tokens, weights=weights,
+                  kv_cache=kv_cache)
 
 
 def available_mb(meminfo: Path = Path("/proc/meminfo")) -> float:

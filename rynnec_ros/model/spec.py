@@ -26,6 +26,7 @@ LOCAL_BACKENDS = BACKENDS[:3]
 DTYPES = ("float32", "float16", "bfloat16")
 ORT_PROVIDERS = ("", "cpu", "cuda", "tensorrt")
 WEIGHTS = ("", "int8", "int4")
+KV_CACHES = ("", "int8")
 DEFAULT_CACHE_MB = 1024.0
 _PATHS = ("checkpoint", "onnx_dir", "engine_dir")  # a pathlib.Path is taken as its string
 
@@ -45,6 +46,7 @@ CHECKS: dict[str, Check] = {
     "engine_dir": no_control_chars,
     "ort_provider": one_of(*ORT_PROVIDERS),
     "weights": one_of(*WEIGHTS),
+    "kv_cache": one_of(*KV_CACHES),
     "threads": in_range(0, 1024),
     "max_visual_tokens": in_range(16, 1 << 20),
     "reuse": anything,
@@ -67,7 +69,9 @@ class EngineSpec:
     features) and ``cache_windows`` (prompt prefixes) bound their entries, one robot's window by default
     (a site server sizes them for its robots); ``reuse`` False turns them off (the benchmarks' cold
     path). ``weights`` int8 / int4 runs the LLM graphs an export quantised that way (weight-only; ""
-    = the float32 graphs). The ``server_*`` options apply to backend remote only, whose ``checkpoint``
+    = the float32 graphs). ``kv_cache`` int8 decodes through the export's fused graph with an int8 K/V
+    cache (onnxruntime on the CPU provider only; it changes numerics, so float stays the default). The
+    ``server_*`` options apply to backend remote only, whose ``checkpoint``
     is the server's business; ``server_token`` is never shown by ``repr``.
     """
 
@@ -79,6 +83,7 @@ class EngineSpec:
     engine_dir: str = ""
     ort_provider: str = ""
     weights: str = ""
+    kv_cache: str = ""
     threads: int = 0
     max_visual_tokens: int = 16384
     reuse: bool = True
@@ -131,6 +136,13 @@ class EngineSpec:
                 f"weights {self.weights} applies to backends onnxruntime and tensorrt (quantised graphs of "
                 f"`rynnec-ros export onnx --weights`), but backend is {b}{why}"
             )
+        if self.kv_cache and (b != "onnxruntime" or self.ort_provider not in ("", "cpu")):
+            return (
+                f"kv_cache {self.kv_cache} applies to backend onnxruntime on its cpu provider only (the "
+                "fused GroupQueryAttention graph of `rynnec-ros export onnx --kv-cache`; its GPU kernel and "
+                f"TensorRT take no int8 cache), but backend is {b}"
+                + (f" with ort_provider {self.ort_provider}" if self.ort_provider else "")
+            )
         return ""
 
     def replace(self, **changes: Any) -> EngineSpec:
@@ -173,6 +185,8 @@ def add_engine_args(parser: argparse.ArgumentParser, backends: tuple[str, ...] =
                        help="ONNX Runtime provider (default: cpu for device cpu, else cuda)")
         g.add_argument("--weights", choices=WEIGHTS[1:],
                        help="weight-only int8/int4 LLM graphs of the export (default: float32)")
+        g.add_argument("--kv-cache", choices=KV_CACHES[1:],
+                       help="int8 K/V cache (the export's --kv-cache graph; CPU provider; default: float)")
     if "tensorrt" in backends:
         g.add_argument("--engine-dir", help="`rynnec-ros export tensorrt` output (backend tensorrt)")
     g.add_argument("--threads", type=int, default=d["threads"],
@@ -189,5 +203,5 @@ def add_engine_args(parser: argparse.ArgumentParser, backends: tuple[str, ...] =
         g.add_argument("--server-request-timeout-s", type=float, default=d["server_request_timeout_s"])
 
 
-__all__ = ["BACKENDS", "CHECKS", "DEFAULTS", "DTYPES", "LOCAL_BACKENDS", "WEIGHTS", "EngineInfo",
+__all__ = ["BACKENDS", "CHECKS", "DEFAULTS", "DTYPES", "KV_CACHES", "LOCAL_BACKENDS", "WEIGHTS", "EngineInfo",
            "EngineSpec", "add_engine_args"]

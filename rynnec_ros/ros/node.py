@@ -224,7 +224,7 @@ class CognitionNode(LifecycleNode):
         try:
             need = budget.estimate(spec.checkpoint, spec.dtype, spec.max_visual_tokens,
                                    self.params.requests.max_new_tokens, self.params.buffer.buffer_max_mb,
-                                   spec.cache_mb, spec.weights)
+                                   spec.cache_mb, spec.weights, spec.kv_cache)
             limit = float(limit_mb) or budget.available_mb()
         except (OSError, ValueError, KeyError) as exc:
             self.get_logger().warning(f"no memory estimate: {exc}")

@@ -138,6 +138,10 @@ class EngineParams:
     weights: str = param(_ENGINE["weights"], CHECKS["weights"], live=False, doc=(
         "Weight-only quantised LLM graphs for backends onnxruntime and tensorrt: int8 or int4 (exported with "
         "`rynnec-ros export onnx --weights`); empty = float32."))
+    kv_cache: str = param(_ENGINE["kv_cache"], CHECKS["kv_cache"], live=False, doc=(
+        "int8: decode through the export's fused graph with an int8 K/V cache (scales calibrated at export, "
+        "`rynnec-ros export onnx --kv-cache int8`; backend onnxruntime on the cpu provider, onnxruntime >= "
+        "1.27); a quarter of the float32 cache's bytes, different numerics; empty = float32 cache."))
     server_url: str = param("", CHECKS["server_url"], live=False, doc=(
         "host:port (gRPC) of the site server for backend remote; required then."))
     server_token_file: str = param("", no_control_chars, live=False, doc=(

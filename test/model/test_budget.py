@@ -113,3 +113,19 @@ def test_quantised_estimate_counts_the_llm_linears_and_a_tied_head_at_their_prec
     assert "(int4 LLM linears)" in budget.refusal(b, 1.0, "memory_limit_mb")
     with pytest.raises(ValueError, match="weights 'int3'"):
         budget.estimate(CHECKPOINT, "float16", 1000, 24, 100.0, 50.0, weights="int3")
+
+
+def test_an_int8_kv_cache_counts_one_byte_per_element() -> None:
+    """kv_cache int8 (export/kvcache.py): the K/V term is the window's tokens × 2 × layers × kv_heads ×
+    head_dim bytes (config.json by hand), whatever the dtype; the other terms are unchanged."""
+    raw = json.loads((CHECKPOINT / "config.json").read_text())
+    head_dim = raw.get("head_dim") or raw["hidden_size"] // raw["num_attention_heads"]
+    per_token = 2 * raw["num_hidden_layers"] * raw["num_key_value_heads"] * head_dim
+    floats = budget.estimate(CHECKPOINT, "float32", 1000, 24, 100.0, 50.0)
+    b = budget.estimate(CHECKPOINT, "float32", 1000, 24, 100.0, 50.0, kv_cache="int8")
+    assert b.kv_mb == pytest.approx(b.window_tokens * per_token / budget.MB)
+    assert b.kv_mb == pytest.approx(floats.kv_mb / 4)
+    assert b.total_mb == pytest.approx(floats.total_mb - floats.kv_mb + b.kv_mb)
+    assert f"K/V {b.kv_mb:.0f} (int8, {b.window_tokens} tokens)" in b.describe()
+    with pytest.raises(ValueError, match="kv_cache 'int4'"):
+        budget.estimate(CHECKPOINT, "float32", 1000, 24, 100.0, 50.0, kv_cache="int4")

@@ -216,7 +216,7 @@ def test_configure_refuses_a_model_that_does_not_fit_the_memory_limit(node_facto
     """memory_limit_mb below what the tiny checkpoint needs (its weights, the K/V at max_visual_tokens, the
     buffer and cache limits, the stated allowance): configure fails before loading, naming each part, the
     node stays alive and unconfigured; raised above it (a fake device size), configure succeeds. With int4
-    LLM weights the refusal gives the int4 sum."""
+    LLM weights the refusal gives the int4 sum, and with kv_cache int8 as well the sum with int8 K/V."""
     from lifecycle_msgs.msg import Transition
 
     from rynnec_ros.model import budget
@@ -247,4 +247,12 @@ def test_configure_refuses_a_model_that_does_not_fit_the_memory_limit(node_facto
         assert _lifecycle(client, name, Transition.TRANSITION_CONFIGURE) == "unconfigured"
         out = node.output()
         assert f"the node would need {need4.describe()}, more than the " in out, out[-2000:]
+        # an int8 K/V cache as well: the K/V term at one byte per element (a quarter of float32's)
+        need8 = budget.estimate(CHECKPOINT, "float32", 256, 8, 64, 32, weights="int4", kv_cache="int8")
+        assert need8.kv_mb * 4 == pytest.approx(need4.kv_mb)
+        kv8 = {"kv_cache": "int8", "memory_limit_mb": int(need8.total_mb) - 1}
+        assert client.set_parameters(kv8) == ["", ""]
+        assert _lifecycle(client, name, Transition.TRANSITION_CONFIGURE) == "unconfigured"
+        out = node.output()
+        assert f"the node would need {need8.describe()}, more than the " in out, out[-2000:]
         assert node.alive()

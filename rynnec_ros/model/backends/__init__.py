@@ -42,6 +42,13 @@ QUANTISED_WEIGHTS_MIN_ORT = (1, 25)
 fuse 8 of 14 int4 matrices, 1.20.1–1.22.1 none). Unfused, the weights are dequantised to float32: none of
 the memory the option exists for is saved, so older runtimes are refused rather than run."""
 
+INT8_KV_MIN_ORT = (1, 27)
+"""The oldest ONNX Runtime whose CPU ``GroupQueryAttention`` takes int8 caches with static scales
+(``kv_cache`` int8, ``export/kvcache.py``). Each wheel measured with one such node (2026-12-07):
+1.27.0–1.32.0 write round-to-nearest int8 rows and attend over them to 5e-7 of the dequantised
+reference; 1.25.1 and 1.26.0 accept the graph and fail at run time (the kernel reads the cache as
+float); 1.20.1–1.24.1 refuse the int8 cache type at load."""
+
 
 def _ort_at_least(version: str, minimum: tuple[int, int]) -> bool:
     """Whether ONNX Runtime ``version`` ('1.20.1', '1.21.0.dev…') is at least ``minimum``."""
@@ -108,7 +115,8 @@ def _host(spec: EngineSpec, graphs: dict[str, Any] | None = None) -> RynnEC:
 
 def _onnxruntime(spec: EngineSpec) -> RynnEC:
     provider = spec.ort_provider or ("cpu" if spec.device == "cpu" else "cuda")
-    return _host(spec, _ort_graphs(Path(spec.onnx_dir), provider, spec.threads or None, spec.weights))
+    graphs = _ort_graphs(Path(spec.onnx_dir), provider, spec.threads or None, spec.weights, spec.kv_cache)
+    return _host(spec, graphs)
 
 
 def _tensorrt(spec: EngineSpec) -> RynnEC:
@@ -121,7 +129,9 @@ LOADERS: dict[str, Callable[[EngineSpec], RynnEC | RemoteEngine]] = {
 }
 
 
-def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None, weights: str = "") -> dict[str, Any]:
+def _ort_graphs(
+    onnx_dir: Path, provider: str, threads: int | None, weights: str = "", kv_cache: str = ""
+) -> dict[str, Any]:
     """One session per graph, except that the decode graph also prefills (from an empty past); the LLM
     graphs with ``weights`` where asked (ONNX Runtime fuses their Q/DQ weights into ``MatMulNBits``).
 
@@ -129,7 +139,8 @@ def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None, weights: str
     dynamic, and two sessions would hold the LLM's weights twice. On the CPU provider the export's
     ``llm_decode_gqa`` (fused ``GroupQueryAttention``, ``export/llm.py``) stands in for ``llm_decode``
     where the export has it; the CUDA kernel of that op takes no float32, so GPU providers keep the
-    plain graph.
+    plain graph. ``kv_cache`` int8 loads the fused graph with an int8 cache (``export/kvcache.py``),
+    CPU provider and ONNX Runtime >= ``INT8_KV_MIN_ORT`` only.
     """
     import onnxruntime
 
@@ -144,6 +155,19 @@ def _ort_graphs(onnx_dir: Path, provider: str, threads: int | None, weights: str
             f"(this is {onnxruntime.__version__}): older runtimes do not fuse the quantised matrices into "
             "MatMulNBits and hold them as float32; upgrade onnxruntime or leave weights empty"
         )
+    if kv_cache:
+        if provider_name(provider) != PROVIDERS["cpu"]:
+            raise ValueError(
+                f"kv_cache {kv_cache} runs in the CPU GroupQueryAttention kernel of the fused graph; "
+                f"provider {provider} decodes through the plain graph, whose cache is float"
+            )
+        if not _ort_at_least(onnxruntime.__version__, INT8_KV_MIN_ORT):
+            raise ValueError(
+                f"kv_cache {kv_cache} needs onnxruntime >= {'.'.join(map(str, INT8_KV_MIN_ORT))} (this is "
+                f"{onnxruntime.__version__}): older CPU GroupQueryAttention kernels take no int8 cache"
+            )
+        specs["llm_decode"] = manifest.kv_graph(kv_cache, weights)
+        specs.pop("llm_decode_gqa", None)
     fused_ok = _ort_at_least(onnxruntime.__version__, FUSED_DECODE_MIN_ORT)
     for fused, plain in ORT_ONLY.items():
         if fused in specs and provider_name(provider) == PROVIDERS["cpu"]:

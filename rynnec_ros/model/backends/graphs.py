@@ -102,7 +102,9 @@ class GraphDecoderStack:
     A fused decode graph (``fused``: the export's ``llm_decode_gqa``, ONNX Runtime CPU) takes each
     layer's whole ``[1, kv_heads, capacity, head_dim]`` buffer, bound as both its cache input and its
     present output; its ``GroupQueryAttention`` writes the new rows at the current position and reads
-    the valid ones where they lie, so the cache is still never copied.
+    the valid ones where they lie, so the cache is still never copied. Its int8-cache form
+    (``export/kvcache.py``) takes ``kv_dtype`` int8 buffers, which the op quantises as it writes them;
+    the embeddings and hidden states stay float32.
     """
 
     def __init__(
@@ -119,6 +121,8 @@ class GraphDecoderStack:
         self.dtype = dtype
         self.layers, self.kv_heads, self.head_dim = layout
         self.kv_dtype = kv_dtype
+        # what the graphs take and return besides the cache (a TensorRT fp16 graph: fp16 throughout)
+        self.io_dtype = kv_dtype if kv_dtype.is_floating_point else torch.float32
         self.device = torch.device(device)
         self._past = kv_names("past", self.layers, self.kv_heads)
         self._new = kv_names("new", self.layers, self.kv_heads)
@@ -148,11 +152,11 @@ class GraphDecoderStack:
             raise ValueError(f"{start + s} positions exceed the KV cache capacity {cache.capacity}")
         dev = cache.k.device
         inputs = {
-            "inputs_embeds": embeds.to(dev, self.kv_dtype).contiguous(),
+            "inputs_embeds": embeds.to(dev, self.io_dtype).contiguous(),
             "position_ids": torch.arange(start, start + s, device=dev, dtype=torch.int64)[None],
         }
         graph = self.decode
-        hidden = torch.empty((1, s, embeds.shape[2]), dtype=self.kv_dtype, device=dev)
+        hidden = torch.empty((1, s, embeds.shape[2]), dtype=self.io_dtype, device=dev)
         outputs = {"hidden": hidden}
         if self.fused:
             # each layer's [1, kv_heads, capacity, hd] buffer as its cache input and its present output:
@@ -250,7 +254,9 @@ class GraphCompute:
                 "the llm_decode graph predates the in-place KV cache (one stacked `past` input); "
                 "re-run `rynnec-ros export onnx` (and `export tensorrt`) for this checkpoint"
             )
-        kv_dtype = getattr(decode, "dtypes", {}).get("past_k.0.0", torch.float32)  # TensorRT declares its own
+        # TensorRT declares its own; ONNX Runtime's fused graph with an int8 cache takes int8 buffers
+        declared = getattr(decode, "dtypes", {})
+        kv_dtype = declared.get("cache_k.0", declared.get("past_k.0.0")) or torch.float32
         layout = (cfg.num_hidden_layers, cfg.num_key_value_heads, head_dim)
         self._decoder = GraphDecoderStack(graphs["llm_prefill"], decode, dtype, layout, kv_dtype, device)
         present = dict(model.named_modules())

@@ -27,8 +27,18 @@ _NUMPY = {
     "torch.float16": np.float16,
     "torch.int64": np.int64,
     "torch.int32": np.int32,
+    "torch.int8": np.int8,
     "torch.bool": np.bool_,
 }
+
+
+def _torch_dtype(onnx_type: str) -> Any:
+    """The torch dtype of an ONNX Runtime type string such as ``tensor(float)``; None for others."""
+    import torch
+
+    names = {"float": torch.float32, "float16": torch.float16, "int64": torch.int64, "int32": torch.int32,
+             "int8": torch.int8, "bool": torch.bool}
+    return names.get(onnx_type.removeprefix("tensor(").removesuffix(")"))
 
 
 class ProviderError(RuntimeError):
@@ -117,6 +127,9 @@ class OrtGraph:
         self.device_id = device_id
         self.input_names = [i.name for i in self.session.get_inputs()]
         self.output_names = [o.name for o in self.session.get_outputs()]
+        # the element type of every input ("tensor(int8)" → torch.int8): the int8 K/V cache graph's
+        # caches are int8 (export/kvcache.py), and the engine sizes its buffers from that
+        self.dtypes = {i.name: _torch_dtype(i.type) for i in self.session.get_inputs()}
         self._binding: Any = None
         self._bound: dict[str, tuple[str, int, int, tuple[int, ...], Any]] = {}
 

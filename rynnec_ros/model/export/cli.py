@@ -35,6 +35,7 @@ def _onnx(args: argparse.Namespace) -> int:
     manifest = export_onnx(
         args.checkpoint, args.out, graphs=graphs, max_frame_tokens=args.max_frame_tokens,
         max_seq=args.max_seq, weights=args.weights.split(",") if args.weights else (),
+        kv_cache=[args.kv_cache] if args.kv_cache else (),
     )
     print(f"wrote {len(manifest.graphs)} graphs to {args.out}: {', '.join(manifest.graphs)}")
     if args.check:
@@ -112,6 +113,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-seq", type=int, default=16384, help="largest prompt + generated length")
     p.add_argument(
         "--weights", help="also write the LLM graphs with weight-only int8 and/or int4 weights (int8,int4)"
+    )
+    p.add_argument(
+        "--kv-cache", choices=["int8"],
+        help="also write the fused decode graphs with an int8 K/V cache (scales calibrated here)",
     )
     p.add_argument("--threads", type=int, default=2)
     p.add_argument(

@@ -53,11 +53,14 @@ class GraphSpec:
 @dataclass
 class Manifest:
     """``weights`` maps a weight precision (``int8``, ``int4``) to the graphs exported with those weights
-    (the LLM graphs); every other graph is shared with the float32 export in ``graphs``."""
+    (the LLM graphs); every other graph is shared with the float32 export in ``graphs``. ``kv_cache``
+    maps a cache precision (``int8``) to the fused decode graphs with that cache, one per weight precision
+    ("" = float32 weights; ``export/kvcache.py``)."""
 
     graphs: dict[str, GraphSpec]
     info: dict[str, Any] = field(default_factory=dict)
     weights: dict[str, dict[str, GraphSpec]] = field(default_factory=dict)
+    kv_cache: dict[str, dict[str, GraphSpec]] = field(default_factory=dict)
 
     def graph(self, name: str, weights: str = "") -> GraphSpec:
         """Graph ``name`` with ``weights`` ("" = as exported, float32); refuses a precision not exported."""
@@ -71,6 +74,17 @@ class Manifest:
             if name in self.weights[weights]:
                 return self.weights[weights][name]
         return self.graphs[name]
+
+    def kv_graph(self, kv_cache: str, weights: str = "") -> GraphSpec:
+        """The fused decode graph with a ``kv_cache`` cache and ``weights``; refuses one not exported."""
+        have = self.kv_cache.get(kv_cache, {})
+        if weights not in have:
+            flags = f"--kv-cache {kv_cache}" + (f" --weights {weights}" if weights else "")
+            raise ValueError(
+                f"this export has no fused decode graph with a {kv_cache} K/V cache and "
+                f"{weights or 'float32'} weights; re-run `rynnec-ros export onnx {flags}`"
+            )
+        return have[weights]
 
     def with_weights(self, weights: str = "") -> dict[str, GraphSpec]:
         """Every graph, the ``weights`` variant where one exists."""
@@ -93,6 +107,7 @@ class Manifest:
             graphs=_graphs(raw["graphs"]),
             info=raw.get("info", {}),
             weights={w: _graphs(g) for w, g in raw.get("weights", {}).items()},
+            kv_cache={c: _graphs(g) for c, g in raw.get("kv_cache", {}).items()},
         )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from rynnec_ros.model.export.kvcache import KV_CACHES, calibrate, calibration_embeds, int8_kv_graph, scales_of
 from rynnec_ros.model.export.llm import Decode, ExplicitKVQwen2, FusedDecode, Prefill, cache_names, kv_names
 from rynnec_ros.model.export.manifest import GraphSpec, Manifest, TensorSpec
 from rynnec_ros.model.export.quantize import BITS, QUANTIZED_GRAPHS, quantize_graph
@@ -160,6 +161,7 @@ def export_onnx(
     max_seq: int = 16384,
     model: Any = None,
     weights: Sequence[str] = (),
+    kv_cache: Sequence[str] = (),
 ) -> Manifest:
     """Export the selected graphs (default: all the checkpoint has) and write ``manifest.json``.
 
@@ -167,7 +169,8 @@ def export_onnx(
     ONNX Runtime CPU runs float32. A ``model`` passed in (instead of loading ``checkpoint``) is
     converted to float32 in place. ``weights`` (``int8``, ``int4``) adds weight-only quantised copies
     of the LLM graphs (``<graph>.<weights>.onnx``, ``export/quantize.py``), listed under the
-    manifest's ``weights``; engines choose them with the ``weights`` option.
+    manifest's ``weights``; engines choose them with the ``weights`` option. ``kv_cache`` (``int8``)
+    adds the fused decode graph of every weight precision with an int8 K/V cache (``add_kv_cache``).
     """
     from rynnec_ros.model.loader import load_model
 
@@ -204,7 +207,13 @@ def export_onnx(
     bad_weights = [w for w in weights if w not in BITS]
     if bad_weights:
         raise ValueError(f"unknown weights {bad_weights}; choose from {sorted(BITS)}")
-    step = _Step(len(wanted) + len(weights) * len([g for g in QUANTIZED_GRAPHS if g in wanted]))
+    bad_kv = [c for c in kv_cache if c not in KV_CACHES]
+    if bad_kv:
+        raise ValueError(f"unknown kv_cache {bad_kv}; choose from {list(KV_CACHES)}")
+    if kv_cache and "llm_decode_gqa" not in wanted:
+        raise ValueError("kv_cache needs the fused decode graph llm_decode_gqa among the graphs")
+    quantized = len([g for g in QUANTIZED_GRAPHS if g in wanted])
+    step = _Step(len(wanted) + len(weights) * quantized + len(kv_cache))
     specs: dict[str, GraphSpec] = {}
     for name in wanted:
         step(name)
@@ -225,6 +234,40 @@ def export_onnx(
     manifest.save(out)
     for w in weights:
         manifest = add_weights(out, w, step)
+    for c in kv_cache:
+        step(f"llm_decode_gqa ({c} K/V cache)")
+        manifest = add_kv_cache(out, m, c)
+    return manifest
+
+
+def add_kv_cache(out_dir: str | Path, model: Any, kv_cache: str = "int8") -> Manifest:
+    """Calibrate per-layer K/V scales on ``model`` (float32, the export's checkpoint) and write the fused
+    decode graph of every weight precision of the export with an int8 cache (``export/kvcache.py``):
+    ``llm_decode_gqa[.<weights>].kv8.onnx``, listed under the manifest's ``kv_cache``."""
+    if kv_cache not in KV_CACHES:
+        raise ValueError(f"kv_cache must be one of {list(KV_CACHES)}, got {kv_cache!r}")
+    out = Path(out_dir)
+    manifest = Manifest.load(out)
+    core = _core(model)
+    embeds = calibration_embeds(model)
+    k_max, v_max = calibrate(core, embeds)
+    k_scale, v_scale = scales_of(k_max), scales_of(v_max)
+    manifest.kv_cache[kv_cache] = {}
+    for weights in ["", *manifest.weights]:
+        spec = manifest.graph("llm_decode_gqa", weights)
+        file = spec.file.removesuffix(".onnx") + ".kv8.onnx"
+        int8_kv_graph(out / spec.file, out / file, k_scale, v_scale)
+        inputs = {
+            n: (TensorSpec("int8", t.shape) if n.startswith("cache_") else t) for n, t in spec.inputs.items()
+        }
+        manifest.kv_cache[kv_cache][weights] = dataclasses.replace(spec, file=file, inputs=inputs)
+    manifest.info.setdefault("kv_cache", {})[kv_cache] = {
+        "scales": "per layer, per tensor (k_quant_type = v_quant_type = PER_TENSOR), max |x| / 127",
+        "calibration": f"float32 prefill of {embeds.shape[1]} seeded token ids (export/kvcache.py)",
+        "k_absmax": [float(x) for x in k_max],
+        "v_absmax": [float(x) for x in v_max],
+    }
+    manifest.save(out)
     return manifest
 
 
