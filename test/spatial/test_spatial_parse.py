@@ -28,7 +28,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
-                        + 209 + 209 + 207 + 206)
+                        + 209 + 209 + 207 + 206 + 209 + 209)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -39,9 +39,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh4") == []  # blind24/25, measured once, are development sets now
     assert split("fresh5") == []  # blind26/27, measured once, are development sets now
     assert split("fresh6") == []  # blind28/29, measured once, are development sets now
-    fresh7 = split("fresh7")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh7) == 209 + 209
-    assert {family for family, _, _ in fresh7} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh7") == []  # blind30/31, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -560,6 +558,55 @@ REFUSED_BY_DESIGN = {
     'Confirm: the centre of <object1> is not as high above the floor as the centre of <object2>.',
     'Pan left onto <object2>: how many degrees is that move?',
     'Say we pan right 60 degrees. Where does <object0> land as a clock position?',
+    # issue 24, blind30/31's round (measured once at 9332276): hearsay stating a quantity to be checked,
+    # words of another language, radio fragments with no quantity word, denied comparisons asked yes/no,
+    # a side "of the screen", "the lower one" / "the upper" of two, words the lists do not know
+    'Night shift reckons the bot covered about fifty feet on this run. That right?',
+    'Picker Six. Distance logged by you, start to stop, in inches. Over.',
+    'Someone told me the camera only went like 3 mtrs the whole time. Can you check that?',
+    'Berapa jauh the camera has moved during all the video? in cms please',
+    'Day crew said <object0> is about two metres off you. Confirm?',
+    'Base, need a range on <object0>, say in mil, copy?',
+    "I was told <object0> sits roughly 6' from the camera. Is that accurate?",
+    'Between <object1> and <object0>, which one is more near to you, kérem?',
+    'Confirm <object1> is not closer to you than <object0>.',
+    "Unit Three. <object1>, <object0>: which one's the far one? Over.",
+    'Three thing: <object2>, <object1>, <object0>. Which is most far from you, parakalo?',
+    'Which of <object1>, <object2>, <object0> lies at the greatest distance from the lens?',
+    'Someone said <object0> and <object1> are about 1.5 m apart. Is that right?',
+    'How many meters from <object0> until <object1>? terima kasih',
+    'The morning crew reckons <object0> sits 40 in. from <object1>. Confirm?',
+    'Measure between centres of <object1> and <object0>, in cms.',
+    'Someone said the bottom of <object0> sits about 30 centimetres off the ground. Correct?',
+    'Heard the middle of <object0> is at around 3 ft from the floor. Check?',
+    'The other shift said the centre of <object0> is about a foot above the centre of <object1>. Right?',
+    'Heard the top of <object1> is 6 inches under the top of <object0>. Confirm?',
+    'Someone said <object0> is about two feet wide. Is that right?',
+    'Heard <object0> stands about 40" high. Check that?',
+    '<object1> is not as long as <object0>, igen?',
+    'Of <object0>, <object1>, <object2>, which has the greatest overall length?',
+    'Measured at the top, is <object0> placed lower than <object1>?',
+    'Confirm the underside of <object1> is not higher than the underside of <object0>.',
+    'Which is the lower one, <object0> or <object1>?',
+    'Which one is the upper, <object1> or <object0>?',
+    '<object1> is on the left from <object0>, benar?',
+    "In the camera's elevation view, does <object1> fall left or right of <object0>?",
+    'Heard <object2> is the furthest right of <object0>, <object1> and <object2>. Right?',
+    'Other shift said <object0> is about 30 degrees off your nose. True?',
+    'Berapa derajat between your facing and <object0>?',
+    'Other shift said you need to swing about 45 degrees anticlockwise to face <object0>. Right?',
+    "<object2> vs <object1> - which one's the shorter run from me?",
+    'Would it be right to say that <object0> is not as close to you as <object2>?',
+    'Among <object2>, <object1>, <object0>: which object is at the minimum camera distance? On a tie, return '
+    'the first one listed.',
+    'Yes/no: the length of <object0> is less than the length of <object2>.',
+    'Is <object2> not as tall as <object0>?',
+    'Whose top is not as high: <object1> or <object2>?',
+    "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
+    'most right one? <object2> <object0> <object1>',
+    'degress between my heading and <object2>?',
+    'How many degrees clockwise do I rotate to lock onto <object1>?',
+    'If your arm were a metre long, would <object2> be within your reach?',
 }
 
 
@@ -850,6 +897,28 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("How long is <object0>, in centimetress?", "object_length unit=cm"),
         # a word no list knows outside a cue's place (a name) changes nothing the rules read
         ("My cousin Siobhan asks: which is wider, <object0> or <object1>?", "tallest_choice dim=width"),
+        # an informal yes tag ("yep?", "ya?") asks whether the statement holds
+        ("<object1> sits more high than <object0>, yep?", "higher_choice form=yesno"),
+        # a turn whose goal is an object is the turn to face it, its side the sense ("turn towards",
+        # "come round to"); a helm order "come left 90" is a turn by its angle
+        ("Rotating towards <object0> clockwise, what angle is that?", "rotate_to_face"),
+        ("How many degrees to come around to <object0>? Go to the left.", "rotate_to_face direction=ccw"),
+        ("Come right one-two-zero, then what's the angle to <object0>?",
+         "future_direction_degrees turn=right angle_deg=120"),
+        # a height an object has is its own size; a height it sits at its placement
+        ("Of <object0>, <object1> and <object2>, which has the highest height?", "tallest_choice"),
+        ("Of <object0>, <object1> and <object2>, which sits at the highest height?", "higher_choice"),
+        # the asker's reason after the question asks nothing, even with a "which" in it
+        ("Is <object2> longer than <object0>? I need to know which box to open first.",
+         "tallest_choice dim=length form=yesno"),
+        # "identify / name the one ..." asks for one of those named
+        ("Of <object1> and <object0>, name the one lying more to the left.", "leftmost_choice"),
+        # a radio closer asks nothing; a unit alone in a sentence is the answer's unit; apologies and
+        # "if you don't mind" ask nothing
+        ("Range to <object0>, copy. Millimetres please. Over and out.", "distance_to_camera unit=mm"),
+        ("Very sorry to bother you, but how wide is <object1>? Centimetres are fine.",
+         "object_width unit=cm"),
+        ("How far apart are <object0> and <object1>, if you don't mind?", "center_distance"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
