@@ -706,7 +706,7 @@ _FACE = (
     rf"{_STRAIGHT}"
     r"(?:ahead|in front)"
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle)"
-    rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\bsnap (?:on ?to|to) OBJ"
+    rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\b(?:snap|lock) (?:on ?to|to) OBJ"
     # twelve o'clock is straight ahead: "how many degrees to put OBJ at 12 o'clock"
     r"|\b(?:until|till|so that|so|to (?:put|get|bring|have)) OBJ (?:is |ends up |sits |lands )?(?:at|on|to) "
     r"(?:my |your |the )?12 ?o'?\s?clock"
@@ -1048,7 +1048,7 @@ _ONE = r"(?:one|object|item|unit|thing)\b"
 _NEXT_REACH = r"(?:grab|reach|pick|grasp|touch)\w*"
 _MOVED = (
     r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|moving|gone|go|covered|cover"
-    r"|route|path|trajectory|journey|trip|odometry|movements?|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
+    r"|went|route|path|trajectory|journey|trip|odometry|movements?|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
     r"|driving|drive|drives|wander\w*|roam\w*|cruis\w*|trundl\w*)\b|\bso far\b|\bin total\b|\bhow much way\b"
 )
 _OTHER = r"(?:OBJ|the other|it)\b"
@@ -1081,7 +1081,7 @@ _NEAR = (
 # -- no object
 def cue_walked_distance(q: Question) -> Slots | None:
     asked = r"how far|distance|how (?:many|much)|how long|\blength\b|\btotal\b|\baltogether\b"
-    if q.has(_MOVED) and q.has(asked):
+    if q.has(_MOVED) and (q.has(asked) or claimed_quantity(q.t) is not None):
         return {"unit": q.unit}
     return None
 
@@ -1998,6 +1998,29 @@ def _unread_number(
             continue
         return m.group(0)
     return None
+
+
+# A quantity someone claimed, asked to be checked ("the day crew said OBJ is about 2 m from OBJ, is that
+# right?"): one number with a length unit, or degrees, in a statement closed by a confirmation. A limit
+# ("more than 2 m") is a threshold, not a claim; two numbers are two claims, which no reading checks.
+_CONFIRMED = r"\bis that (?:so|accurate)\b"
+_CLAIM = (
+    r"(?<![\w.])(\d+(?:\.\d+)?) ?(meters?|m|centimeters?|cms?|millimeters?|mm|feet|foot|ft|inch(?:es)?"
+    r"|degrees?)\b"
+)
+
+
+def claimed_quantity(t: str) -> tuple[float, str, str] | None:
+    """The value, unit (``m`` ... ``in``, or ``deg``) and words of the one quantity normalised question
+    ``t`` states and asks to be confirmed, else None."""
+    claims = list(re.finditer(_CLAIM, t))
+    if len(claims) != 1 or len(re.findall(r"\d+(?:\.\d+)?", t)) != 1:
+        return None
+    if not _has(t, _CONFIRMED) or _has(t, _THRESHOLD) or _has(t, r"\b(?:than|within|beyond)\b"):
+        return None
+    m = claims[0]
+    unit = "deg" if m[2].startswith("degree") else _unit_of(m[2])
+    return float(m[1]), unit, m.group(0)
 
 
 _RULE_WORDS = _rule_words()

@@ -558,12 +558,10 @@ REFUSED_BY_DESIGN = {
     'Confirm: the centre of <object1> is not as high above the floor as the centre of <object2>.',
     'Pan left onto <object2>: how many degrees is that move?',
     'Say we pan right 60 degrees. Where does <object0> land as a clock position?',
-    # issue 24, blind30/31's round (measured once at 9332276): hearsay stating a quantity to be checked,
+    # issue 24, blind30/31's round (measured once at 9332276): hearsay stating a quantity no reading checks,
     # words of another language, radio fragments with no quantity word, denied comparisons asked yes/no,
     # a side "of the screen", "the lower one" / "the upper" of two, words the lists do not know
-    'Night shift reckons the bot covered about fifty feet on this run. That right?',
     'Picker Six. Distance logged by you, start to stop, in inches. Over.',
-    'Someone told me the camera only went like 3 mtrs the whole time. Can you check that?',
     'Berapa jauh the camera has moved during all the video? in cms please',
     'Day crew said <object0> is about two metres off you. Confirm?',
     'Base, need a range on <object0>, say in mil, copy?',
@@ -573,15 +571,11 @@ REFUSED_BY_DESIGN = {
     "Unit Three. <object1>, <object0>: which one's the far one? Over.",
     'Three thing: <object2>, <object1>, <object0>. Which is most far from you, parakalo?',
     'Which of <object1>, <object2>, <object0> lies at the greatest distance from the lens?',
-    'Someone said <object0> and <object1> are about 1.5 m apart. Is that right?',
     'How many meters from <object0> until <object1>? terima kasih',
     'The morning crew reckons <object0> sits 40 in. from <object1>. Confirm?',
     'Measure between centres of <object1> and <object0>, in cms.',
-    'Someone said the bottom of <object0> sits about 30 centimetres off the ground. Correct?',
-    'Heard the middle of <object0> is at around 3 ft from the floor. Check?',
     'The other shift said the centre of <object0> is about a foot above the centre of <object1>. Right?',
     'Heard the top of <object1> is 6 inches under the top of <object0>. Confirm?',
-    'Someone said <object0> is about two feet wide. Is that right?',
     'Heard <object0> stands about 40" high. Check that?',
     '<object1> is not as long as <object0>, igen?',
     'Of <object0>, <object1>, <object2>, which has the greatest overall length?',
@@ -590,11 +584,9 @@ REFUSED_BY_DESIGN = {
     'Which is the lower one, <object0> or <object1>?',
     'Which one is the upper, <object1> or <object0>?',
     '<object1> is on the left from <object0>, benar?',
-    "In the camera's elevation view, does <object1> fall left or right of <object0>?",
     'Heard <object2> is the furthest right of <object0>, <object1> and <object2>. Right?',
     'Other shift said <object0> is about 30 degrees off your nose. True?',
     'Berapa derajat between your facing and <object0>?',
-    'Other shift said you need to swing about 45 degrees anticlockwise to face <object0>. Right?',
     "<object2> vs <object1> - which one's the shorter run from me?",
     'Would it be right to say that <object0> is not as close to you as <object2>?',
     'Among <object2>, <object1>, <object0>: which object is at the minimum camera distance? On a tie, return '
@@ -605,7 +597,6 @@ REFUSED_BY_DESIGN = {
     "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
     'most right one? <object2> <object0> <object1>',
     'degress between my heading and <object2>?',
-    'How many degrees clockwise do I rotate to lock onto <object1>?',
     'If your arm were a metre long, would <object2> be within your reach?',
 }
 
@@ -919,6 +910,16 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("Very sorry to bother you, but how wide is <object1>? Centimetres are fine.",
          "object_width unit=cm"),
         ("How far apart are <object0> and <object1>, if you don't mind?", "center_distance"),
+        # a quantity claimed and asked checked is the quantity, measured in the claim's unit (the engine's
+        # text says whether the claim holds)
+        ("My boss reckons <object1> and <object0> are 3 feet apart. Is that so?", "center_distance unit=ft"),
+        ("A friend says the robot drove 12 m during the clip, is that accurate?", "walked_distance"),
+        ("The manual says you must rotate 90 degrees clockwise to face <object0>. Correct?",
+         "rotate_to_face"),
+        # "lock on to OBJ" is facing it; "fall" is an English verb (no word of another language)
+        ("Rotate how many degrees counterclockwise to lock on to <object0>?", "rotate_to_face direction=ccw"),
+        ("Seen from your camera, does <object1> fall to the left or the right of <object0>?",
+         "left_right_choice"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -932,6 +933,10 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
     [
         ("so if I spun to my left a bit, which way would <object0> be?", "spun"),
         ("Is <object0> more than 2 meters away?", "more than 2"),
+        # a limit is no claim, two quantities are two claims, and a bearing's side is not in its degrees
+        ("They said <object0> is more than 2 meters from me, is that right?", "more than 2"),
+        ("I heard <object0> is 2 m away and 40 cm wide. Correct?", "cm"),
+        ("People say <object0> sits 20 degrees off my nose. True?", "20"),
         ("Which is not the closest, <object0> or <object1>?", "not"),
         ("How far is the top of <object0> from me?", "top"),
         ("How far is <object0> from me, and which way is it?", "and which"),
