@@ -509,8 +509,8 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"|are (?:they|we)) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
     # (a tag may be followed by an afterthought: "..., right? centres")
     # (also after a statement's full stop: "OBJ is wider than OBJ. True?", "my boss says ... . Correct?")
-    (r"[,.;:!]\s*(?:right|correct|yes|yeah|yep|yup|ya|yah|aye|true|no|isn't it|is it not|innit|agreed|eh|ok"
-     r"|okay|that (?:so|right|correct|true))\s*\?(?=\s|$)",
+    (r"[,.;:!]\s*(?:right|correct|yes|yeah|yep|yup|ya|yah|aye|true|no|isn't it|is it not|innit|agreed|eh|huh"
+     r"|ok|okay|that (?:so|right|correct|true))\s*\?(?=\s|$)",
      ", is that so?"),
     # "is OBJ taller or OBJ?", "is OBJ more far or OBJ": the two offered, one picked
     (r"(^|[,;:.?!] )(?:is|are) OBJ ((?:more |less )?[a-z]+er|more [a-z]+|less [a-z]+) or OBJ\b(?! than)",
@@ -554,10 +554,13 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      rf"(?: (?:of an? )?({_ROUND_UNITS}))?\b",
      lambda m: f" in {m[1]}" if m[1] else ""),
     # a hedge after the question: "..., not sure if you can tell"
-    # (and politeness: "..., if you don't mind my asking"; "I'm sorry to trouble you, but ...")
+    # (and politeness: "..., if you don't mind my asking"; "I'm sorry to trouble you, but ..."; and a taunt's
+    # denied ability: "I bet you don't even know which ...", "bet you can't tell me how far ...")
     (r"[.?!,;]? *(?:but )?(?:i'm |im )?not sure (?:if|whether) (?:you|it) (?:can|could)"
      r" (?:tell|see|say|know)\b|,? if you (?:don'?t|do not) mind(?: (?:my|me) asking)?(?=\s*[?.!]?\s*$)"
-     r"|^(?:i'?m |i am )?(?:so |very )?sorry(?: to (?:trouble|bother) you)?,? but ", ""),
+     r"|^(?:i'?m |i am )?(?:so |very )?sorry(?: to (?:trouble|bother) you)?,? but "
+     r"|^(?:i )?bet (?:you|ya) (?:can'?t|cannot|don'?t|do not|won'?t)(?: even)? (?:tell(?: me)?|know|say"
+     r"|work out|figure out|guess)(?= (?:which|what|how|where|whether|if)\b)", ""),
     # "not on your right but on your left": the side after "but" is the one asked
     (r"\bnot (?:\w+ ){0,3}?(?:left|right)(?: side| hand side)?,? but (?:rather )?"
      r"(?=(?:\w+ ){0,3}?(?:left|right)\b)", ""),
@@ -705,7 +708,8 @@ _FACE = (
     r"|\b(?:so that|so|until|till|for|before) OBJ (?:is|was|lies|sits|will be|would be|ends up|to be) "
     rf"{_STRAIGHT}"
     r"(?:ahead|in front)"
-    rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle)"
+    rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle"
+    r"|on (?:the|my|your) nose)"
     rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\b(?:snap|lock) (?:on ?to|to) OBJ"
     # twelve o'clock is straight ahead: "how many degrees to put OBJ at 12 o'clock"
     r"|\b(?:until|till|so that|so|to (?:put|get|bring|have)) OBJ (?:is |ends up |sits |lands )?(?:at|on|to) "
@@ -1605,6 +1609,23 @@ _OTHER_REFERENCE = (
     r"(?:wall|table|desk|shelf|door|sill|edge|counter|ceiling|corner|doorway|bench|rack|cabinet|fridge"
     r"|couch|sofa|bed|chair|stairs|workbench|pallet|conveyor|dock|tv|lamp)s?\b"
 )
+# Another person's body or reach as the reference ("to the left of the patient", "at shoulder height",
+# "could she reach OBJ"), or a vessel's ends ("further aft"): the geometry knows only the camera's.
+_PERSON = (
+    r"(?:he|she|they|him|her|them|patient|person|resident|client|child|kid|baby|man|woman|someone|somebody"
+    r"|grandma|grandpa|granny|mum|mom|dad|nurse|carer|caregiver|user|visitor|adult)"
+)
+_BODY_REFERENCE = (
+    rf"\b(?:left|right)(?: hand)?(?: side)? of (?:the |a |an |my |our |his |her |their |this |that )?"
+    rf"{_PERSON}\b"
+    rf"|\b(?:the |a |an |my |our |his |her |their )?{_PERSON}(?:'s|s') (?:left|right)\b"
+    r"|\b(?:shoulder|knee|waist|hip|eye|chest|ankle|elbow|chin|belly|navel) (?:height|level|high)\b"
+    rf"|\b(?:could|can|would|will|does|do|is|are|might) (?:the |a |an |my |our |his |her |their )?{_PERSON}"
+    r" (?:\w+ ){0,2}?reach\w*"
+    rf"|\b(?:the |a |an |my |our |his |her |their )?{_PERSON} (?:could|can|would|will|has to|have to"
+    r"|needs? to|must|might) (?:\w+ ){0,2}?reach\w*"
+    r"|\b(?:aft|astern|abaft)\b"
+)
 # The asker's pose changed ("if I lean forward", "if you stretch"): no reading knows the new reach
 # ("by stretching out your arm" is the reach itself).
 _CHANGED_POSE = (
@@ -1861,6 +1882,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),
+    ("a person's body or reach as the reference", _matches(_BODY_REFERENCE), lambda s, u, _w: False),
     # "how far is OBJ compared to OBJ", "the distance to OBJ versus OBJ": two quantities compared, which a
     # quantity reading (the distance between them) does not answer; a height difference does
     ("a comparison of quantities", _matches(_QUANTITIES_COMPARED),

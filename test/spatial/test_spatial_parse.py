@@ -558,6 +558,8 @@ REFUSED_BY_DESIGN = {
     'Confirm: the centre of <object1> is not as high above the floor as the centre of <object2>.',
     'Pan left onto <object2>: how many degrees is that move?',
     'Say we pan right 60 degrees. Where does <object0> land as a clock position?',
+    # issue 24, blind30/31's round: a level on a person's body is another reference (refused with it)
+    'Is <object1> about waist height? Tell me how high its top is from the floor, in cm.',
     # issue 24, blind30/31's round (measured once at 9332276): hearsay stating a quantity no reading checks,
     # words of another language, radio fragments with no quantity word, denied comparisons asked yes/no,
     # a side "of the screen", "the lower one" / "the upper" of two, words the lists do not know
@@ -920,6 +922,10 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("Rotate how many degrees counterclockwise to lock on to <object0>?", "rotate_to_face direction=ccw"),
         ("Seen from your camera, does <object1> fall to the left or the right of <object0>?",
          "left_right_choice"),
+        # the object put "on the nose" is faced; a taunt's denied ability and a "huh?" tag deny nothing
+        ("How many degrees right to get <object0> on the nose?", "rotate_to_face"),
+        ("Bet you don't know which is wider, <object1> or <object0>.", "tallest_choice dim=width"),
+        ("<object0> is further from you than <object1>, huh?", "closer_to_camera order=far form=yesno"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -937,6 +943,11 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("They said <object0> is more than 2 meters from me, is that right?", "more than 2"),
         ("I heard <object0> is 2 m away and 40 cm wide. Correct?", "cm"),
         ("People say <object0> sits 20 degrees off my nose. True?", "20"),
+        # another person's side, body level or reach is not the camera's
+        ("Is <object1> on the right of the nurse?", "right of the nurse"),
+        ("Is <object0> about knee height?", "knee height"),
+        ("Can the child reach <object2> from here?", "can the child reach"),
+        ("Is <object0> or <object1> further astern?", "astern"),
         ("Which is not the closest, <object0> or <object1>?", "not"),
         ("How far is the top of <object0> from me?", "top"),
         ("How far is <object0> from me, and which way is it?", "and which"),
