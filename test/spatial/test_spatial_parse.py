@@ -40,6 +40,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh5") == []  # blind26/27, measured once, are development sets now
     assert split("fresh6") == []  # blind28/29, measured once, are development sets now
     assert split("fresh7") == []  # blind30/31, measured once, are development sets now
+    fresh8 = split("fresh8")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh8) == 206 + 209
+    assert {family for family, _, _ in fresh8} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
