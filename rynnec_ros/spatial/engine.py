@@ -24,6 +24,7 @@ from rynnec_ros.spatial.parse import NOT_MEASURABLE
 from rynnec_ros.spatial.plan import (
     SpatialPlan,
     Unanswerable,
+    claim_check,
     parse_question,
     parse_structured,
     resolve_objects,
@@ -189,6 +190,8 @@ class SpatialEngine:
         answer.source = "geometry"
         answer.task = plan.task
         answer.reading = plan.reading
+        if plan.parsed.claim is not None and not reason:
+            answer.text = f"{answer.text} {claim_check(answer, plan.parsed.claim)}".strip()
         if request.options and answer.option_index is None:
             answer.option_index = _match_option(answer, request.options, objects)
         # Solvers speak region indices (<objectK>); callers get the regions' own object ids.

@@ -393,6 +393,13 @@ _ROUND_UNITS = (
     r"|numbers?)"
 )
 _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
+    # an ending that asks nothing: a radio closer ("... . Over.", "..., over and out"), the asker's reason
+    # after the question ("? I'm trying to decide which one fits.": a sentence naming no object, number,
+    # unit, side or turn)
+    (r"([,.;:!?])\s*(?:over(?: and out)?|out|(?:i'?m trying|i am trying|i want|i need|i'd like|i would like"
+     r"|i have to|because|it's for|just (?:want|need)|so (?:that )?i)\b(?![^.?!]*(?:OBJ|\d|\b(?:left|right"
+     r"|degrees?|clock|meters?|metres?|centimet\w*|millimet\w*|cms?|mm|feet|foot|ft|inch\w*)\b))[^.?!]*)"
+     r"\s*[.!]?\s*$", r"\1"),
     # Planner notation: "nearer?(OBJ, OBJ)" asks whether the first is nearer than the second,
     # "on_my_right?(OBJ)" whether it is on my right; "clock_dir(OBJ)", "turn(right, 45)" name a quantity
     # with its arguments; "unit=ft", "point=top", "ref=OBJ" are slots.
@@ -430,8 +437,12 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"(?:dist|distance|range)\((?:cam|camera|me), ?OBJ\)",
      lambda m: f"is OBJ {'farther' if m.group(1) == '>' else 'nearer'} than OBJ"),
     (r"\bleft ?\| ?right\b", "left or right"),
-    # a bare unit closing a request: "..., in" / "-> ft"
-    (r",\s*(m|cm|mm|ft|in)\s*[?.]?\s*$", lambda m: ", in " + _UNIT_NAMES[m.group(1)]),
+    # a bare unit closing a request: "..., in" / "-> ft"; a unit alone in its sentence: "Distance to OBJ.
+    # Inches.", "...? Feet is fine."
+    (r",\s*(m|cm|mm|ft|in)\s*[?.]?\s*$"
+     r"|[.?!;]\s*(meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cms|mm|feet|ft|inch(?:es)?)"
+     r"(?: (?:is|are) (?:fine|ok|okay|good)| (?:please|only|thanks))?\s*[.!]?\s*$",
+     lambda m: ", in " + (_UNIT_NAMES[m[1]] if m[1] else _UNIT_NAMES.get(m[2], m[2]))),
     (r"\barg ?min\b", "which has the smallest"),
     (r"\barg ?max\b", "which has the largest"),
     (r"\bdz\b", "height difference"),
@@ -467,8 +478,11 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:do|does|doing|did|make|makes|making|pull|pulling) an? (?:full |complete |quick )?"
      r"(90|180|270|360)\b(?! ?(?:cm|mm|m|meters?|feet|ft|inch|inches|%))", r"turn \1 degrees"),
     # a turn said as a way to go, with its angle: "if I go left 90 degrees", "veer right by 30 degrees"
+    # (and a helm order: "come left 20" turns left by 20, "come round to OBJ" until OBJ is ahead)
     (r"\b(?:go|goes|going|went|head|heads|heading|bear|bears|veer|veers|veering|veered|swerve)"
-     r"(?= (?:to (?:the |my |your )?)?(?:left|right) (?:by )?\d+ degrees?\b)", "turn"),
+     r"(?= (?:to (?:the |my |your )?)?(?:left|right) (?:by )?\d+ degrees?\b)"
+     r"|\b(?:come|comes|coming|came)(?= (?:hard )?(?:left|right)\b| (?:a)?round (?:to|towards?|onto) OBJ\b)",
+     "turn"),
     # a guess before the question is no part of it: "I'd say about 30 cm, but how tall is OBJ?"
     (r"^[^?]*?\b(?:guess|guessing|i think|my bet|i'd say|i would say|probably|pretty sure)\b[^?]*?(?:,|\s)"
      r"(?:but )(?=(?:what|which|where|how|is|are|does|do|can|could|will|would)\b)", ""),
@@ -495,8 +509,8 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"|are (?:they|we)) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
     # (a tag may be followed by an afterthought: "..., right? centres")
     # (also after a statement's full stop: "OBJ is wider than OBJ. True?", "my boss says ... . Correct?")
-    (r"[,.;:!]\s*(?:right|correct|yes|yeah|true|no|isn't it|is it not|innit|agreed|eh|ok|okay"
-     r"|that (?:so|right|correct|true))\s*\?(?=\s|$)",
+    (r"[,.;:!]\s*(?:right|correct|yes|yeah|yep|yup|ya|yah|aye|true|no|isn't it|is it not|innit|agreed|eh|huh"
+     r"|ok|okay|that (?:so|right|correct|true))\s*\?(?=\s|$)",
      ", is that so?"),
     # "is OBJ taller or OBJ?", "is OBJ more far or OBJ": the two offered, one picked
     (r"(^|[,;:.?!] )(?:is|are) OBJ ((?:more |less )?[a-z]+er|more [a-z]+|less [a-z]+) or OBJ\b(?! than)",
@@ -540,8 +554,13 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      rf"(?: (?:of an? )?({_ROUND_UNITS}))?\b",
      lambda m: f" in {m[1]}" if m[1] else ""),
     # a hedge after the question: "..., not sure if you can tell"
+    # (and politeness: "..., if you don't mind my asking"; "I'm sorry to trouble you, but ..."; and a taunt's
+    # denied ability: "I bet you don't even know which ...", "bet you can't tell me how far ...")
     (r"[.?!,;]? *(?:but )?(?:i'm |im )?not sure (?:if|whether) (?:you|it) (?:can|could)"
-     r" (?:tell|see|say|know)\b", ""),
+     r" (?:tell|see|say|know)\b|,? if you (?:don'?t|do not) mind(?: (?:my|me) asking)?(?=\s*[?.!]?\s*$)"
+     r"|^(?:i'?m |i am )?(?:so |very )?sorry(?: to (?:trouble|bother) you)?,? but "
+     r"|^(?:i )?bet (?:you|ya) (?:can'?t|cannot|don'?t|do not|won'?t)(?: even)? (?:tell(?: me)?|know|say"
+     r"|work out|figure out|guess)(?= (?:which|what|how|where|whether|if)\b)", ""),
     # "not on your right but on your left": the side after "but" is the one asked
     (r"\bnot (?:\w+ ){0,3}?(?:left|right)(?: side| hand side)?,? but (?:rather )?"
      r"(?=(?:\w+ ){0,3}?(?:left|right)\b)", ""),
@@ -580,6 +599,10 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\b(?:the )?(?:greatest|largest|biggest|most) height (?:above|over|off|from) the (?:floor|ground)\b",
      "highest"),
     (r"\b(?:the )?(?:smallest|least|lowest) height (?:above|over|off|from) the (?:floor|ground)\b", "lowest"),
+    # a height an object has is its own size: "which one has the lowest height" is the shortest ("which
+    # sits at the lowest height" stays a placement)
+    (r"\b(has|have|had|got|with) the (lowest|highest) height\b(?! (?:above|over|off|from)\b)",
+     lambda m: f"{m[1]} the {'smallest' if m[2] == 'lowest' else 'greatest'} height"),
     (r"\bfar up from the (?:\w+ )?(?:floor|ground)\b", "high above the floor"),
     # of two, the uppermost is the one on top
     (r"\bwhich (?:one )?is (?:the )?(?:uppermost|topmost)\b(?=,? OBJ or OBJ)", "which is on top"),
@@ -685,15 +708,17 @@ _FACE = (
     r"|\b(?:so that|so|until|till|for|before) OBJ (?:is|was|lies|sits|will be|would be|ends up|to be) "
     rf"{_STRAIGHT}"
     r"(?:ahead|in front)"
-    rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle)"
-    rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\bsnap (?:on ?to|to) OBJ"
+    rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle"
+    r"|on (?:the|my|your) nose)"
+    rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\b(?:snap|lock) (?:on ?to|to) OBJ"
     # twelve o'clock is straight ahead: "how many degrees to put OBJ at 12 o'clock"
     r"|\b(?:until|till|so that|so|to (?:put|get|bring|have)) OBJ (?:is |ends up |sits |lands )?(?:at|on|to) "
     r"(?:my |your |the )?12 ?o'?\s?clock"
     # a sight put on the object, as games aim: "till my crosshair is on OBJ", "OBJ in the reticle"
     r"|\b(?:crosshairs?|cross hairs?|reticle|sights?) (?:is |are |lands? |sits? |rests? )?(?:on|over) OBJ\b"
     r"|\bOBJ (?:is )?(?:in|under) (?:my |your |the )?(?:crosshairs?|cross hairs?|reticle|sights?)\b"
-    rf"|{_TURN_VERB} (?:(?:counterclockwise|clockwise|left|right|degrees) ){{0,2}}to OBJ"
+    rf"|{_TURN_VERB} (?:(?:counterclockwise|clockwise|left|right|degrees|around|round) ){{0,2}}"
+    r"(?:to|towards?|onto) OBJ"
     rf"|\bsquare (?:\w+ ){{0,2}}up (?:to|with) OBJ"
     rf"|\b(?:having|have|get|put|see) OBJ {_STRAIGHT}(?:ahead|in front)"
     r"|\b(?:to|for) (?:see|seeing|view|viewing|looking|looking at|facing) OBJ\b"
@@ -745,7 +770,11 @@ _SMALLER = r"(?:short|shorter|shortest|small|smaller|smallest|narrow|narrower|na
 _NEAR_FLOOR = r"\b(?:closer|closest|nearer|nearest) (?:to )?the (?:floor|ground)\b"
 _WHICH_SIDE = r"\b(?:which|what) side\b"
 # A question that asks for one of the objects: "which", "whose", or an order to pick one.
-_WHICH = r"\b(?:which|whose)\b|\b(?:pick|choose|select) (?:the|one)\b"
+_WHICH = (
+    r"\b(?:which|whose)\b|\b(?:pick|choose|select) (?:the|one)\b"
+    # "identify the one further right", "name the one nearest you": one of those offered is asked for
+    r"|\b(?:identify|name|indicate|point out|point to|spot|find|give me|tell me|show me) the one\b"
+)
 _SIZE_CMP = (
     r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
     r"(?! (?:distance|path|route|way)\b)"
@@ -1023,7 +1052,7 @@ _ONE = r"(?:one|object|item|unit|thing)\b"
 _NEXT_REACH = r"(?:grab|reach|pick|grasp|touch)\w*"
 _MOVED = (
     r"\b(?:walk|walked|walking|travel|traveled|travelled|moved|move|moving|gone|go|covered|cover"
-    r"|route|path|trajectory|journey|trip|odometry|movements?|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
+    r"|went|route|path|trajectory|journey|trip|odometry|movements?|travers\w*|wheeled|roll|rolled|rolling|drove|driven"
     r"|driving|drive|drives|wander\w*|roam\w*|cruis\w*|trundl\w*)\b|\bso far\b|\bin total\b|\bhow much way\b"
 )
 _OTHER = r"(?:OBJ|the other|it)\b"
@@ -1056,7 +1085,7 @@ _NEAR = (
 # -- no object
 def cue_walked_distance(q: Question) -> Slots | None:
     asked = r"how far|distance|how (?:many|much)|how long|\blength\b|\btotal\b|\baltogether\b"
-    if q.has(_MOVED) and q.has(asked):
+    if q.has(_MOVED) and (q.has(asked) or claimed_quantity(q.t) is not None):
         return {"unit": q.unit}
     return None
 
@@ -1580,6 +1609,23 @@ _OTHER_REFERENCE = (
     r"(?:wall|table|desk|shelf|door|sill|edge|counter|ceiling|corner|doorway|bench|rack|cabinet|fridge"
     r"|couch|sofa|bed|chair|stairs|workbench|pallet|conveyor|dock|tv|lamp)s?\b"
 )
+# Another person's body or reach as the reference ("to the left of the patient", "at shoulder height",
+# "could she reach OBJ"), or a vessel's ends ("further aft"): the geometry knows only the camera's.
+_PERSON = (
+    r"(?:he|she|they|him|her|them|patient|person|resident|client|child|kid|baby|man|woman|someone|somebody"
+    r"|grandma|grandpa|granny|mum|mom|dad|nurse|carer|caregiver|user|visitor|adult)"
+)
+_BODY_REFERENCE = (
+    rf"\b(?:left|right)(?: hand)?(?: side)? of (?:the |a |an |my |our |his |her |their |this |that )?"
+    rf"{_PERSON}\b"
+    rf"|\b(?:the |a |an |my |our |his |her |their )?{_PERSON}(?:'s|s') (?:left|right)\b"
+    r"|\b(?:shoulder|knee|waist|hip|eye|chest|ankle|elbow|chin|belly|navel) (?:height|level|high)\b"
+    rf"|\b(?:could|can|would|will|does|do|is|are|might) (?:the |a |an |my |our |his |her |their )?{_PERSON}"
+    r" (?:\w+ ){0,2}?reach\w*"
+    rf"|\b(?:the |a |an |my |our |his |her |their )?{_PERSON} (?:could|can|would|will|has to|have to"
+    r"|needs? to|must|might) (?:\w+ ){0,2}?reach\w*"
+    r"|\b(?:aft|astern|abaft)\b"
+)
 # The asker's pose changed ("if I lean forward", "if you stretch"): no reading knows the new reach
 # ("by stretching out your arm" is the reach itself).
 _CHANGED_POSE = (
@@ -1836,6 +1882,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),
+    ("a person's body or reach as the reference", _matches(_BODY_REFERENCE), lambda s, u, _w: False),
     # "how far is OBJ compared to OBJ", "the distance to OBJ versus OBJ": two quantities compared, which a
     # quantity reading (the distance between them) does not answer; a height difference does
     ("a comparison of quantities", _matches(_QUANTITIES_COMPARED),
@@ -1973,6 +2020,29 @@ def _unread_number(
             continue
         return m.group(0)
     return None
+
+
+# A quantity someone claimed, asked to be checked ("the day crew said OBJ is about 2 m from OBJ, is that
+# right?"): one number with a length unit, or degrees, in a statement closed by a confirmation. A limit
+# ("more than 2 m") is a threshold, not a claim; two numbers are two claims, which no reading checks.
+_CONFIRMED = r"\bis that (?:so|accurate)\b"
+_CLAIM = (
+    r"(?<![\w.])(\d+(?:\.\d+)?) ?(meters?|m|centimeters?|cms?|millimeters?|mm|feet|foot|ft|inch(?:es)?"
+    r"|degrees?)\b"
+)
+
+
+def claimed_quantity(t: str) -> tuple[float, str, str] | None:
+    """The value, unit (``m`` ... ``in``, or ``deg``) and words of the one quantity normalised question
+    ``t`` states and asks to be confirmed, else None."""
+    claims = list(re.finditer(_CLAIM, t))
+    if len(claims) != 1 or len(re.findall(r"\d+(?:\.\d+)?", t)) != 1:
+        return None
+    if not _has(t, _CONFIRMED) or _has(t, _THRESHOLD) or _has(t, r"\b(?:than|within|beyond)\b"):
+        return None
+    m = claims[0]
+    unit = "deg" if m[2].startswith("degree") else _unit_of(m[2])
+    return float(m[1]), unit, m.group(0)
 
 
 _RULE_WORDS = _rule_words()

@@ -7,6 +7,7 @@ objects resolved once and its coverage checked once, and nothing writes back int
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from rynnec_ros.core.types import Answer
@@ -16,6 +17,8 @@ from rynnec_ros.spatial.parse import (
     Question,
     Slots,
     TaskSyntaxError,
+    _asked_unit,
+    claimed_quantity,
     count_objects,
     fmt_slot,
     normalise,
@@ -24,7 +27,7 @@ from rynnec_ros.spatial.parse import (
     stated_objects,
     unread_cue,
 )
-from rynnec_ros.spatial.solvers import Given, Scene
+from rynnec_ros.spatial.solvers import UNIT_SCALE, Given, Scene
 from rynnec_ros.spatial.tasks import DECISIONS, TASK_BY_NAME, SpatialTask
 
 
@@ -35,6 +38,9 @@ class Parsed:
     task: str
     slots: Slots = field(default_factory=dict)
     objects: list[int] | None = None
+    # a quantity the question claims and asks checked: (value, unit: "m" ... "in" or "deg"); the answer
+    # is the measured quantity, and its text says whether the claim holds (``claim_check``)
+    claim: tuple[float, str] | None = None
 
     @property
     def spec(self) -> SpatialTask:
@@ -103,12 +109,45 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     parsed = _decide(Question(t, n))
     if parsed is None:
         return None, f"{NOT_MEASURABLE}: no spatial task matches {question!r} with {n} object(s)"
+    claim = claimed_quantity(t)
+    if claim is not None and _checks(parsed, claim[1]):
+        # the claimed value is the reading's too: it is measured in the claim's unit unless one is asked
+        t = t.replace(claim[2], " ")
+        if "unit" in parsed.slots and _asked_unit(t) == "m" and not re.search(r"\bmeters?\b", t):
+            parsed.slots["unit"] = claim[1]
+        parsed.claim = claim[:2]
     unread = unread_cue(t, parsed.slots, parsed.spec.uses)
     if unread is not None:
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}, "
                       f"but that reading does not use {unread!r}")
     parsed.objects = stated_objects(question, t)
     return parsed, ""
+
+
+_SYMBOL = {"m": "m", "cm": "cm", "mm": "mm", "ft": "ft", "in": "in", "deg": "degrees"}
+
+
+def _checks(parsed: Parsed, unit: str) -> bool:
+    """Whether ``parsed`` measures a quantity a claim in ``unit`` can be checked against: a length for a
+    length, the turn to face an object for degrees (a bearing's side is not in a claim of degrees)."""
+    return "unit" in parsed.slots if unit != "deg" else parsed.task == "rotate_to_face"
+
+
+def claim_check(answer: Answer, claim: tuple[float, str]) -> str:
+    """Whether a claimed ``(value, unit)`` holds for the measured ``answer``: within 10 % of the claim or
+    two standard uncertainties of the measurement, whichever is larger (claims are said "about")."""
+    value, unit = claim
+    if answer.value is None or answer.unit is None:
+        return ""
+    if unit != "deg":
+        value = value * UNIT_SCALE[answer.unit] / UNIT_SCALE[unit]
+    sigma = answer.uncertainty or 0.0
+    tolerance = max(0.1 * abs(value), 2.0 * sigma)
+    holds = abs(answer.value - value) <= tolerance
+    return (f"The claimed {claim[0]:g} {_SYMBOL[unit]} {'holds' if holds else 'does not hold'}: the measured "
+            f"{answer.value:.2f} {_SYMBOL[answer.unit]} is {'within' if holds else 'more than'} "
+            f"{tolerance:.2f} {_SYMBOL[answer.unit]} (10 % of the claim or two standard uncertainties, "
+            f"whichever is larger) of it, read as {answer.reading}.")
 
 
 def resolve_objects(parsed: Parsed, question: str, n_regions: int) -> list[int]:

@@ -362,3 +362,20 @@ def test_every_geometric_answer_says_its_reading(views) -> None:
     assert swapped.reading == "height_difference point=center unit=m objects=1,0"
     refused = engine.answer(_request(views, "How far is the top of <object0> from me?"))
     assert refused.value is None and refused.reading == "" and "does not use 'top'" in refused.reason
+
+
+def test_a_claimed_quantity_is_measured_and_checked(views) -> None:
+    """Hearsay stating a quantity ("X said OBJ is about 70 cm tall, right?") is answered with the measured
+    quantity, in the claim's unit, and the text says whether the claim holds; the structured fields stay
+    the measurement's. The box is 0.7 m tall in the scene model (BOX above)."""
+    engine = SpatialEngine()
+    right = engine.answer(
+        _request(views, "A colleague told me <object0> is roughly 70 cm tall, is that correct?")
+    )
+    assert (right.task, right.unit) == ("object_height", "cm")
+    assert right.reading == "object_height unit=cm objects=0"
+    assert right.value == pytest.approx(70.0, rel=0.05)
+    assert "The claimed 70 cm holds" in right.text and "read as object_height unit=cm objects=0" in right.text
+    wrong = engine.answer(_request(views, "My brother says <object0> is 1 m tall. Is that right?"))
+    assert (wrong.task, wrong.unit) == ("object_height", "m") and wrong.value == pytest.approx(0.7, rel=0.05)
+    assert "The claimed 1 m does not hold" in wrong.text

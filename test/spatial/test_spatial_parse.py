@@ -28,7 +28,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
-                        + 209 + 209 + 207 + 206)
+                        + 209 + 209 + 207 + 206 + 209 + 209)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -39,9 +39,10 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh4") == []  # blind24/25, measured once, are development sets now
     assert split("fresh5") == []  # blind26/27, measured once, are development sets now
     assert split("fresh6") == []  # blind28/29, measured once, are development sets now
-    fresh7 = split("fresh7")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh7) == 209 + 209
-    assert {family for family, _, _ in fresh7} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh7") == []  # blind30/31, measured once, are development sets now
+    fresh8 = split("fresh8")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh8) == 206 + 209
+    assert {family for family, _, _ in fresh8} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -560,6 +561,48 @@ REFUSED_BY_DESIGN = {
     'Confirm: the centre of <object1> is not as high above the floor as the centre of <object2>.',
     'Pan left onto <object2>: how many degrees is that move?',
     'Say we pan right 60 degrees. Where does <object0> land as a clock position?',
+    # issue 24, blind30/31's round: a level on a person's body is another reference (refused with it)
+    'Is <object1> about waist height? Tell me how high its top is from the floor, in cm.',
+    # issue 24, blind30/31's round (measured once at 9332276): hearsay stating a quantity no reading checks,
+    # words of another language, radio fragments with no quantity word, denied comparisons asked yes/no,
+    # a side "of the screen", "the lower one" / "the upper" of two, words the lists do not know
+    'Picker Six. Distance logged by you, start to stop, in inches. Over.',
+    'Berapa jauh the camera has moved during all the video? in cms please',
+    'Day crew said <object0> is about two metres off you. Confirm?',
+    'Base, need a range on <object0>, say in mil, copy?',
+    "I was told <object0> sits roughly 6' from the camera. Is that accurate?",
+    'Between <object1> and <object0>, which one is more near to you, kérem?',
+    'Confirm <object1> is not closer to you than <object0>.',
+    "Unit Three. <object1>, <object0>: which one's the far one? Over.",
+    'Three thing: <object2>, <object1>, <object0>. Which is most far from you, parakalo?',
+    'Which of <object1>, <object2>, <object0> lies at the greatest distance from the lens?',
+    'How many meters from <object0> until <object1>? terima kasih',
+    'The morning crew reckons <object0> sits 40 in. from <object1>. Confirm?',
+    'Measure between centres of <object1> and <object0>, in cms.',
+    'The other shift said the centre of <object0> is about a foot above the centre of <object1>. Right?',
+    'Heard the top of <object1> is 6 inches under the top of <object0>. Confirm?',
+    'Heard <object0> stands about 40" high. Check that?',
+    '<object1> is not as long as <object0>, igen?',
+    'Of <object0>, <object1>, <object2>, which has the greatest overall length?',
+    'Measured at the top, is <object0> placed lower than <object1>?',
+    'Confirm the underside of <object1> is not higher than the underside of <object0>.',
+    'Which is the lower one, <object0> or <object1>?',
+    'Which one is the upper, <object1> or <object0>?',
+    '<object1> is on the left from <object0>, benar?',
+    'Heard <object2> is the furthest right of <object0>, <object1> and <object2>. Right?',
+    'Other shift said <object0> is about 30 degrees off your nose. True?',
+    'Berapa derajat between your facing and <object0>?',
+    "<object2> vs <object1> - which one's the shorter run from me?",
+    'Would it be right to say that <object0> is not as close to you as <object2>?',
+    'Among <object2>, <object1>, <object0>: which object is at the minimum camera distance? On a tie, return '
+    'the first one listed.',
+    'Yes/no: the length of <object0> is less than the length of <object2>.',
+    'Is <object2> not as tall as <object0>?',
+    'Whose top is not as high: <object1> or <object2>?',
+    "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
+    'most right one? <object2> <object0> <object1>',
+    'degress between my heading and <object2>?',
+    'If your arm were a metre long, would <object2> be within your reach?',
 }
 
 
@@ -850,6 +893,42 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("How long is <object0>, in centimetress?", "object_length unit=cm"),
         # a word no list knows outside a cue's place (a name) changes nothing the rules read
         ("My cousin Siobhan asks: which is wider, <object0> or <object1>?", "tallest_choice dim=width"),
+        # an informal yes tag ("yep?", "ya?") asks whether the statement holds
+        ("<object1> sits more high than <object0>, yep?", "higher_choice form=yesno"),
+        # a turn whose goal is an object is the turn to face it, its side the sense ("turn towards",
+        # "come round to"); a helm order "come left 90" is a turn by its angle
+        ("Rotating towards <object0> clockwise, what angle is that?", "rotate_to_face"),
+        ("How many degrees to come around to <object0>? Go to the left.", "rotate_to_face direction=ccw"),
+        ("Come right one-two-zero, then what's the angle to <object0>?",
+         "future_direction_degrees turn=right angle_deg=120"),
+        # a height an object has is its own size; a height it sits at its placement
+        ("Of <object0>, <object1> and <object2>, which has the highest height?", "tallest_choice"),
+        ("Of <object0>, <object1> and <object2>, which sits at the highest height?", "higher_choice"),
+        # the asker's reason after the question asks nothing, even with a "which" in it
+        ("Is <object2> longer than <object0>? I need to know which box to open first.",
+         "tallest_choice dim=length form=yesno"),
+        # "identify / name the one ..." asks for one of those named
+        ("Of <object1> and <object0>, name the one lying more to the left.", "leftmost_choice"),
+        # a radio closer asks nothing; a unit alone in a sentence is the answer's unit; apologies and
+        # "if you don't mind" ask nothing
+        ("Range to <object0>, copy. Millimetres please. Over and out.", "distance_to_camera unit=mm"),
+        ("Very sorry to bother you, but how wide is <object1>? Centimetres are fine.",
+         "object_width unit=cm"),
+        ("How far apart are <object0> and <object1>, if you don't mind?", "center_distance"),
+        # a quantity claimed and asked checked is the quantity, measured in the claim's unit (the engine's
+        # text says whether the claim holds)
+        ("My boss reckons <object1> and <object0> are 3 feet apart. Is that so?", "center_distance unit=ft"),
+        ("A friend says the robot drove 12 m during the clip, is that accurate?", "walked_distance"),
+        ("The manual says you must rotate 90 degrees clockwise to face <object0>. Correct?",
+         "rotate_to_face"),
+        # "lock on to OBJ" is facing it; "fall" is an English verb (no word of another language)
+        ("Rotate how many degrees counterclockwise to lock on to <object0>?", "rotate_to_face direction=ccw"),
+        ("Seen from your camera, does <object1> fall to the left or the right of <object0>?",
+         "left_right_choice"),
+        # the object put "on the nose" is faced; a taunt's denied ability and a "huh?" tag deny nothing
+        ("How many degrees right to get <object0> on the nose?", "rotate_to_face"),
+        ("Bet you don't know which is wider, <object1> or <object0>.", "tallest_choice dim=width"),
+        ("<object0> is further from you than <object1>, huh?", "closer_to_camera order=far form=yesno"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -863,6 +942,15 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
     [
         ("so if I spun to my left a bit, which way would <object0> be?", "spun"),
         ("Is <object0> more than 2 meters away?", "more than 2"),
+        # a limit is no claim, two quantities are two claims, and a bearing's side is not in its degrees
+        ("They said <object0> is more than 2 meters from me, is that right?", "more than 2"),
+        ("I heard <object0> is 2 m away and 40 cm wide. Correct?", "cm"),
+        ("People say <object0> sits 20 degrees off my nose. True?", "20"),
+        # another person's side, body level or reach is not the camera's
+        ("Is <object1> on the right of the nurse?", "right of the nurse"),
+        ("Is <object0> about knee height?", "knee height"),
+        ("Can the child reach <object2> from here?", "can the child reach"),
+        ("Is <object0> or <object1> further astern?", "astern"),
         ("Which is not the closest, <object0> or <object1>?", "not"),
         ("How far is the top of <object0> from me?", "top"),
         ("How far is <object0> from me, and which way is it?", "and which"),
