@@ -379,3 +379,13 @@ def test_a_claimed_quantity_is_measured_and_checked(views) -> None:
     wrong = engine.answer(_request(views, "My brother says <object0> is 1 m tall. Is that right?"))
     assert (wrong.task, wrong.unit) == ("object_height", "m") and wrong.value == pytest.approx(0.7, rel=0.05)
     assert "The claimed 1 m does not hold" in wrong.text
+    # A claim in one unit, the answer asked in another: 70 cm is 0.7 m and 3 ft is 0.9144 m (1 ft = 0.3048 m
+    # exactly, by definition), 0.21 m from the box's 0.7 m, beyond 10 % of it.
+    said = "Someone said <object0> is about 70 cm tall. True? Answer in metres."
+    metres = engine.answer(_request(views, said))
+    assert (metres.unit, metres.value) == ("m", pytest.approx(0.7, rel=0.05))
+    assert "The claimed 70 cm holds" in metres.text
+    told = "They told me <object0> is 3 feet tall, correct? Give it in metres."
+    feet = engine.answer(_request(views, told))
+    assert (feet.unit, feet.value) == ("m", pytest.approx(0.7, rel=0.05))
+    assert "The claimed 3 ft does not hold" in feet.text
