@@ -837,7 +837,7 @@ def _unit_of(word: str) -> str:
     return "m"
 
 
-def _asked_unit(t: str) -> str:
+def asked_unit(t: str) -> str:
     """The unit a quantity is asked in, meters when none is said.
 
     "how many centimeters" (or "how much millimeter"), "in feet", else a unit named without a number
@@ -1016,7 +1016,7 @@ class Question:
 
     def __init__(self, t: str, n: int) -> None:
         self.t, self.n = t, n
-        self.unit = _asked_unit(t)
+        self.unit = asked_unit(t)
         # "Is OBJ or OBJ closer?" offers a choice, like "which"
         self.yesno = (_has(t, _YESNO) or _has(t, _DECLARED)) and not _has(
             t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b|\bOBJ\b[^.;?!]*, or (?:\w+ ){{0,2}}OBJ\b"

@@ -17,7 +17,7 @@ from rynnec_ros.spatial.parse import (
     Question,
     Slots,
     TaskSyntaxError,
-    _asked_unit,
+    asked_unit,
     claimed_quantity,
     count_objects,
     fmt_slot,
@@ -113,7 +113,7 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     if claim is not None and _checks(parsed, claim[1]):
         # the claimed value is the reading's too: it is measured in the claim's unit unless one is asked
         t = t.replace(claim[2], " ")
-        if "unit" in parsed.slots and _asked_unit(t) == "m" and not re.search(r"\bmeters?\b", t):
+        if "unit" in parsed.slots and asked_unit(t) == "m" and not re.search(r"\bmeters?\b", t):
             parsed.slots["unit"] = claim[1]
         parsed.claim = claim[:2]
     unread = unread_cue(t, parsed.slots, parsed.spec.uses)
