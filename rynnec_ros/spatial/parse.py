@@ -465,7 +465,9 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\|\|[^|]*OBJ[^|]*OBJ[^|]*\|\|", " the distance between OBJ and OBJ "),
     # speech fillers at a clause's start
     # ("so that OBJ is ahead" is a turn's goal, not a filler)
-    (r"(^|[,;:.?!] )(?:(?:okay|ok|so(?! that| OBJ)|um+|uh+|er+|erm|hmm+|well|alright|hey)\b,? )+", r"\1"),
+    # (and a texter's interjections: "yo", "bruh")
+    (r"(^|[,;:.?!] )(?:(?:okay|ok|so(?! that| OBJ)|um+|uh+|er+|erm|hmm+|well|alright|hey|yo|bruh)\b,? )+",
+     r"\1"),
     (r"(^|[,;:.?!] )(?:(?:hey|hi|hello|ok|okay|yo) )?(?:robot|robbie|buddy|there)\b,? "
      r"(?=(?:is|are|does|do|can|"
      r"could|would|will|was|has|have|which|what|how|where|tell)\b)", r"\1"),
@@ -950,8 +952,9 @@ _REFERENCE_FROM = r"\bfrom OBJ (?:straight |all the way )?(?:up|down) to (?:the 
 _REFERENCE_AFTER = r"^ as (?:the |a |my |our )?(?:reference|baseline|anchor)\b"
 # "From OBJ, is OBJ to the left?": a lead-in that starts from an object names the reference.
 _REFERENCE_LEAD = r"^(?:as )?(?:seen |viewed |looking |starting )?from OBJ,"
-# A relation to "it" whose pronoun stands for the object named first ("OBJ ...; is OBJ above it?").
-_REFERENCE_IT = r"\b(?:above|below|under|underneath|beneath|over|on|of) it\b"
+# A relation to "it" whose pronoun stands for the object named first ("OBJ ...; is OBJ above it?"); "it"
+# in a pair ("the nearer one of it and OBJ") is one of the pair, no reference.
+_REFERENCE_IT = r"\b(?:above|below|under|underneath|beneath|over|on|of) it\b(?! (?:and|or|&) )"
 
 
 def _subject_second(t: str) -> bool:
@@ -1546,7 +1549,7 @@ def _past_turn(t: str) -> list[str]:
 # The asker corrects themself mid-question ("turn right, no wait, left", "its height, sorry, its width"):
 # which words stand is not for rules to guess ("I mean" mostly clarifies, "at their bottoms I mean").
 _CORRECTION = (
-    r"(?<=.)\b(?:no wait|wait no|sorry|or rather|correction|scratch that|make that|i meant)\b"
+    r"(?<=.)\b(?:no wait|wait no|sorry|or rather|correction|scratch that|make that|i meant|hold on(?!\W*$))\b"
     r"|(?<=.)[.?!,] actually\b|, no,"
 )
 # Left and right as another object sees them ("from the perspective of OBJ"), not the camera ("its left"
@@ -1832,7 +1835,7 @@ def _unread_words(t: str) -> list[str]:
             or (before[1] in ("in", "into") and after in _BREAKS)
             or re.fullmatch(_TURN_VERB, before[1]) or re.fullmatch(_TURN_VERB, after)
             or re.fullmatch(r"\d+(?:\.\d+)?|left|right|clockwise|counterclockwise", after)
-            or before[1] == "how"
+            or before[1] == "how" or (before[0] == "how" and before[1] in {"many", "much"})
             or (before[0] in ("to", "on") and before[1] in ("the", "my", "your")
                 and after in ("of", "side", "hand"))
             or (before[1] in _BREAKS[1:] and after == "?")
