@@ -181,6 +181,13 @@ def object_references(question: str) -> list[int | None]:
     return [int(m.group(1)) if m.group(1) is not None else None for m in _OBJ_RE.finditer(question)]
 
 
+# An extent compared in notation ("OBJ.height > OBJ.height"), by its comparison sign, as words.
+_ATTRIBUTE_COMPARED = {
+    "height": {">": "taller", "<": "less tall"},
+    "width": {">": "wider", "<": "less wide"},
+    "length": {">": "longer", "<": "less long"},
+}
+
 # Planner shorthand and spelling variants, each to the one word the rules read.
 _SHORTHAND = {
     r"\bdist\b": "distance",
@@ -188,7 +195,7 @@ _SHORTHAND = {
     r"\btrav\b": "travel",
     # units as a speech transcript spells them: "sent a meters", "milli meters"
     r"\b(?:sent|cent|centi|senti|santi)(?: a| i)? ?meter": "centimeter",
-    r"\b(?:milli|mili) meter": "millimeter",
+    r"\b(?:milli|mili|mil ?li) ?meter": "millimeter",
     # the unit's prefix alone, as many languages shorten it: "in centi", "30 senti", "how many milli"
     r"\b(?:centi|senti|santi)\b(?! ?meter)": "centimeters",
     r"\b(?:milli|mili)\b(?! ?meter)": "millimeters",
@@ -216,7 +223,8 @@ _SHORTHAND = {
     r"\bneerer\b": "nearer",
     r"\bneerest\b": "nearest",
     r"\brite\b": "right",
-    # a ship's or vehicle's sides
+    # a ship's or vehicle's sides ("to starboard" names a side as "to the right" does)
+    r"\bto (port|starboard)\b": r"to the \1",
     r"\bstarboard\b": "right",
     r"(?<=\bto )port\b|(?<=\bto the )port\b|(?<=\bon )port\b|(?<=\bon the )port\b|(?<=\btowards )port\b"
     r"|\bport(?= (?:side|or right)\b)": "left",
@@ -443,6 +451,9 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"|[.?!;]\s*(meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cms|mm|feet|ft|inch(?:es)?)"
      r"(?: (?:is|are) (?:fine|ok|okay|good)| (?:please|only|thanks))?\s*[.!]?\s*$",
      lambda m: ", in " + (_UNIT_NAMES[m[1]] if m[1] else _UNIT_NAMES.get(m[2], m[2]))),
+    # a test case comparing one attribute of two objects, "assert OBJ.width > OBJ.width": asked yes or no
+    (r"(?:\bassert )?\bOBJ\.(height|width|length) ?([<>])(?!=) ?OBJ\.\1\b",
+     lambda m: f"is OBJ {_ATTRIBUTE_COMPARED[m[1]][m[2]]} than OBJ"),
     (r"\barg ?min\b", "which has the smallest"),
     (r"\barg ?max\b", "which has the largest"),
     (r"\bdz\b", "height difference"),
@@ -1992,7 +2003,7 @@ _LABEL_BEFORE = (
     r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone|line|floor|lane|dock"
     r"|case|scenario|example|tc"
     r"|station|gate|rack|row|cell|bin|sector|section|area|building|truck|forklift|picker|agv|cart|tug|drone"
-    r"|robot|bot|vehicle|van|team|crew|channel|ch|car)\s*#?$"
+    r"|robot|bot|vehicle|van|team|crew|channel|ch|car|ticket|job|ref|incident|request|req)\s*#?$"
 )
 _CONVENTION_NUMBERS = {0.0, 3.0, 6.0, 9.0, 12.0, 90.0, 180.0, 270.0, 360.0}
 

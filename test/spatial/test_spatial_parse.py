@@ -605,7 +605,6 @@ REFUSED_BY_DESIGN = {
     # self-corrections ("sorry", a restart after "hold on"), a unit typo in a unit's place ("degress"),
     # denied comparisons asked yes or no, limits inside a claim, another person's reach or side, code
     # notations no rule defines, "beam", "range", "track length flown", "mil limetres"
-    'TICKET 114: REPORT TOTAL DISTANCE TRAVELLED BY UNIT THIS RUN, IN METRES.',
     'Hur långt... sorry, how long way did you walk in total during the film? In meter please.',
     'Cât de departe - how much you have moved in total during the video? metri.',
     'Hur långt bort är <object0>? I mean how far is it away from you, in meters.',
@@ -643,11 +642,9 @@ REFUSED_BY_DESIGN = {
     "which is the furthest away <object1> <object2> or <object0> sorry I'm stirring",
     'Give me the range from <object1> to <object0>, inches.',
     "assert <object1>.top.z > 0; what's the top hieght of <object1> above floor in meters",
-    'how high off the floor is <object1> in mil limetres',
     'height offset of <object0> relative to <object2> at the top edge, in ft',
     "What's the beam of <object0>, in feet?",
     'how tall is the <object1> in centimeters sorry centimetres',
-    'assert <object1>.width > <object0>.width  # true or false?',
     'Of <object0> and <object2>, which has the smaller beam?',
     '<object2> is not as long as <object1>, right?',
     'Is the centre of <object1> not as high as the centre of <object2>?',
@@ -656,7 +653,6 @@ REFUSED_BY_DESIGN = {
     'argmin(x_image) over [<object2>, <object0>, <object1>] -> name',
     'which of these is farthest on the left side <object2> <object1> sorry',
     'Is <object1> off our port side?',
-    'Is <object2> to starboard?',
     'assert on_left(<object0>)',
     "in clock terms where's <object2> sorry where is <object2> from the camera",
     "ok so like how many degress is <object1> away from where you're pointing",
@@ -996,6 +992,14 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("I reckon <object1> is the wider one of it and <object0>. Which is wider?",
          "tallest_choice dim=width"),
         ("how far is <object0> from you, hold on", "distance_to_camera"),
+        # a ticket's or job's number is a label, no quantity; "to port" names a side as "to the left"
+        # does; a millimetre split by speech-to-text; one extent of two objects compared in notation
+        ("JOB 77: how tall is <object2>, in cm?", "object_height unit=cm"),
+        ("Ticket #12 - which is nearer, <object0> or <object1>?", "closer_to_camera"),
+        ("Is <object0> to port?", "side_of_me side=left"),
+        ("how long is <object1> in mil li metres", "object_length unit=mm"),
+        ("assert <object2>.length < <object0>.length", "tallest_choice dim=length order=min form=yesno"),
+        ("check: <object0>.height > <object1>.height", "tallest_choice form=yesno"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
