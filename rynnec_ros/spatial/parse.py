@@ -188,6 +188,16 @@ _ATTRIBUTE_COMPARED = {
     "length": {">": "longer", "<": "less long"},
 }
 
+# "Below" and "above" that point into a message ("the thread below", "see above", "as noted below"), as a
+# forwarded question says them: no object is above or below anything there. The noun stays.
+_TEXT_PLACE = (
+    r"\b((?:thread|e-?mail|mail|message|note|chain|text|ticket|request|question|list|table|notes|details|info"
+    r"|figures?|comments?|repl(?:y|ies)|post|attachment|link|spreadsheet|sheet|log)s?) (?:below|above)\b"
+    r"|\b(?:see|as (?:stated|noted|discussed|mentioned|quoted|shown|described|requested|asked|agreed))"
+    r" (?:below|above)\b|\b(?:stated|noted|discussed|mentioned|quoted|forwarded|attached|listed|pasted)"
+    r" (?:below|above)\b"
+)
+
 # Planner shorthand and spelling variants, each to the one word the rules read.
 _SHORTHAND = {
     r"\bdist\b": "distance",
@@ -566,6 +576,8 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"(?: (?:\d+(?:\.\d+)?|tenth|hundredth|ten|five|half))?"
      rf"(?: (?:of an? )?({_ROUND_UNITS}))?\b",
      lambda m: f" in {m[1]}" if m[1] else ""),
+    # a place in the text, not in the scene: "per the thread below", "see above", "as noted below"
+    (_TEXT_PLACE, lambda m: m[1] or ""),
     # a hedge after the question: "..., not sure if you can tell"
     # (and politeness: "..., if you don't mind my asking"; "I'm sorry to trouble you, but ..."; and a taunt's
     # denied ability: "I bet you don't even know which ...", "bet you can't tell me how far ...")
@@ -1031,9 +1043,10 @@ class Question:
     def __init__(self, t: str, n: int) -> None:
         self.t, self.n = t, n
         self.unit = asked_unit(t)
-        # "Is OBJ or OBJ closer?" offers a choice, like "which"
+        # "Is OBJ or OBJ closer?" offers a choice, like "which"; so does "is OBJ closer or is OBJ?"
         self.yesno = (_has(t, _YESNO) or _has(t, _DECLARED)) and not _has(
             t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b|\bOBJ\b[^.;?!]*, or (?:\w+ ){{0,2}}OBJ\b"
+            r"|\bOBJ\b[^.;?!]* or (?:is|are|does|do|did|was|would|will|can|could) (?:\w+ ){0,2}OBJ\b"
         )
         self.form = "yesno" if self.yesno else "choice"
         self.side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")

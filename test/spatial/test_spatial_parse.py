@@ -1000,6 +1000,14 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("how long is <object1> in mil li metres", "object_length unit=mm"),
         ("assert <object2>.length < <object0>.length", "tallest_choice dim=length order=min form=yesno"),
         ("check: <object0>.height > <object1>.height", "tallest_choice form=yesno"),
+        # (the next writers' registers probed with sentences of our own) "below" / "above" that point into
+        # a forwarded message place nothing in the scene; "is OBJ X or is OBJ X?" offers a choice
+        ("Per the thread below, can you confirm that <object0> is taller than <object1>?",
+         "tallest_choice form=yesno"),
+        ("As noted above, which is nearer, <object0> or <object1>?", "closer_to_camera"),
+        ("Is <object0> below <object1>? Details below.", "below_predicate"),
+        ("Is the teddy <object0> closer to you or is <object1> closer?", "closer_to_camera"),
+        ("Does <object0> sit higher than <object1> or does <object1> sit higher?", "higher_choice"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
