@@ -832,6 +832,8 @@ _YESNO = (
 _DECLARED = (
     r"^OBJ (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?"
     r"(?: (?![^?]*\b(?:which|what|who|how|where|tell|give|or|and)\b)[^?]*)?$"
+    # a comparison said as a fragment and asked: "OBJ closer than OBJ?", "OBJ not as far as OBJ?"
+    r"|^OBJ (?![^?]*\b(?:which|what|who|how|where|or)\b)[^?]*\b(?:than|as) (?:\w+ ){0,2}OBJ\W*\?\s*$"
 )
 _UNITS = {
     "cm": r"centimeters?|cms?",
@@ -1957,6 +1959,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("opposite comparisons", _both_ways, lambda s, u, _w: "order" not in s and "relation" not in s),
     ("a comparison", _matches(r"\bthan\b"), lambda s, u, _w: "comparison" in u),
     ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u, _w: not _picks_one(s, u)),
+    # "confirm OBJ is the nearest of OBJ, OBJ and OBJ": a statement to confirm, answered yes or no; a
+    # task with no yes/no form would name the nearest instead
+    ("a statement to confirm", _matches(r"\b(?:confirm|verify|validate)(?: that)?:? OBJ\b"),
+     lambda s, u, _w: not _picks_one(s, u)),
     ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), lambda s, u, _w: _picks_one(s, u)),
     ("a negation", _matches(_NEGATED), lambda s, u, _w: not _picks_one(s, u)),
     ("a comparison word", _matches(_COMPARED), lambda s, u, _w: "comparison" in u or "threshold" in u),

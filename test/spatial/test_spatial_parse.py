@@ -1008,6 +1008,9 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("Is <object0> below <object1>? Details below.", "below_predicate"),
         ("Is the teddy <object0> closer to you or is <object1> closer?", "closer_to_camera"),
         ("Does <object0> sit higher than <object1> or does <object1> sit higher?", "higher_choice"),
+        # a comparison said as a fragment and asked ("OBJ closer than OBJ?") asks yes or no
+        ("<object0> closer than <object1>?", "closer_to_camera form=yesno"),
+        ("<object1> less wide than <object2>?", "tallest_choice dim=width order=min form=yesno"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -1177,6 +1180,10 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # unknown word after "how many / how much" stands in a unit's place (read without it, a distance)
         ("is <object1> under <object0> hold on is it below it", "hold on"),
         ("how much sazhen away is <object1>?", "sazhen"),
+        # a statement to confirm about one of three, where the task has no yes/no form (it would name the
+        # nearest); a fragment comparison denied and asked yes or no
+        ("Please verify: <object2> is the closest of <object0>, <object1> and <object2>.", "verify: OBJ"),
+        ("<object1> not as wide as <object0>?", "not"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
