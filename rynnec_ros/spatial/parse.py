@@ -768,7 +768,7 @@ _OVER_FLOOR = (
 )
 # Reaching for an object; naming an arm also asks it, unless a distance is asked beside it.
 _REACH_ACT = (
-    r"\breach|\bgrab\b|pick (?:it |OBJ )?up|get hold|\btouch\b"
+    r"\breach|\bgrab(?:bing|bable)?\b|pick (?:it |OBJ )?up|get hold|\btouch\b"
     r"|without (?:walking|moving|stepping|taking a step)|\bgrasp|\bgrip|\b(?:my|your) hand\b"
 )
 _REACH = _REACH_ACT + r"|\barm\b|\b(?:manipulator|gripper)\b"

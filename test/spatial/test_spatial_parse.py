@@ -1011,6 +1011,8 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         # a comparison said as a fragment and asked ("OBJ closer than OBJ?") asks yes or no
         ("<object0> closer than <object1>?", "closer_to_camera form=yesno"),
         ("<object1> less wide than <object2>?", "tallest_choice dim=width order=min form=yesno"),
+        # "grabbing distance" is a reach, not a distance to report
+        ("Is <object0> within grabbing distance?", "reachability"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
