@@ -41,6 +41,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh6") == []  # blind28/29, measured once, are development sets now
     assert split("fresh7") == []  # blind30/31, measured once, are development sets now
     assert split("fresh8") == []  # blind32/33, measured once, are development sets now
+    fresh9 = split("fresh9")  # converted by eval/blind_labels.py
+    assert len(fresh9) == 209 + 209
+    assert {family for family, _, _ in fresh9} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
