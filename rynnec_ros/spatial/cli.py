@@ -78,10 +78,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--half",
         choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
-                 "fresh8", "both"],
+                 "fresh8", "fresh9", "both"],
         default="both",
         help="dev: the development sets (eval/data/paraphrases/manifest.yaml); heldout: blind12 (written "
-        "blind, never tuned on); fresh … fresh8: sets by writers who read no project document; "
+        "blind, never tuned on); fresh … fresh9: sets by writers who read no project document; "
         "both: dev and heldout",
     )
     p.add_argument(

@@ -181,6 +181,23 @@ def object_references(question: str) -> list[int | None]:
     return [int(m.group(1)) if m.group(1) is not None else None for m in _OBJ_RE.finditer(question)]
 
 
+# An extent compared in notation ("OBJ.height > OBJ.height"), by its comparison sign, as words.
+_ATTRIBUTE_COMPARED = {
+    "height": {">": "taller", "<": "less tall"},
+    "width": {">": "wider", "<": "less wide"},
+    "length": {">": "longer", "<": "less long"},
+}
+
+# "Below" and "above" that point into a message ("the thread below", "see above", "as noted below"), as a
+# forwarded question says them: no object is above or below anything there. The noun stays.
+_TEXT_PLACE = (
+    r"\b((?:thread|e-?mail|mail|message|note|chain|text|ticket|request|question|list|table|notes|details|info"
+    r"|figures?|comments?|repl(?:y|ies)|post|attachment|link|spreadsheet|sheet|log)s?) (?:below|above)\b"
+    r"|\b(?:see|as (?:stated|noted|discussed|mentioned|quoted|shown|described|requested|asked|agreed))"
+    r" (?:below|above)\b|\b(?:stated|noted|discussed|mentioned|quoted|forwarded|attached|listed|pasted)"
+    r" (?:below|above)\b"
+)
+
 # Planner shorthand and spelling variants, each to the one word the rules read.
 _SHORTHAND = {
     r"\bdist\b": "distance",
@@ -188,7 +205,7 @@ _SHORTHAND = {
     r"\btrav\b": "travel",
     # units as a speech transcript spells them: "sent a meters", "milli meters"
     r"\b(?:sent|cent|centi|senti|santi)(?: a| i)? ?meter": "centimeter",
-    r"\b(?:milli|mili) meter": "millimeter",
+    r"\b(?:milli|mili|mil ?li) ?meter": "millimeter",
     # the unit's prefix alone, as many languages shorten it: "in centi", "30 senti", "how many milli"
     r"\b(?:centi|senti|santi)\b(?! ?meter)": "centimeters",
     r"\b(?:milli|mili)\b(?! ?meter)": "millimeters",
@@ -216,7 +233,8 @@ _SHORTHAND = {
     r"\bneerer\b": "nearer",
     r"\bneerest\b": "nearest",
     r"\brite\b": "right",
-    # a ship's or vehicle's sides
+    # a ship's or vehicle's sides ("to starboard" names a side as "to the right" does)
+    r"\bto (port|starboard)\b": r"to the \1",
     r"\bstarboard\b": "right",
     r"(?<=\bto )port\b|(?<=\bto the )port\b|(?<=\bon )port\b|(?<=\bon the )port\b|(?<=\btowards )port\b"
     r"|\bport(?= (?:side|or right)\b)": "left",
@@ -443,6 +461,9 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"|[.?!;]\s*(meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cms|mm|feet|ft|inch(?:es)?)"
      r"(?: (?:is|are) (?:fine|ok|okay|good)| (?:please|only|thanks))?\s*[.!]?\s*$",
      lambda m: ", in " + (_UNIT_NAMES[m[1]] if m[1] else _UNIT_NAMES.get(m[2], m[2]))),
+    # a test case comparing one attribute of two objects, "assert OBJ.width > OBJ.width": asked yes or no
+    (r"(?:\bassert )?\bOBJ\.(height|width|length) ?([<>])(?!=) ?OBJ\.\1\b",
+     lambda m: f"is OBJ {_ATTRIBUTE_COMPARED[m[1]][m[2]]} than OBJ"),
     (r"\barg ?min\b", "which has the smallest"),
     (r"\barg ?max\b", "which has the largest"),
     (r"\bdz\b", "height difference"),
@@ -465,7 +486,9 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\|\|[^|]*OBJ[^|]*OBJ[^|]*\|\|", " the distance between OBJ and OBJ "),
     # speech fillers at a clause's start
     # ("so that OBJ is ahead" is a turn's goal, not a filler)
-    (r"(^|[,;:.?!] )(?:(?:okay|ok|so(?! that| OBJ)|um+|uh+|er+|erm|hmm+|well|alright|hey)\b,? )+", r"\1"),
+    # (and a texter's interjections: "yo", "bruh")
+    (r"(^|[,;:.?!] )(?:(?:okay|ok|so(?! that| OBJ)|um+|uh+|er+|erm|hmm+|well|alright|hey|yo|bruh)\b,? )+",
+     r"\1"),
     (r"(^|[,;:.?!] )(?:(?:hey|hi|hello|ok|okay|yo) )?(?:robot|robbie|buddy|there)\b,? "
      r"(?=(?:is|are|does|do|can|"
      r"could|would|will|was|has|have|which|what|how|where|tell)\b)", r"\1"),
@@ -553,6 +576,8 @@ _PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
      r"(?: (?:\d+(?:\.\d+)?|tenth|hundredth|ten|five|half))?"
      rf"(?: (?:of an? )?({_ROUND_UNITS}))?\b",
      lambda m: f" in {m[1]}" if m[1] else ""),
+    # a place in the text, not in the scene: "per the thread below", "see above", "as noted below"
+    (_TEXT_PLACE, lambda m: m[1] or ""),
     # a hedge after the question: "..., not sure if you can tell"
     # (and politeness: "..., if you don't mind my asking"; "I'm sorry to trouble you, but ..."; and a taunt's
     # denied ability: "I bet you don't even know which ...", "bet you can't tell me how far ...")
@@ -743,7 +768,7 @@ _OVER_FLOOR = (
 )
 # Reaching for an object; naming an arm also asks it, unless a distance is asked beside it.
 _REACH_ACT = (
-    r"\breach|\bgrab\b|pick (?:it |OBJ )?up|get hold|\btouch\b"
+    r"\breach|\bgrab(?:bing|bable)?\b|pick (?:it |OBJ )?up|get hold|\btouch\b"
     r"|without (?:walking|moving|stepping|taking a step)|\bgrasp|\bgrip|\b(?:my|your) hand\b"
 )
 _REACH = _REACH_ACT + r"|\barm\b|\b(?:manipulator|gripper)\b"
@@ -807,6 +832,8 @@ _YESNO = (
 _DECLARED = (
     r"^OBJ (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?"
     r"(?: (?![^?]*\b(?:which|what|who|how|where|tell|give|or|and)\b)[^?]*)?$"
+    # a comparison said as a fragment and asked: "OBJ closer than OBJ?", "OBJ not as far as OBJ?"
+    r"|^OBJ (?![^?]*\b(?:which|what|who|how|where|or)\b)[^?]*\b(?:than|as) (?:\w+ ){0,2}OBJ\W*\?\s*$"
 )
 _UNITS = {
     "cm": r"centimeters?|cms?",
@@ -950,8 +977,9 @@ _REFERENCE_FROM = r"\bfrom OBJ (?:straight |all the way )?(?:up|down) to (?:the 
 _REFERENCE_AFTER = r"^ as (?:the |a |my |our )?(?:reference|baseline|anchor)\b"
 # "From OBJ, is OBJ to the left?": a lead-in that starts from an object names the reference.
 _REFERENCE_LEAD = r"^(?:as )?(?:seen |viewed |looking |starting )?from OBJ,"
-# A relation to "it" whose pronoun stands for the object named first ("OBJ ...; is OBJ above it?").
-_REFERENCE_IT = r"\b(?:above|below|under|underneath|beneath|over|on|of) it\b"
+# A relation to "it" whose pronoun stands for the object named first ("OBJ ...; is OBJ above it?"); "it"
+# in a pair ("the nearer one of it and OBJ") is one of the pair, no reference.
+_REFERENCE_IT = r"\b(?:above|below|under|underneath|beneath|over|on|of) it\b(?! (?:and|or|&) )"
 
 
 def _subject_second(t: str) -> bool:
@@ -1017,9 +1045,10 @@ class Question:
     def __init__(self, t: str, n: int) -> None:
         self.t, self.n = t, n
         self.unit = asked_unit(t)
-        # "Is OBJ or OBJ closer?" offers a choice, like "which"
+        # "Is OBJ or OBJ closer?" offers a choice, like "which"; so does "is OBJ closer or is OBJ?"
         self.yesno = (_has(t, _YESNO) or _has(t, _DECLARED)) and not _has(
             t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b|\bOBJ\b[^.;?!]*, or (?:\w+ ){{0,2}}OBJ\b"
+            r"|\bOBJ\b[^.;?!]* or (?:is|are|does|do|did|was|would|will|can|could) (?:\w+ ){0,2}OBJ\b"
         )
         self.form = "yesno" if self.yesno else "choice"
         self.side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
@@ -1546,7 +1575,7 @@ def _past_turn(t: str) -> list[str]:
 # The asker corrects themself mid-question ("turn right, no wait, left", "its height, sorry, its width"):
 # which words stand is not for rules to guess ("I mean" mostly clarifies, "at their bottoms I mean").
 _CORRECTION = (
-    r"(?<=.)\b(?:no wait|wait no|sorry|or rather|correction|scratch that|make that|i meant)\b"
+    r"(?<=.)\b(?:no wait|wait no|sorry|or rather|correction|scratch that|make that|i meant|hold on(?!\W*$))\b"
     r"|(?<=.)[.?!,] actually\b|, no,"
 )
 # Left and right as another object sees them ("from the perspective of OBJ"), not the camera ("its left"
@@ -1832,7 +1861,7 @@ def _unread_words(t: str) -> list[str]:
             or (before[1] in ("in", "into") and after in _BREAKS)
             or re.fullmatch(_TURN_VERB, before[1]) or re.fullmatch(_TURN_VERB, after)
             or re.fullmatch(r"\d+(?:\.\d+)?|left|right|clockwise|counterclockwise", after)
-            or before[1] == "how"
+            or before[1] == "how" or (before[0] == "how" and before[1] in {"many", "much"})
             or (before[0] in ("to", "on") and before[1] in ("the", "my", "your")
                 and after in ("of", "side", "hand"))
             or (before[1] in _BREAKS[1:] and after == "?")
@@ -1930,6 +1959,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("opposite comparisons", _both_ways, lambda s, u, _w: "order" not in s and "relation" not in s),
     ("a comparison", _matches(r"\bthan\b"), lambda s, u, _w: "comparison" in u),
     ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u, _w: not _picks_one(s, u)),
+    # "confirm OBJ is the nearest of OBJ, OBJ and OBJ": a statement to confirm, answered yes or no; a
+    # task with no yes/no form would name the nearest instead
+    ("a statement to confirm", _matches(r"\b(?:confirm|verify|validate)(?: that)?:? OBJ\b"),
+     lambda s, u, _w: not _picks_one(s, u)),
     ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), lambda s, u, _w: _picks_one(s, u)),
     ("a negation", _matches(_NEGATED), lambda s, u, _w: not _picks_one(s, u)),
     ("a comparison word", _matches(_COMPARED), lambda s, u, _w: "comparison" in u or "threshold" in u),
@@ -1989,7 +2022,7 @@ _LABEL_BEFORE = (
     r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone|line|floor|lane|dock"
     r"|case|scenario|example|tc"
     r"|station|gate|rack|row|cell|bin|sector|section|area|building|truck|forklift|picker|agv|cart|tug|drone"
-    r"|robot|bot|vehicle|van|team|crew|channel|ch|car)\s*#?$"
+    r"|robot|bot|vehicle|van|team|crew|channel|ch|car|ticket|job|ref|incident|request|req)\s*#?$"
 )
 _CONVENTION_NUMBERS = {0.0, 3.0, 6.0, 9.0, 12.0, 90.0, 180.0, 270.0, 360.0}
 

@@ -28,7 +28,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
-                        + 209 + 209 + 207 + 206 + 209 + 209)
+                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -40,9 +40,10 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh5") == []  # blind26/27, measured once, are development sets now
     assert split("fresh6") == []  # blind28/29, measured once, are development sets now
     assert split("fresh7") == []  # blind30/31, measured once, are development sets now
-    fresh8 = split("fresh8")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh8) == 206 + 209
-    assert {family for family, _, _ in fresh8} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh8") == []  # blind32/33, measured once, are development sets now
+    fresh9 = split("fresh9")  # converted by eval/blind_labels.py
+    assert len(fresh9) == 209 + 209
+    assert {family for family, _, _ in fresh9} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -603,6 +604,63 @@ REFUSED_BY_DESIGN = {
     'most right one? <object2> <object0> <object1>',
     'degress between my heading and <object2>?',
     'If your arm were a metre long, would <object2> be within your reach?',
+    # blind32/33 (fresh8, measured once at e1eb0be), refused after this round: clauses of another language,
+    # self-corrections ("sorry", a restart after "hold on"), a unit typo in a unit's place ("degress"),
+    # denied comparisons asked yes or no, limits inside a claim, another person's reach or side, code
+    # notations no rule defines, "beam", "range", "track length flown", "mil limetres"
+    'Hur långt... sorry, how long way did you walk in total during the film? In meter please.',
+    'Cât de departe - how much you have moved in total during the video? metri.',
+    'Hur långt bort är <object0>? I mean how far is it away from you, in meters.',
+    "Isn't <object1> closer to the camera than <object0>?",
+    'Är den längre bort? Is <object1> further from you than <object0>?',
+    'Which from these three is most away from you - <object0>, <object2>, <object1>?',
+    'Which of <object2>, <object0> and <object1> is the longest way from you? She should not walk too far.',
+    'Vilken är närmast? Of <object0>, <object1>, <object2>, which is closest to you?',
+    'Cât e distanța between <object2> and <object1>? In centimetri please.',
+    'Surely <object0> and <object2> are less than a foot apart, eh? How many ft exactly?',
+    'Could she reach the top of <object0> if she lifts her arm? I need its top height from the floor, in cm.',
+    'Hur högt upp är <object1>? How high up is its top edge from the floor, in meter?',
+    'Cu cât e mai jos? How much is the bottom of <object0> under the bottom of <object2>? metri',
+    'Please how much is <object1> high? I want in meter.',
+    'Hur lång är <object1>? The longest side, in centimeter.',
+    "Surely <object2> is at least a metre long, eh? What's its length in metres?",
+    'Cât de înalt? How much tall is <object1> from its bottom to its top, in mm?',
+    'Vilken sitter lägst? Which of <object2>, <object1> and <object0> sits lowest, by its centre?',
+    "Bet you can't tell me which of <object0> and <object1> is the lower one.",
+    'Är den till vänster? Is <object2> on left of <object0> from your eyes?',
+    'Vilken är längst till höger? Which of <object2>, <object0>, <object1> is farthest right?',
+    "TICKET: <object1> ON UNIT'S LEFT? Y/N.",
+    'For someone standing where you are, would <object2> be on their right hand side?',
+    '<object1> e în stânga ta? I mean is it on your left?',
+    'Chand daraje? How many degree is angle between your front and <object2>?',
+    'Cât trebuie? How many degree you must rotate anti-clockwise for facing <object1>?',
+    'Om du vänder dig... If you turn left 120 degree, in which clock direction is <object1>?',
+    'Give yourself an arm reach of about 65 cms, like hers. From your spot, could you touch <object2>?',
+    'Kan du nå <object0>? Arm is 1,1 meter.',
+    'how many metres did the camera go all together sorry altogether during the video',
+    'Confirm the full track length flown by the camera during the recording, in centimetres.',
+    'how far is the <object0> from you in centimeter sorry centimetres',
+    'Confirm <object2> is at greater range than <object0>.',
+    '<object0> is not as close to you as <object1>, true or false?',
+    "which is the furthest away <object1> <object2> or <object0> sorry I'm stirring",
+    'Give me the range from <object1> to <object0>, inches.',
+    "assert <object1>.top.z > 0; what's the top hieght of <object1> above floor in meters",
+    'height offset of <object0> relative to <object2> at the top edge, in ft',
+    "What's the beam of <object0>, in feet?",
+    'how tall is the <object1> in centimeters sorry centimetres',
+    'Of <object0> and <object2>, which has the smaller beam?',
+    '<object2> is not as long as <object1>, right?',
+    'Is the centre of <object1> not as high as the centre of <object2>?',
+    'test: bottom_z(<object2>) > bottom_z(<object1>) -> True?',
+    'is <object2> sitting on <object1> hold on is it on top of it',
+    'argmin(x_image) over [<object2>, <object0>, <object1>] -> name',
+    'which of these is farthest on the left side <object2> <object1> sorry',
+    'Is <object1> off our port side?',
+    'assert on_left(<object0>)',
+    "in clock terms where's <object2> sorry where is <object2> from the camera",
+    "ok so like how many degress is <object1> away from where you're pointing",
+    'compute yaw offset from camera forward axis to <object2> (deg)',
+    "how many degrees is <object0> from your front sorry from the way you're facing",
 }
 
 
@@ -929,6 +987,35 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("How many degrees right to get <object0> on the nose?", "rotate_to_face"),
         ("Bet you don't know which is wider, <object1> or <object0>.", "tallest_choice dim=width"),
         ("<object0> is further from you than <object1>, huh?", "closer_to_camera order=far form=yesno"),
+        # issue 24 (blind32/33 kinds, sentences of our own): a texter's interjection opening the question
+        # hides no auxiliary; "it" in a pair ("one of it and OBJ") is one of the pair, no reference; "hold
+        # on" closing the question restarts nothing
+        ("yo is <object0> taller than <object1>", "tallest_choice form=yesno"),
+        ("bruh which is nearer, <object1> or <object0>?", "closer_to_camera"),
+        ("I reckon <object1> is the wider one of it and <object0>. Which is wider?",
+         "tallest_choice dim=width"),
+        ("how far is <object0> from you, hold on", "distance_to_camera"),
+        # a ticket's or job's number is a label, no quantity; "to port" names a side as "to the left"
+        # does; a millimetre split by speech-to-text; one extent of two objects compared in notation
+        ("JOB 77: how tall is <object2>, in cm?", "object_height unit=cm"),
+        ("Ticket #12 - which is nearer, <object0> or <object1>?", "closer_to_camera"),
+        ("Is <object0> to port?", "side_of_me side=left"),
+        ("how long is <object1> in mil li metres", "object_length unit=mm"),
+        ("assert <object2>.length < <object0>.length", "tallest_choice dim=length order=min form=yesno"),
+        ("check: <object0>.height > <object1>.height", "tallest_choice form=yesno"),
+        # (the next writers' registers probed with sentences of our own) "below" / "above" that point into
+        # a forwarded message place nothing in the scene; "is OBJ X or is OBJ X?" offers a choice
+        ("Per the thread below, can you confirm that <object0> is taller than <object1>?",
+         "tallest_choice form=yesno"),
+        ("As noted above, which is nearer, <object0> or <object1>?", "closer_to_camera"),
+        ("Is <object0> below <object1>? Details below.", "below_predicate"),
+        ("Is the teddy <object0> closer to you or is <object1> closer?", "closer_to_camera"),
+        ("Does <object0> sit higher than <object1> or does <object1> sit higher?", "higher_choice"),
+        # a comparison said as a fragment and asked ("OBJ closer than OBJ?") asks yes or no
+        ("<object0> closer than <object1>?", "closer_to_camera form=yesno"),
+        ("<object1> less wide than <object2>?", "tallest_choice dim=width order=min form=yesno"),
+        # "grabbing distance" is a reach, not a distance to report
+        ("Is <object0> within grabbing distance?", "reachability"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -1094,6 +1181,14 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("Snap 90 right, what o'clock is <object2>?", "90 right"),
         ("Flick left, where is <object1> on the clock?", "flick"),
         ("Arm: some centimetres. Can you reach <object0>?", "centimeters"),
+        # issue 24 (blind32/33 kinds): a question restarted after "hold on" is a self-correction; an
+        # unknown word after "how many / how much" stands in a unit's place (read without it, a distance)
+        ("is <object1> under <object0> hold on is it below it", "hold on"),
+        ("how much sazhen away is <object1>?", "sazhen"),
+        # a statement to confirm about one of three, where the task has no yes/no form (it would name the
+        # nearest); a fragment comparison denied and asked yes or no
+        ("Please verify: <object2> is the closest of <object0>, <object1> and <object2>.", "verify: OBJ"),
+        ("<object1> not as wide as <object0>?", "not"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
