@@ -28,6 +28,7 @@ from typing import Any
 
 from rynnec_ros.core.wire import MAX_NEW_TOKENS
 from rynnec_ros.model.export.quantize import BITS, block_size
+from rynnec_ros.model.spec import KV_CACHES
 
 MB = 1 << 20
 DTYPE_BYTES = {"float32": 4.0, "float16": 2.0, "bfloat16": 2.0}
@@ -187,8 +188,8 @@ def estimate(checkpoint: str | Path, dtype: str, max_visual_tokens: int, max_new
     for f in safetensors_files(root):
         tensors.update(header_tensors(f))
     tied = bool(raw.get("tie_word_embeddings", False))
-    if kv_cache not in ("", "int8"):
-        raise ValueError(f"kv_cache {kv_cache!r} is not '' or 'int8'")
+    if kv_cache not in KV_CACHES:
+        raise ValueError(f"kv_cache {kv_cache!r} is not one of {KV_CACHES}")
     kv_element = 1.0 if kv_cache == "int8" else element
     tokens = int(max_visual_tokens) + min(int(max_new_tokens), MAX_NEW_TOKENS) + TEXT_TOKENS
     return Budget(weights_mb=weight_bytes(tensors, element, weights, tied) / MB,

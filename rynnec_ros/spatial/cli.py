@@ -75,13 +75,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "eval-paraphrases",
         help="paraphrase sets (development, blind held-out) on rendered scenes, scored vs the scene model",
     )
+    from rynnec_ros.eval.paraphrases import SPLITS  # the one list of splits; each blind round adds one
+
     p.add_argument(
         "--half",
-        choices=["dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
-                 "fresh8", "fresh9", "both"],
+        choices=[*SPLITS, "both"],
         default="both",
         help="dev: the development sets (eval/data/paraphrases/manifest.yaml); heldout: blind12 (written "
-        "blind, never tuned on); fresh … fresh9: sets by writers who read no project document; "
+        f"blind, never tuned on); fresh … {SPLITS[-1]}: sets by writers who read no project document; "
         "both: dev and heldout",
     )
     p.add_argument(

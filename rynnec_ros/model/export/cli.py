@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from rynnec_ros.model.spec import KV_CACHES
+
 
 def _dims(text: str | None) -> dict[str, tuple[int, int, int]]:
     """``seq=1:4096:16384,patches=4:1564:65536`` → named (min, opt, max) ranges."""
@@ -115,7 +117,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--weights", help="also write the LLM graphs with weight-only int8 and/or int4 weights (int8,int4)"
     )
     p.add_argument(
-        "--kv-cache", choices=["int8"],
+        "--kv-cache", choices=KV_CACHES[1:],
         help="also write the fused decode graphs with an int8 K/V cache (scales calibrated here)",
     )
     p.add_argument("--threads", type=int, default=2)
