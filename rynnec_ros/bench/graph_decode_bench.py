@@ -33,6 +33,7 @@ from rynnec_ros.bench.measure import Stats, rss_mb
 from rynnec_ros.bench.roofline import kv_bytes_per_token_read, llm_weight_bytes
 from rynnec_ros.core.types import Request
 from rynnec_ros.model.engine import RynnEC
+from rynnec_ros.model.export.kvcache import QUERY_ROWS_KEY
 
 
 def _elem_bytes(onnx_type: int) -> float:
@@ -77,13 +78,16 @@ def onnx_kv_io_bytes(path: Path, context: int, new: int = 1) -> int:
     ``past`` = context, ``new`` = ``new`` and ``total`` = context + new. An output ``new_X`` whose row
     width the exporter left unnamed has the rows of its input ``past_X``. The fused graph's layer
     buffers (``cache_X`` in, ``present_X`` out, dimension ``capacity``, bound to the same memory) count
-    the valid rows read (context) and the new rows written, not the unused capacity.
+    the valid rows read (context) and the new rows written, not the unused capacity; a graph that
+    stacks G query rows per kv head (``kvcache.query_rows``) writes G rows per new position, G − 1 of
+    them scratch.
     """
     import onnx
 
     model = onnx.load(str(path), load_external_data=False)
+    rows = int({p.key: p.value for p in model.metadata_props}.get(QUERY_ROWS_KEY, 1))
     sizes = {"past": context, "new": new, "total": context + new, "capacity": context}
-    written = {**sizes, "capacity": new}
+    written = {**sizes, "capacity": new * rows}
     skip = {"inputs_embeds", "position_ids", "hidden"}
     row: dict[str, float] = {}
     total = 0.0

@@ -46,18 +46,21 @@ def check_stop(should_stop: StopFn | None) -> None:
 class KVCache:
     """Keys and values of ``length`` positions in buffers of ``capacity`` (batch 1).
 
-    ``k``/``v``: [layers, kv_heads, capacity, head_dim]. Positions at and after ``length`` hold stale
-    data that the next write overwrites, so forking a cache for another continuation (option
-    scoring, a new question on a cached prefix) is just resetting ``length``.
+    ``k``/``v``: [layers, kv_heads, capacity + scratch, head_dim]. Positions at and after ``length`` hold
+    stale data that the next write overwrites, so forking a cache for another continuation (option
+    scoring, a new question on a cached prefix) is just resetting ``length``. ``scratch`` rows past
+    the capacity are for a decoder that writes more rows than it keeps (the int8-cache graph's stacked
+    query rows, ``export/kvcache.py``), never positions.
     """
 
     k: torch.Tensor
     v: torch.Tensor
     length: int = 0
+    scratch: int = 0
 
     @property
     def capacity(self) -> int:
-        return int(self.k.shape[2])
+        return int(self.k.shape[2]) - self.scratch
 
     def snapshot(self, n: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Copies of the first ``n`` positions (what the prefix cache stores)."""

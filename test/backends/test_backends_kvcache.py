@@ -120,7 +120,17 @@ def test_int8_cache_graph_attends_over_the_dequantised_cache_in_place(kvdir: Pat
     over the graph's own int8 rows dequantised by hand (rtol/atol 1e-4: float32 sum order, as the
     float graph's parity); the rows it wrote are round(x / scale) of the reference's float K/V, up to
     one step where float32 rounding puts a value on the other side of a half step (≤ 1 % of values);
-    rows past the length stay zero, and the buffers are never replaced."""
+    the buffers are never replaced. The graph stacks each kv head's 2 query heads as rows (one attention
+    node per layer with num_heads = kv heads = 2, the tiny config's 4 / 2): each call writes one scratch
+    row per token after its last position, and no row beyond the last call's scratch. Calls of at most
+    4 tokens here (the engine's limit is 128), so the 6-token prefill runs as 1 + 4 + 1: the first token
+    alone, as from every empty cache."""
+    import onnx
+
+    g = onnx.load(str(kvdir / Manifest.load(kvdir).kv_graph("int8").file), load_external_data=False)
+    attention = [n for n in g.graph.node if n.op_type == "GroupQueryAttention"]
+    assert len(attention) == LAYERS
+    assert {a.i for n in attention for a in n.attribute if a.name in ("num_heads", "kv_num_heads")} == {KV}
     manifest = Manifest.load(kvdir)
     info = manifest.info["kv_cache"]["int8"]
     k_scale = [m / 127 for m in info["k_absmax"]]
@@ -128,7 +138,10 @@ def test_int8_cache_graph_attends_over_the_dequantised_cache_in_place(kvdir: Pat
     graph = OrtGraph(kvdir / manifest.kv_graph("int8").file, threads=2)
     assert graph.dtypes["cache_k.0"] == torch.int8
     stack = GraphDecoderStack(None, graph, torch.float32, (LAYERS, KV, HD), torch.int8)
+    assert stack.query_rows == 2
+    stack.call_tokens = 4
     cache = stack.new_cache(16)
+    assert cache.capacity == 16 and cache.k.shape[2] == 16 + stack.scratch
     pointers = (cache.k.data_ptr(), cache.v.data_ptr())
     ids = torch.randint(0, 600, (1, 11), generator=torch.Generator().manual_seed(4))
     model = torch_model.model
@@ -150,7 +163,7 @@ def test_int8_cache_graph_attends_over_the_dequantised_cache_in_place(kvdir: Pat
             pos += n
     assert flips <= 0.01 * values
     assert (cache.k.data_ptr(), cache.v.data_ptr()) == pointers and cache.length == 11
-    assert not cache.k[:, :, 11:].any() and not cache.v[:, :, 11:].any()
+    assert not cache.k[:, :, 11 + 3 :].any() and not cache.v[:, :, 11 + 3 :].any()
 
 
 def test_scales_are_the_calibration_maxima_of_the_float_graph(kvdir: Path, torch_model) -> None:
@@ -222,20 +235,26 @@ def _first_logits(engine, req) -> np.ndarray:
 
 def test_int8_cache_quarters_the_kv_bytes_per_token(kvdir: Path) -> None:
     """``bench graph-decode``'s KV bytes for the kv8 graph, by hand: 2 layers × K and V × 2 kv heads ×
-    head_dim 16 × 1 byte per position, read for P and written for the new one: 8 × (P + 1) × 16."""
+    head_dim 16 × 1 byte per position, read for P and written for the new one and its scratch row (2
+    query rows per kv head): 8 × (P + 2) × 16."""
     from rynnec_ros.bench.graph_decode_bench import onnx_kv_io_bytes
 
     path = kvdir / Manifest.load(kvdir).kv_graph("int8").file
     for p in (0, 100):
-        assert onnx_kv_io_bytes(path, p) == 8 * (p + 1) * 16
+        assert onnx_kv_io_bytes(path, p) == 8 * (p + 2) * 16
 
 
 def test_graph_decode_bench_runs_the_int8_cache_variants(kvdir: Path, tmp_path: Path) -> None:
     """``bench graph-decode`` with ``+kv8`` variants: each runs its kv8 graph, whose KV bytes per token are
     a quarter of float32's by hand (2 layers × K, V × 2 kv heads × 16 × 1 byte per position: 128 per
-    cached position and 128 for the new one), its initializers the float graph's plus the scales, and the
-    quality rows compare them with float32."""
+    cached position, 128 for the new one and 128 for its scratch row: the graph stacks the tiny config's
+    4 / 2 query heads as 2 rows per kv head), its initializers the float graph's plus the scales and the
+    row layout's shape constants (``rows.*``, summed from the graph file here), and the quality rows
+    compare them with float32."""
     import json
+
+    import onnx
+    from onnx import numpy_helper
 
     from rynnec_ros.cli import main
 
@@ -248,9 +267,13 @@ def test_graph_decode_bench_runs_the_int8_cache_variants(kvdir: Path, tmp_path: 
     sec = json.loads(out.read_text())["sections"]["graph-decode"]
     rows = {v: r["contexts"]["32"]["bytes_per_token"] for v, r in sec["variants"].items()}
     assert rows["onnxruntime"]["kv"] == 512 * 32 + 512
-    assert rows["onnxruntime:kv8"]["kv"] == rows["onnxruntime:int4+kv8"]["kv"] == 128 * 32 + 128
-    # the same weights plus the scales: 2 layers × K, V × one float32
-    assert rows["onnxruntime:kv8"]["weights"] == rows["onnxruntime"]["weights"] + 2 * 2 * 4
+    assert rows["onnxruntime:kv8"]["kv"] == rows["onnxruntime:int4+kv8"]["kv"] == 128 * 32 + 2 * 128
+    # the same weights plus the scales (2 layers × K, V × one float32) and the layout's constants
+    graph = onnx.load(str(kvdir / Manifest.load(kvdir).kv_graph("int8").file), load_external_data=False)
+    layout = sum(numpy_helper.to_array(t).nbytes for t in graph.graph.initializer
+                 if t.name.startswith("rows."))
+    assert 0 < layout < 1024
+    assert rows["onnxruntime:kv8"]["weights"] == rows["onnxruntime"]["weights"] + 2 * 2 * 4 + layout
     assert rows["onnxruntime"]["weights"] / rows["onnxruntime:int4+kv8"]["weights"] >= 6
     assert {"onnxruntime:kv8", "onnxruntime:int4+kv8"} <= set(sec["quality"]["window"])
 

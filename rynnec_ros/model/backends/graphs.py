@@ -13,6 +13,7 @@ the model holds no graph weight (not even on the meta device) and nothing is ins
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -21,6 +22,7 @@ from torch import nn
 
 from rynnec_ros.core.types import StopFn
 from rynnec_ros.model.decoding import KVCache, check_stop
+from rynnec_ros.model.export.kvcache import QUERY_ROWS_KEY
 from rynnec_ros.model.export.llm import cache_names, kv_names
 from rynnec_ros.model.sam2 import Sam2ImageFeatures
 
@@ -32,6 +34,10 @@ Graph = Callable[..., dict[str, torch.Tensor]]
 REQUIRED = ("vision", "projector", "region", "llm_prefill", "llm_decode", "lm_head")
 """Graphs every export has; ``seg_head``, ``sam2_image`` and ``sam2_decoder`` where the checkpoint
 segments."""
+
+ROW_CALL_TOKENS = 128
+"""Most tokens per call of a graph that stacks query rows (``kvcache.query_rows``): its mask is [G·S,
+positions] floats, 4 MB per 1K positions at G = 4, and its scratch rows (G − 1)·S per layer."""
 
 _SAM2 = "grounding_encoder.sam2_model."
 COMPUTED_BY = {
@@ -104,7 +110,11 @@ class GraphDecoderStack:
     present output; its ``GroupQueryAttention`` writes the new rows at the current position and reads
     the valid ones where they lie, so the cache is still never copied. Its int8-cache form
     (``export/kvcache.py``) takes ``kv_dtype`` int8 buffers, which the op quantises as it writes them;
-    the embeddings and hidden states stay float32.
+    the embeddings and hidden states stay float32. That graph stacks each kv head's G query heads as
+    rows (``kvcache.query_rows``, recorded in its model properties): a call of S tokens writes (G − 1)·S
+    scratch rows after its last position and builds a [G·S, positions] mask, so the stack keeps
+    (G − 1)·``ROW_CALL_TOKENS`` scratch rows past the cache's capacity and calls the graph with at most
+    ``ROW_CALL_TOKENS`` tokens at a time.
     """
 
     def __init__(
@@ -128,11 +138,14 @@ class GraphDecoderStack:
         self._new = kv_names("new", self.layers, self.kv_heads)
         # the fused ONNX Runtime decode graph (export ``llm_decode_gqa``) takes each layer's whole buffer
         self.fused = "cache_k.0" in getattr(decode, "input_names", ())
+        self.query_rows = int(getattr(decode, "metadata", {}).get(QUERY_ROWS_KEY, 1))
+        self.call_tokens = ROW_CALL_TOKENS if self.query_rows > 1 else None
+        self.scratch = (self.query_rows - 1) * ROW_CALL_TOKENS
 
     def new_cache(self, capacity: int) -> KVCache:
-        shape = (self.layers, self.kv_heads, int(capacity), self.head_dim)
+        shape = (self.layers, self.kv_heads, int(capacity) + self.scratch, self.head_dim)
         k = torch.zeros(shape, dtype=self.kv_dtype, device=self.device)
-        return KVCache(k, torch.zeros_like(k))
+        return KVCache(k, torch.zeros_like(k), scratch=self.scratch)
 
     def _views(self, cache: KVCache, start: int, end: int) -> list[torch.Tensor]:
         """Slices ``[start:end]`` of every (layer, K/V, head) row of the cache, in ``kv_names`` order."""
@@ -150,6 +163,22 @@ class GraphDecoderStack:
         start, s = cache.length, embeds.shape[1]
         if start + s > cache.capacity:
             raise ValueError(f"{start + s} positions exceed the KV cache capacity {cache.capacity}")
+        if cache.scratch < self.scratch:
+            raise ValueError(f"the cache has {cache.scratch} scratch rows; this graph needs {self.scratch}")
+        if self.call_tokens is None:
+            return self._call(embeds, cache)
+        # From an empty cache the op takes its first-prompt path, which rotates the rows at 0, 1, … instead
+        # of their positions; one token alone is exact there (every row sees only that token's K/V, so
+        # its rotation cannot matter), and every later call has a past.
+        cuts = [0, 1] if start == 0 else [0]
+        while cuts[-1] < s:
+            cuts.append(min(cuts[-1] + self.call_tokens, s))
+        parts = [self._call(embeds[:, a:b], cache) for a, b in itertools.pairwise(cuts)]
+        return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+
+    def _call(self, embeds: torch.Tensor, cache: KVCache) -> torch.Tensor:
+        """One run of the graph over ``embeds`` at the cache's length; advances the length."""
+        start, s = cache.length, embeds.shape[1]
         dev = cache.k.device
         inputs = {
             "inputs_embeds": embeds.to(dev, self.io_dtype).contiguous(),

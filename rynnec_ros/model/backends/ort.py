@@ -130,6 +130,8 @@ class OrtGraph:
         # the element type of every input ("tensor(int8)" → torch.int8): the int8 K/V cache graph's
         # caches are int8 (export/kvcache.py), and the engine sizes its buffers from that
         self.dtypes = {i.name: _torch_dtype(i.type) for i in self.session.get_inputs()}
+        # the graph's model properties (export/kvcache.py records how its attention lays out query rows)
+        self.metadata = dict(self.session.get_modelmeta().custom_metadata_map)
         self._binding: Any = None
         self._bound: dict[str, tuple[str, int, int, tuple[int, ...], Any]] = {}
 

@@ -16,6 +16,11 @@ initializers (``kv8.k_scale.{layer}``), ``k_quant_type`` = ``v_quant_type`` = ``
 too (``[kv_heads · head_dim]``), but only for K and V together, and that path took 3.2 ms instead of
 1.8 ms for 8 layers at 3K in isolation, which loses the speed the option exists for.
 
+The same rewrite stacks each kv head's query heads as rows of one head (``query_rows``): the kernel's
+int8 path dequantises a kv head's rows once per query head, which made the int8 attention cost nearly
+what the float one did; one pass per kv head is what makes the quarter of the bytes pay (measured in
+docs/acceleration.md, "int8 K/V cache").
+
 The scales come from a calibration pass (``calibrate``): the float32 decoder over token embeddings of
 the checkpoint, recording each layer's largest |K| (after RoPE, as cached) and |V|; ``scale = max /
 127``. A value beyond the calibrated range saturates to ±127 · scale (it is clipped, not wrapped). The
@@ -35,6 +40,8 @@ import torch
 from rynnec_ros.model.export.llm import ExplicitKVQwen2
 
 KV_CACHES = ("int8",)
+QUERY_ROWS_KEY = "rynnec_ros.query_rows"
+"""Model property of an int8-cache graph: G, the query heads stacked as rows per kv head (``query_rows``)."""
 QMAX = 127
 CALIBRATION_TOKENS = 512
 """Positions of the calibration pass: enough for RoPE to turn every channel pair through many angles."""
@@ -101,5 +108,101 @@ def int8_kv_graph(src: Path, dst: Path, k_scale: np.ndarray, v_scale: np.ndarray
             helper.make_attribute("v_quant_type", "PER_TENSOR"),
             helper.make_attribute("kv_cache_bit_width", 8),
         ])
+    group = query_rows(graph)
+    props = {p.key: p.value for p in model.metadata_props}
+    helper.set_model_props(model, {**props, QUERY_ROWS_KEY: str(group)})
     onnx.save_model(model, str(dst))
+
+
+def query_rows(graph: Any) -> int:
+    """Rewrite each ``GroupQueryAttention`` of ``graph`` to see a kv head's G query heads as G·S rows of
+    one head; returns G (the graph is unchanged when G is 1).
+
+    Why: ONNX Runtime 1.32's CPU kernel runs one pair of GEMMs per query head, and with an int8 cache it
+    dequantises the kv head's rows for each of them, so the G query heads of a kv head cost G passes
+    over its cache. Given ``num_heads`` = ``kv_num_heads`` and the G heads stacked as rows (row
+    ``g·S + s`` is query head ``kv·G + g`` of token ``s``), it makes one pass per kv head with G·S rows.
+    What keeps the answer the same: every row is rotated at its token's position (``position_ids``,
+    the S positions tiled G times); the op writes G·S new K/V rows (the S real ones first, copies after
+    them, in scratch rows past the S positions that the next call overwrites); and an
+    ``attention_bias`` lets row ``(g, s)`` see the columns up to its own position only, hiding both
+    the later tokens of the chunk and the scratch rows. So a call of S tokens needs (G − 1)·S rows of
+    cache capacity beyond its last position (``GraphDecoderStack`` keeps them), and the bias is
+    [G·S, total + (G − 1)·S] floats (the engine calls with at most ``ROW_CALL_TOKENS`` tokens).
+    Measured (docs/acceleration.md, "int8 K/V cache"): with float32 caches the rewrite did not help (the
+    float attention is bound by memory, not by the per-head passes), so only the int8 graphs use it.
+    """
+    from onnx import TensorProto, helper, numpy_helper
+
+    nodes = [n for n in graph.node if n.op_type == "GroupQueryAttention"]
+    attrs = {a.name: helper.get_attribute_value(a) for a in nodes[0].attribute}
+    heads, kv = int(attrs["num_heads"]), int(attrs["kv_num_heads"])
+    group = heads // kv
+    if group == 1:
+        return 1
+    cache = next(vi for vi in graph.input if vi.name == "cache_k.0")
+    hd = cache.type.tensor_type.shape.dim[3].dim_value
+    seqlens, total = nodes[0].input[5], nodes[0].input[6]  # the same two tensors feed every layer
+
+    def const(name: str, value: Any, dtype: Any = np.int64) -> str:
+        graph.initializer.append(numpy_helper.from_array(np.asarray(value, dtype), f"rows.{name}"))
+        return f"rows.{name}"
+
+    tile_rows, tile_group = const("tile_rows", [1, group, 1]), const("tile_group", [1, group])
+    first = [
+        # S, and (G - 1)·S extra rows the op writes after the S real ones
+        helper.make_node("Shape", ["position_ids"], ["rows.s"], start=1, end=2),
+        helper.make_node("Mul", ["rows.s", const("g1", [group - 1])], ["rows.extra"]),
+        helper.make_node("Cast", ["rows.extra"], ["rows.extra32"], to=TensorProto.INT32),
+        helper.make_node("Add", [seqlens, "rows.extra32"], ["rows.seqlens"]),
+        helper.make_node("Squeeze", ["rows.extra32", const("axis0", [0])], ["rows.extra0"]),
+        helper.make_node("Add", [total, "rows.extra0"], ["rows.total"]),
+        # each row's position (its token's), and its last visible column
+        helper.make_node("Tile", ["position_ids", tile_group], ["rows.positions"]),
+        helper.make_node("Reshape", ["rows.positions", const("column", [-1, 1])], ["rows.last"]),
+        helper.make_node("Range", [const("zero", 0, np.int32), "rows.total", const("one", 1, np.int32)],
+                         ["rows.cols32"]),
+        helper.make_node("Cast", ["rows.cols32"], ["rows.cols"], to=TensorProto.INT64),
+        helper.make_node("LessOrEqual", ["rows.cols", "rows.last"], ["rows.visible"]),
+        helper.make_node("Where", ["rows.visible", const("open", 0.0, np.float32),
+                                   const("shut", -np.inf, np.float32)], ["rows.bias2"]),
+        helper.make_node("Unsqueeze", ["rows.bias2", const("axes01", [0, 1])], ["rows.bias"]),
+    ]
+    q_split, q_rows = const("q_split", [1, -1, kv, group, hd]), const("q_rows", [1, -1, kv * hd])
+    o_split, o_join = const("o_split", [1, group, -1, kv, hd]), const("o_join", [1, -1, heads * hd])
+    out: list[Any] = []
+    last_producer = 0
+    for i, node in enumerate(graph.node):
+        if node.op_type != "GroupQueryAttention":
+            out.append(node)
+            if seqlens in node.output or total in node.output:
+                last_producer = len(out)
+            continue
+        p = f"rows.{i}"
+        q, k, v = node.input[0], node.input[1], node.input[2]
+        out += [
+            helper.make_node("Reshape", [q, q_split], [f"{p}.q5"]),  # [1, S, kv, G, hd]
+            helper.make_node("Transpose", [f"{p}.q5"], [f"{p}.qt"], perm=[0, 3, 1, 2, 4]),
+            helper.make_node("Reshape", [f"{p}.qt", q_rows], [f"{p}.q"]),  # [1, G·S, kv·hd]
+            helper.make_node("Tile", [k, tile_rows], [f"{p}.k"]),
+            helper.make_node("Tile", [v, tile_rows], [f"{p}.v"]),
+        ]
+        inputs = list(node.input) + [""] * (14 - len(node.input))
+        inputs[0:3] = [f"{p}.q", f"{p}.k", f"{p}.v"]
+        inputs[5:7] = ["rows.seqlens", "rows.total"]
+        inputs[9:11] = ["rows.positions", "rows.bias"]
+        node_attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        node_attrs["num_heads"] = kv
+        node_attrs = {n: (a.decode() if isinstance(a, bytes) else a) for n, a in node_attrs.items()}
+        out.append(helper.make_node("GroupQueryAttention", inputs, [f"{p}.o", *node.output[1:]],
+                                    domain="com.microsoft", name=node.name, **node_attrs))
+        out += [
+            helper.make_node("Reshape", [f"{p}.o", o_split], [f"{p}.o5"]),  # [1, G, S, kv, hd]
+            helper.make_node("Transpose", [f"{p}.o5"], [f"{p}.ot"], perm=[0, 2, 3, 1, 4]),
+            helper.make_node("Reshape", [f"{p}.ot", o_join], [node.output[0]]),  # [1, S, heads·hd]
+        ]
+    out[last_producer:last_producer] = first
+    del graph.node[:]
+    graph.node.extend(out)
+    return group
 
