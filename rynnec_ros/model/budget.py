@@ -28,7 +28,7 @@ from typing import Any
 
 from rynnec_ros.core.wire import MAX_NEW_TOKENS
 from rynnec_ros.model.export.quantize import BITS, block_size
-from rynnec_ros.model.spec import KV_CACHES
+from rynnec_ros.model.spec import INT8_KV_CALL_TOKENS, KV_CACHES
 
 MB = 1 << 20
 DTYPE_BYTES = {"float32": 4.0, "float16": 2.0, "bfloat16": 2.0}
@@ -145,6 +145,14 @@ def kv_bytes_per_token(raw_config: dict[str, Any], element_bytes: float) -> floa
     return 2.0 * layers * kv_heads * head_dim * element_bytes
 
 
+def scratch_rows(raw_config: dict[str, Any]) -> int:
+    """Positions the int8-cache graph's cache keeps past its capacity: (G − 1) · ``INT8_KV_CALL_TOKENS``,
+    G the query heads per kv head (``export/kvcache.py`` stacks them as rows)."""
+    heads = int(raw_config["num_attention_heads"])
+    group = heads // int(raw_config.get("num_key_value_heads") or heads)
+    return (group - 1) * INT8_KV_CALL_TOKENS
+
+
 @dataclass(frozen=True)
 class Budget:
     """Megabytes per part of what the node will hold; ``total_mb`` is what must fit."""
@@ -192,8 +200,9 @@ def estimate(checkpoint: str | Path, dtype: str, max_visual_tokens: int, max_new
         raise ValueError(f"kv_cache {kv_cache!r} is not one of {KV_CACHES}")
     kv_element = 1.0 if kv_cache == "int8" else element
     tokens = int(max_visual_tokens) + min(int(max_new_tokens), MAX_NEW_TOKENS) + TEXT_TOKENS
+    kv_rows = tokens + (scratch_rows(raw) if kv_cache == "int8" else 0)
     return Budget(weights_mb=weight_bytes(tensors, element, weights, tied) / MB,
-                  kv_mb=tokens * kv_bytes_per_token(raw, kv_element) / MB, buffer_mb=float(buffer_mb),
+                  kv_mb=kv_rows * kv_bytes_per_token(raw, kv_element) / MB, buffer_mb=float(buffer_mb),
                   cache_mb=float(cache_mb), activations_mb=activation_mb(int(max_visual_tokens), element),
                   margin_mb=RUNTIME_ALLOWANCE_MB, window_tokens=tokens, weights=weights,
                   kv_cache=kv_cache)

@@ -27,6 +27,11 @@ DTYPES = ("float32", "float16", "bfloat16")
 ORT_PROVIDERS = ("", "cpu", "cuda", "tensorrt")
 WEIGHTS = ("", "int8", "int4")
 KV_CACHES = ("", "int8")
+INT8_KV_CALL_TOKENS = 128
+"""Most tokens per call of the int8-cache graph, which stacks each kv head's G query heads as rows
+(``export/kvcache.py``): its mask is [G·S, positions] floats, and it writes (G − 1)·S scratch rows past its
+last position, which the cache keeps beyond its capacity (``backends/graphs.py``; counted by ``budget``).
+Measured: 3072 tokens of prefill cost the least CPU at 32–128 tokens per call (docs/acceleration.md)."""
 DEFAULT_CACHE_MB = 1024.0
 _PATHS = ("checkpoint", "onnx_dir", "engine_dir")  # a pathlib.Path is taken as its string
 

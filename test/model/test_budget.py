@@ -116,15 +116,17 @@ def test_quantised_estimate_counts_the_llm_linears_and_a_tied_head_at_their_prec
 
 
 def test_an_int8_kv_cache_counts_one_byte_per_element() -> None:
-    """kv_cache int8 (export/kvcache.py): the K/V term is the window's tokens × 2 × layers × kv_heads ×
+    """kv_cache int8 (export/kvcache.py): the K/V term is the window's tokens plus the graph's scratch
+    rows ((G − 1) × 128, G = 4 / 2 query heads per kv head in the tiny config) × 2 × layers × kv_heads ×
     head_dim bytes (config.json by hand), whatever the dtype; the other terms are unchanged."""
     raw = json.loads((CHECKPOINT / "config.json").read_text())
     head_dim = raw.get("head_dim") or raw["hidden_size"] // raw["num_attention_heads"]
     per_token = 2 * raw["num_hidden_layers"] * raw["num_key_value_heads"] * head_dim
     floats = budget.estimate(CHECKPOINT, "float32", 1000, 24, 100.0, 50.0)
     b = budget.estimate(CHECKPOINT, "float32", 1000, 24, 100.0, 50.0, kv_cache="int8")
-    assert b.kv_mb == pytest.approx(b.window_tokens * per_token / budget.MB)
-    assert b.kv_mb == pytest.approx(floats.kv_mb / 4)
+    assert raw["num_attention_heads"] // raw["num_key_value_heads"] == 2
+    assert b.kv_mb == pytest.approx((b.window_tokens + 128) * per_token / budget.MB)
+    assert b.kv_mb == pytest.approx(floats.kv_mb / 4 * (b.window_tokens + 128) / b.window_tokens)
     assert b.total_mb == pytest.approx(floats.total_mb - floats.kv_mb + b.kv_mb)
     assert f"K/V {b.kv_mb:.0f} (int8, {b.window_tokens} tokens)" in b.describe()
     with pytest.raises(ValueError, match="kv_cache 'int4'"):

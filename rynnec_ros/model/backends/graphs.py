@@ -25,6 +25,7 @@ from rynnec_ros.model.decoding import KVCache, check_stop
 from rynnec_ros.model.export.kvcache import QUERY_ROWS_KEY
 from rynnec_ros.model.export.llm import cache_names, kv_names
 from rynnec_ros.model.sam2 import Sam2ImageFeatures
+from rynnec_ros.model.spec import INT8_KV_CALL_TOKENS
 
 if TYPE_CHECKING:
     from rynnec_ros.model.modeling import RynnecQwen2ForCausalLM
@@ -34,10 +35,6 @@ Graph = Callable[..., dict[str, torch.Tensor]]
 REQUIRED = ("vision", "projector", "region", "llm_prefill", "llm_decode", "lm_head")
 """Graphs every export has; ``seg_head``, ``sam2_image`` and ``sam2_decoder`` where the checkpoint
 segments."""
-
-ROW_CALL_TOKENS = 128
-"""Most tokens per call of a graph that stacks query rows (``kvcache.query_rows``): its mask is [G·S,
-positions] floats, 4 MB per 1K positions at G = 4, and its scratch rows (G − 1)·S per layer."""
 
 _SAM2 = "grounding_encoder.sam2_model."
 COMPUTED_BY = {
@@ -113,8 +110,8 @@ class GraphDecoderStack:
     the embeddings and hidden states stay float32. That graph stacks each kv head's G query heads as
     rows (``kvcache.query_rows``, recorded in its model properties): a call of S tokens writes (G − 1)·S
     scratch rows after its last position and builds a [G·S, positions] mask, so the stack keeps
-    (G − 1)·``ROW_CALL_TOKENS`` scratch rows past the cache's capacity and calls the graph with at most
-    ``ROW_CALL_TOKENS`` tokens at a time.
+    (G − 1)·``INT8_KV_CALL_TOKENS`` scratch rows past the cache's capacity and calls the graph with at most
+    ``INT8_KV_CALL_TOKENS`` tokens at a time.
     """
 
     def __init__(
@@ -139,8 +136,8 @@ class GraphDecoderStack:
         # the fused ONNX Runtime decode graph (export ``llm_decode_gqa``) takes each layer's whole buffer
         self.fused = "cache_k.0" in getattr(decode, "input_names", ())
         self.query_rows = int(getattr(decode, "metadata", {}).get(QUERY_ROWS_KEY, 1))
-        self.call_tokens = ROW_CALL_TOKENS if self.query_rows > 1 else None
-        self.scratch = (self.query_rows - 1) * ROW_CALL_TOKENS
+        self.call_tokens = INT8_KV_CALL_TOKENS if self.query_rows > 1 else None
+        self.scratch = (self.query_rows - 1) * INT8_KV_CALL_TOKENS
 
     def new_cache(self, capacity: int) -> KVCache:
         shape = (self.layers, self.kv_heads, int(capacity) + self.scratch, self.head_dim)

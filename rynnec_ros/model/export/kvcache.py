@@ -128,7 +128,7 @@ def query_rows(graph: Any) -> int:
     ``attention_bias`` lets row ``(g, s)`` see the columns up to its own position only, hiding both
     the later tokens of the chunk and the scratch rows. So a call of S tokens needs (G − 1)·S rows of
     cache capacity beyond its last position (``GraphDecoderStack`` keeps them), and the bias is
-    [G·S, total + (G − 1)·S] floats (the engine calls with at most ``ROW_CALL_TOKENS`` tokens).
+    [G·S, total + (G − 1)·S] floats (the engine calls with at most ``INT8_KV_CALL_TOKENS`` tokens).
     Measured (docs/acceleration.md, "int8 K/V cache"): with float32 caches the rewrite did not help (the
     float attention is bound by memory, not by the per-head passes), so only the int8 graphs use it.
     """
