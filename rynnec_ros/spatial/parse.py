@@ -30,6 +30,8 @@ from functools import cached_property
 from importlib import resources
 from types import CodeType, FunctionType
 
+import yaml
+
 from rynnec_ros.core.types import RequestError
 
 Slots = dict[str, str | float | None]
@@ -187,16 +189,6 @@ _ATTRIBUTE_COMPARED = {
     "width": {">": "wider", "<": "less wide"},
     "length": {">": "longer", "<": "less long"},
 }
-
-# "Below" and "above" that point into a message ("the thread below", "see above", "as noted below"), as a
-# forwarded question says them: no object is above or below anything there. The noun stays.
-_TEXT_PLACE = (
-    r"\b((?:thread|e-?mail|mail|message|note|chain|text|ticket|request|question|list|table|notes|details|info"
-    r"|figures?|comments?|repl(?:y|ies)|post|attachment|link|spreadsheet|sheet|log)s?) (?:below|above)\b"
-    r"|\b(?:see|as (?:stated|noted|discussed|mentioned|quoted|shown|described|requested|asked|agreed))"
-    r" (?:below|above)\b|\b(?:stated|noted|discussed|mentioned|quoted|forwarded|attached|listed|pasted)"
-    r" (?:below|above)\b"
-)
 
 # Planner shorthand and spelling variants, each to the one word the rules read.
 _SHORTHAND = {
@@ -393,7 +385,8 @@ def _typo_table(words: list[str]) -> dict[str, str]:
 _TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 5])
 
 
-# Whole phrasings rewritten to the form the rules read, in order (after dashes became commas).
+# Whole phrasings rewritten to the form the rules read, in order (after dashes became commas): the table is
+# data/phrase_rewrites.yaml; these are the words some of its rewrites look up.
 _TRIP = {"shorter": "nearer", "shortest": "nearest", "longer": "farther", "longest": "farthest"}
 _UNIT_NAMES = {"m": "meters", "cm": "centimeters", "mm": "millimeters", "ft": "feet", "in": "inches"}
 _PLAIN_TO_MORE = {"high": "higher", "tall": "taller", "far": "farther", "near": "nearer", "nearby": "nearer",
@@ -406,244 +399,52 @@ _DENIED = {"taller": "shorter", "higher": "lower", "lower": "higher", "farther":
            "further": "nearer",
            "nearer": "farther", "closer": "farther", "longer": "less long", "wider": "less wide",
            "narrower": "wider", "bigger": "smaller", "larger": "smaller", "smaller": "bigger"}
-_ROUND_UNITS = (
-    r"(?:degrees?|meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cm|mm|inch(?:es)?|feet|foot|ft|units?"
-    r"|numbers?)"
-)
-_PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
-    # an ending that asks nothing: a radio closer ("... . Over.", "..., over and out"), the asker's reason
-    # after the question ("? I'm trying to decide which one fits.": a sentence naming no object, number,
-    # unit, side or turn)
-    (r"([,.;:!?])\s*(?:over(?: and out)?|out|(?:i'?m trying|i am trying|i want|i need|i'd like|i would like"
-     r"|i have to|because|it's for|just (?:want|need)|so (?:that )?i)\b(?![^.?!]*(?:OBJ|\d|\b(?:left|right"
-     r"|degrees?|clock|meters?|metres?|centimet\w*|millimet\w*|cms?|mm|feet|foot|ft|inch\w*)\b))[^.?!]*)"
-     r"\s*[.!]?\s*$", r"\1"),
-    # Planner notation: "nearer?(OBJ, OBJ)" asks whether the first is nearer than the second,
-    # "on_my_right?(OBJ)" whether it is on my right; "clock_dir(OBJ)", "turn(right, 45)" name a quantity
-    # with its arguments; "unit=ft", "point=top", "ref=OBJ" are slots.
-    (r"(?<=[a-z0-9])_(?=[a-z0-9])", " "),
-    (r"\b([a-z]+er)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 than OBJ?"),
-    (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 OBJ?"),
-    (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*\)", r"is OBJ \1?"),
-    # a quantity called on one object, "side(OBJ)"; a predicate before it, "is_left OBJ"
-    (r"\bside\s*\(\s*OBJ\s*\)", "which side is OBJ on"),
-    (r"^is (left|right) OBJ\b", r"is OBJ on the \1"),
-    # calls in a row are clauses: "after turn_left(90) clock_dir(OBJ)"
-    (r"(?<=\))\s+(?=[a-z])", ", "),
-    (r"\bunits? ?= ?'?(m|cm|mm|ft|in)'?(?![a-z])", lambda m: "in " + _UNIT_NAMES[m.group(1)]),
-    (r"\b(?:point|at) ?= ?'?(top|bottom|center|centre)'?", r"\1"),
-    (r"\b(?:ref|reference|wrt) ?= ?OBJ", "relative to OBJ"),
-    (r"\bwrt\b", "relative to"),
-    (r"\b(?:target|obj|object|a|b|x|y) ?= ?OBJ", "OBJ"),
-    # a relation called on two objects, "left_of(OBJ, OBJ)", "taller_than(a=OBJ, b=OBJ)", "left_of(OBJ,
-    # ref=OBJ)": the first is the subject, as in the relation's sentence
-    (r"\b(?:is )?((?:left|right) of|on top of|above|below|under|underneath|beneath|over|on|[a-z]+er than)"
-     r"\s*\(\s*OBJ\s*,\s*(?:relative to )?OBJ\s*\)", r"is OBJ \1 OBJ"),
-    (r"\barg ?min (?:dist(?:ance)?|range)\b|\barg ?min\b(?=.*\bdist(?:ance)?\b ?\(? ?(?:camera|cam|me)\b)",
-     "which is nearest"),
-    (r"\barg ?max (?:dist(?:ance)?|range)\b|\barg ?max\b(?=.*\bdist(?:ance)?\b ?\(? ?(?:camera|cam|me)\b)",
-     "which is farthest"),
-    (r"\barg ?(max|min) z(?: ?(top|bottom|center|centre))?\b",
-     lambda m: f"which is {'highest' if m[1] == 'max' else 'lowest'} by the {m[2] or 'center'}"),
-    (r"\barg ?min image ?x\b", "which is leftmost"),
-    (r"\barg ?max image ?x\b", "which is rightmost"),
-    # "assert height(OBJ) > height(OBJ)"
-    (r"\b(?:assert )?(height|length|width)\(OBJ\) ?([<>]) ?\1\(OBJ\)",
-     lambda m: f"is OBJ {'greater' if m.group(2) == '>' else 'less'} in {m.group(1)} than OBJ"),
-    # "dist(cam, OBJ) < dist(cam, OBJ)": distances to the camera compared
-    (r"\b(?:dist|distance|range)\((?:cam|camera|me), ?OBJ\) ?([<>]) ?"
-     r"(?:dist|distance|range)\((?:cam|camera|me), ?OBJ\)",
-     lambda m: f"is OBJ {'farther' if m.group(1) == '>' else 'nearer'} than OBJ"),
-    (r"\bleft ?\| ?right\b", "left or right"),
-    # a bare unit closing a request: "..., in" / "-> ft"; a unit alone in its sentence: "Distance to OBJ.
-    # Inches.", "...? Feet is fine."
-    (r",\s*(m|cm|mm|ft|in)\s*[?.]?\s*$"
-     r"|[.?!;]\s*(meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cms|mm|feet|ft|inch(?:es)?)"
-     r"(?: (?:is|are) (?:fine|ok|okay|good)| (?:please|only|thanks))?\s*[.!]?\s*$",
-     lambda m: ", in " + (_UNIT_NAMES[m[1]] if m[1] else _UNIT_NAMES.get(m[2], m[2]))),
-    # a test case comparing one attribute of two objects, "assert OBJ.width > OBJ.width": asked yes or no
-    (r"(?:\bassert )?\bOBJ\.(height|width|length) ?([<>])(?!=) ?OBJ\.\1\b",
-     lambda m: f"is OBJ {_ATTRIBUTE_COMPARED[m[1]][m[2]]} than OBJ"),
-    (r"\barg ?min\b", "which has the smallest"),
-    (r"\barg ?max\b", "which has the largest"),
-    (r"\bdz\b", "height difference"),
-    (r"\bcam\b", "camera"),
-    (r"\bobj\b", "object"),
-    # "an arm of 30 in, can it ...": a number then "in" and no noun is inches
-    (r"(\d) ?in(?= *(?:[-,;:?!]|\.(?:\s|$)|$))", r"\1 inches"),
-    # "in ins", "in in." at the end: the unit abbreviated ("ins" is the plural of "in")
-    (r"(\d) ?ins\b|\b(?:in|into) ins\b\.?|\b(?:in|into) in(?= *(?:[,;:?!]|\.?$))",
-     lambda m: f"{m[1]} inches" if m[1] else "in inches"),
-    # "report in." closing a request, "? in." after the question: a bare "in" with no noun is the unit
-    (r"(\b(?:report|answer|reply|respond|give it|express it)|[?!]) in\.?$", r"\1 in inches"),
-    (r"\bmtrs?\b", "meters"),
-    (r"(\d)\s*degs?\b", r"\1 degrees"),
-    (r"OBJ\s*,\s*OBJ(?=[^(]*\))", "OBJ and OBJ"),
-    (r"(?<=[a-z0-9])\(([^()]*)\)", lambda m: " " + m.group(1).replace(",", " ") + " "),
-    # "side_of(OBJ, ref=OBJ)": the side of the first relative to the second
-    (r"\bside of\s+OBJ\s+(relative to|from)\s+OBJ", r"side, OBJ \1 OBJ"),
-    # the norm of a difference, ||c(OBJ) - c(OBJ)||, is a distance
-    (r"\|\|[^|]*OBJ[^|]*OBJ[^|]*\|\|", " the distance between OBJ and OBJ "),
-    # speech fillers at a clause's start
-    # ("so that OBJ is ahead" is a turn's goal, not a filler)
-    # (and a texter's interjections: "yo", "bruh")
-    (r"(^|[,;:.?!] )(?:(?:okay|ok|so(?! that| OBJ)|um+|uh+|er+|erm|hmm+|well|alright|hey|yo|bruh)\b,? )+",
-     r"\1"),
-    (r"(^|[,;:.?!] )(?:(?:hey|hi|hello|ok|okay|yo) )?(?:robot|robbie|buddy|there)\b,? "
-     r"(?=(?:is|are|does|do|can|"
-     r"could|would|will|was|has|have|which|what|how|where|tell)\b)", r"\1"),
-    # a question opened by its verb, as German and Dutch ask: "stands OBJ higher than OBJ?" is "is OBJ ..."
-    (r"(^|[,;:.?!] )(?:stands|sits|lies|hangs|stays|lays)(?= (?:the )?OBJ\b)", r"\1is"),
-    # the word after the unit names the quantity: "how many meters high" is a height, not a distance
-    (r"\bhow (?:many|much) (meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cms?|mm|feet|foot|ft"
-     r"|inch(?:es)?) (high|tall|long|wide|deep|thick)\b", r"how \2, in \1,"),
-    # a turn said as a manoeuvre by its angle: "if I do a 180", "doing a full 360"
-    (r"\b(?:do|does|doing|did|make|makes|making|pull|pulling) an? (?:full |complete |quick )?"
-     r"(90|180|270|360)\b(?! ?(?:cm|mm|m|meters?|feet|ft|inch|inches|%))", r"turn \1 degrees"),
-    # a turn said as a way to go, with its angle: "if I go left 90 degrees", "veer right by 30 degrees"
-    # (and a helm order: "come left 20" turns left by 20, "come round to OBJ" until OBJ is ahead)
-    (r"\b(?:go|goes|going|went|head|heads|heading|bear|bears|veer|veers|veering|veered|swerve)"
-     r"(?= (?:to (?:the |my |your )?)?(?:left|right) (?:by )?\d+ degrees?\b)"
-     r"|\b(?:come|comes|coming|came)(?= (?:hard )?(?:left|right)\b| (?:a)?round (?:to|towards?|onto) OBJ\b)",
-     "turn"),
-    # a guess before the question is no part of it: "I'd say about 30 cm, but how tall is OBJ?"
-    (r"^[^?]*?\b(?:guess|guessing|i think|my bet|i'd say|i would say|probably|pretty sure)\b[^?]*?(?:,|\s)"
-     r"(?:but )(?=(?:what|which|where|how|is|are|does|do|can|could|will|would)\b)", ""),
-    # "would I be right in saying that ..." asks yes or no
-    (
-        r"\b(?:would|am|was) i (?:be )?(?:right|correct) (?:in saying|to say|in thinking|if i say)\b",
-        "is it true",
-    ),
-    # a lead-in naming the reference opens a clause even without its comma ("relative to OBJ is OBJ ...")
-    (
-        r"^((?:relative to|compared (?:with|to)|in comparison (?:with|to)|with respect to|next to|beside"
-        r"|looking at|as for) OBJ) (?=(?:is|are|does|do|did|can|could|would|will|was|has|have)\b)",
-        r"\1, ",
-    ),
-    # a benchmark's options stand for a value: "which of the following (values) is closest to the ..."
-    (r"\bwhich of the following (?:values?|numbers?|amounts?|measurements?|distances?)\b", "what value"),
-    (
-        r"\bwhich of the following (?:is|comes|lies) (?:closest|nearest) to\b"
-        r"|\bwhich of the following best (?:approximates|matches)\b",
-        "what is",
-    ),
-    # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
-    (r"\b(?:is that|am i|was i|are you|is it|(?:is|was) (?:she|he|mom|mum|dad|grandma|grandpa)"
-     r"|are (?:they|we)) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
-    # (a tag may be followed by an afterthought: "..., right? centres")
-    # (also after a statement's full stop: "OBJ is wider than OBJ. True?", "my boss says ... . Correct?")
-    (r"[,.;:!]\s*(?:right|correct|yes|yeah|yep|yup|ya|yah|aye|true|no|isn't it|is it not|innit|agreed|eh|huh"
-     r"|ok|okay|that (?:so|right|correct|true))\s*\?(?=\s|$)",
-     ", is that so?"),
-    # "is OBJ taller or OBJ?", "is OBJ more far or OBJ": the two offered, one picked
-    (r"(^|[,;:.?!] )(?:is|are) OBJ ((?:more |less )?[a-z]+er|more [a-z]+|less [a-z]+) or OBJ\b(?! than)",
-     r"\1which is \2, OBJ or OBJ"),
-    # a statement then "right or wrong?", "true or not?": asked whether it holds; its "right" is no side
-    (r"[.,;:]\s*(?:right or wrong|correct or (?:not|incorrect)|true or not)\s*\?", ", is that so?"),
-    # the room under an object is its bottom's height: "the gap under OBJ", "more clearance", "least room"
-    (r"\b(?:gap|space|room|clearance)(?: is there| there is| left)? (?:under|beneath|below|underneath)"
-     r"(?:neath)? OBJ\b", "clearance of OBJ"),
-    (r"\b(?:gap|space|room|clearance)(?: is there| there is| left)? (?:under|beneath|below|underneath)"
-     r"(?:neath)? (?:it|them)\b", "clearance"),
-    (r"\b(?:more|bigger|larger|greater|higher) (?:clearance|room|space|gap)\b", "higher bottom"),
-    (r"\b(?:most|biggest|largest|greatest|highest) (?:clearance|room|space|gap)\b", "highest bottom"),
-    (r"\b(?:less|smaller|lower) (?:clearance|room|space|gap)\b", "lower bottom"),
-    (r"\b(?:least|smallest|lowest) (?:clearance|room|space|gap)\b", "lowest bottom"),
-    # the floor as the other end: "the gap between OBJ and the floor" is the room under it, "the distance
-    # between OBJ and the ground" its height
-    (r"\b(?:gap|space|room|clearance) between OBJ and the (?:floor|ground)\b", "clearance of OBJ"),
-    (r"\b(?:distance|height) between OBJ and the (?:floor|ground)\b", "height of OBJ above the floor"),
-    (r"\bbetween (?:the )?(?:floor|ground) and OBJ\b", "between OBJ and the floor"),
-    # nearness to the ceiling is height, as nearness to the floor is lowness
-    (r"\b(?:closer|nearer) (?:to )?the (?:ceiling|roof)\b", "higher"),
-    (r"\b(?:closest|nearest) (?:to )?the (?:ceiling|roof)\b", "highest"),
-    # "the least far to the left" is the rightmost
-    (r"\b(?:least|less) (?:far )?(?:to the |on the )?left\b", "rightmost"),
-    (r"\b(?:least|less) (?:far )?(?:to the |on the )?right\b", "leftmost"),
-    # "not as tall as" is "shorter than" (marked DENIED, as below)
-    (r"\b(?:(is|are|was)n'?t|not) (?:\w+ )?(?:as|so) (tall|high|long|wide|far|near|close)"
-     r"((?: (?!as\b)\w+){0,4}?) as\b",
-     lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _NOT_AS[m[2]] + m[3] + " than"),
-    # a comparison denied is the opposite one, marked DENIED: a choice ("which is not taller than OBJ")
-    # reads it, a yes/no ("OBJ isn't taller than OBJ, yes?") is refused (see _DENIED_COMPARISON); "not
-    # shorter" may deny a height or a length, so it stays a negation (refused)
-    (rf"\b(?:(is|are|was)(?: not|n'?t)|not) ({'|'.join(_DENIED)})(?= (?:\w+ ){{0,4}}?than\b)",
-     lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _DENIED[m[2]]),
-    # how to round the answer asks nothing, but its unit is the answer's: "rounded to the nearest ten",
-    # "round to the nearest 5 degrees", "to the nearest millimetre" (no object is near a number or unit)
-    (r"[,;]? ?\b(?:round(?:ed|ing)?(?: (?:it|off|up|down))? to the nearest(?: whole)?"
-     rf"|to the nearest(?: whole)?(?= (?:\d|{_ROUND_UNITS}\b|tenth|hundredth)))"
-     r"(?: (?:\d+(?:\.\d+)?|tenth|hundredth|ten|five|half))?"
-     rf"(?: (?:of an? )?({_ROUND_UNITS}))?\b",
-     lambda m: f" in {m[1]}" if m[1] else ""),
-    # a place in the text, not in the scene: "per the thread below", "see above", "as noted below"
-    (_TEXT_PLACE, lambda m: m[1] or ""),
-    # a hedge after the question: "..., not sure if you can tell"
-    # (and politeness: "..., if you don't mind my asking"; "I'm sorry to trouble you, but ..."; and a taunt's
-    # denied ability: "I bet you don't even know which ...", "bet you can't tell me how far ...")
-    (r"[.?!,;]? *(?:but )?(?:i'm |im )?not sure (?:if|whether) (?:you|it) (?:can|could)"
-     r" (?:tell|see|say|know)\b|,? if you (?:don'?t|do not) mind(?: (?:my|me) asking)?(?=\s*[?.!]?\s*$)"
-     r"|^(?:i'?m |i am )?(?:so |very )?sorry(?: to (?:trouble|bother) you)?,? but "
-     r"|^(?:i )?bet (?:you|ya) (?:can'?t|cannot|don'?t|do not|won'?t)(?: even)? (?:tell(?: me)?|know|say"
-     r"|work out|figure out|guess)(?= (?:which|what|how|where|whether|if)\b)", ""),
-    # "not on your right but on your left": the side after "but" is the one asked
-    (r"\bnot (?:\w+ ){0,3}?(?:left|right)(?: side| hand side)?,? but (?:rather )?"
-     r"(?=(?:\w+ ){0,3}?(?:left|right)\b)", ""),
-    (r"\b(lower|higher) above the (?:floor|ground) than\b", r"\1 than"),
-    (r"\b(?:isn't|is not|not) (?:as|so) (far|near|close)\b(?=(?: (?:from|to) \w+)?\s*[?.]?\s*$)",
-     lambda m: "is DENIED " + {"far": "nearer", "near": "farther", "close": "farther"}[m.group(1)]),
-    # "shorter / longer trip from here": nearer, farther
-    (r"\b(shorter|shortest|longer|longest) (?:trip|walk|route|drive|journey|distance(?! between)"
-     r"|range|way (?:off|away))\b",
-     lambda m: _TRIP[m[1]]),
-    # "comparing their shorter horizontal sides": the width
-    (r"\b(?:shorter|smaller|narrower) (?:horizontal )?(?:sides?|dimensions?|edges?)\b", "width"),
-    (r"\b(?:longer|larger|longest) (?:horizontal )?(?:sides?|dimensions?|edges?)\b", "length"),
-    (r"\bthe OBJ\b", "OBJ"),
-    (r"\blong side length\b|\blong side\b", "length"),
-    (r"\b(?:greatest|highest|largest|biggest) elevation\b", "highest"),
-    (r"\b(?:lowest|smallest|least) elevation\b", "lowest"),
-    # "if I put a level on top of OBJ, how much lower is the top of OBJ": the first top is the reference
-    (r"\bif (?:i|you|we) (?:put|place|lay|set|rest|hold) (?:\w+ ){1,3}?(?:on top of|on|against) OBJ\b",
-     "relative to the top of OBJ"),
-    (r"\bless high\b", "lower"),
-    (r"\bon the top of\b", "on top of"),
-    (r"\bthe deck\b", "the floor"),
-    (r"\bthe observer'?s\b", "my"),
-    (r"\byou'?re (?=(?:left|right)\b)", "your "),
-    (r"\b(after|following|once|if i do|if you do) an? (\d+)(?: degree)? "
-     r"(?:to the |to my |to your )?(left|right)\b",
-     r"\1 turning \3 \2 degrees"),
-    (r"\b(turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing)|spins?|pivots?|swivels?|yaws?) ([lr]t?)\b",
-     lambda m: f"{m[1]} {'left' if m[2][0] == 'l' else 'right'}"),
-    # ... and before it: "rt turn 90", "l turn"
-    (r"\b([lr]t?) (?=(?:turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing)|spins?|pivots?|swivels?|yaws?)\b)",
-     lambda m: "left " if m[1][0] == "l" else "right "),
-    # how high something sits is a placement, not its own size ("its top at the greatest height above the
-    # floor")
-    (r"\b(?:the )?(?:greatest|largest|biggest|most) height (?:above|over|off|from) the (?:floor|ground)\b",
-     "highest"),
-    (r"\b(?:the )?(?:smallest|least|lowest) height (?:above|over|off|from) the (?:floor|ground)\b", "lowest"),
-    # a height an object has is its own size: "which one has the lowest height" is the shortest ("which
-    # sits at the lowest height" stays a placement)
-    (r"\b(has|have|had|got|with) the (lowest|highest) height\b(?! (?:above|over|off|from)\b)",
-     lambda m: f"{m[1]} the {'smallest' if m[2] == 'lowest' else 'greatest'} height"),
-    (r"\bfar up from the (?:\w+ )?(?:floor|ground)\b", "high above the floor"),
-    # of two, the uppermost is the one on top
-    (r"\bwhich (?:one )?is (?:the )?(?:uppermost|topmost)\b(?=,? OBJ or OBJ)", "which is on top"),
-    (r"\bwhich (?:one )?is (?:the )?(?:lowermost|bottommost)\b(?=,? OBJ or OBJ)", "which is at the bottom"),
-    # learners' plain adjective for a comparison when objects are offered: "which one high, OBJ or OBJ?"
-    (rf"\b(which(?: one| object| thing)?(?: is)?) ({'|'.join(_PLAIN_TO_MORE)})\b"
-     r"(?=[^?]*\bOBJ,? (?:or )?OBJ\b|\?$)", lambda m: f"{m[1]} {_PLAIN_TO_MORE[m[2]]}"),
-    (r"\bsmall in (height|width|length)\b", r"smaller in \1"),
-    # a half turn said as a manoeuvre
-    (r"\b(?:about face|about turn|one eighty)\b|\ba u turn\b|\bu turns?\b(?! (?:left|right|to|around|\d))",
-     "turn around"),
-    # facing another way is a turn: "face the other way", "face backwards", "face left"
-    (r"\bface (?:the other way|the opposite (?:way|direction)|backwards?|behind (?:me|you))\b",
-     "turn around"),
-    (r"\bface (?:to )?(?:the |my |your )?(left|right)\b", r"turn \1"),
-]
+
+# Replacement functions the rewrite table names (``call:``): the rewrites that look a word up or choose
+# by a group.
+_REWRITE_CALLS: dict[str, Callable[[re.Match[str]], str]] = {
+    "unit_slot": lambda m: "in " + _UNIT_NAMES[m.group(1)],
+    "argmax_z": lambda m: f"which is {'highest' if m[1] == 'max' else 'lowest'} by the {m[2] or 'center'}",
+    "attribute_call_compared":
+        lambda m: f"is OBJ {'greater' if m.group(2) == '>' else 'less'} in {m.group(1)} than OBJ",
+    "distances_compared": lambda m: f"is OBJ {'farther' if m.group(1) == '>' else 'nearer'} than OBJ",
+    "closing_unit": lambda m: ", in " + (_UNIT_NAMES[m[1]] if m[1] else _UNIT_NAMES.get(m[2], m[2])),
+    "attribute_compared": lambda m: f"is OBJ {_ATTRIBUTE_COMPARED[m[1]][m[2]]} than OBJ",
+    "inches_abbreviated": lambda m: f"{m[1]} inches" if m[1] else "in inches",
+    "call_arguments": lambda m: " " + m.group(1).replace(",", " ") + " ",
+    "not_as": lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _NOT_AS[m[2]] + m[3] + " than",
+    "denied": lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _DENIED[m[2]],
+    "rounding": lambda m: f" in {m[1]}" if m[1] else "",
+    "text_place": lambda m: m[1] or "",
+    "not_as_far":
+        lambda m: "is DENIED " + {"far": "nearer", "near": "farther", "close": "farther"}[m.group(1)],
+    "trip": lambda m: _TRIP[m[1]],
+    "turn_abbreviated": lambda m: f"{m[1]} {'left' if m[2][0] == 'l' else 'right'}",
+    "turn_abbreviated_before": lambda m: "left " if m[1][0] == "l" else "right ",
+    "own_height": lambda m: f"{m[1]} the {'smallest' if m[2] == 'lowest' else 'greatest'} height",
+    "plain_to_more": lambda m: f"{m[1]} {_PLAIN_TO_MORE[m[2]]}",
+}
+
+
+def _load_rewrites() -> list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]]:
+    """The rewrite table (data/phrase_rewrites.yaml), compiled once: phrasings are data; the functions
+    that pick a replacement by a looked-up word stay code."""
+    data = resources.files("rynnec_ros.spatial").joinpath("data/phrase_rewrites.yaml")
+    raw = yaml.safe_load(data.read_text(encoding="utf-8"))
+
+    def joined(pieces: str | list[str]) -> str:
+        return pieces if isinstance(pieces, str) else "".join(pieces)
+
+    parts = {name: joined(pieces) for name, pieces in raw["parts"].items()}
+    parts |= {"denied": "|".join(_DENIED), "plain_to_more": "|".join(_PLAIN_TO_MORE)}
+    table: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = []
+    for entry in raw["rewrites"]:
+        pattern = re.sub(r"\$\{(\w+)\}", lambda m: parts[m[1]], joined(entry["re"]))
+        table.append((re.compile(pattern), entry["to"] if "to" in entry else _REWRITE_CALLS[entry["call"]]))
+    return table
+
+
+_PHRASE_REWRITES = _load_rewrites()
 
 
 def normalise(question: str) -> str:
@@ -653,8 +454,8 @@ def normalise(question: str) -> str:
     t = re.sub(r"[a-z]{5,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
-    for pattern, replacement in _PHRASE_REWRITES:
-        t = re.sub(pattern, replacement, t)
+    for rewrite, replacement in _PHRASE_REWRITES:
+        t = rewrite.sub(replacement, t)
     t = re.sub(r"(\d)\s*°", r"\1 degrees", t)
     t = re.sub(r"\bcentre", "center", t)
     t = re.sub(r"metres?\b", lambda m: m.group(0).replace("metre", "meter"), t)
@@ -1787,6 +1588,8 @@ def _rule_words() -> frozenset[str]:
             for key, item in value.items():
                 walk(key)
                 walk(item)
+        elif isinstance(value, re.Pattern):
+            walk(value.pattern)
         elif isinstance(value, CodeType):
             walk(value.co_consts)
         elif isinstance(value, (cached_property, property)):
@@ -1799,8 +1602,11 @@ def _rule_words() -> frozenset[str]:
             docs.add(value.__doc__ or "")
             walk(list(vars(value).values()))
 
-    # (not the misspellings the corrector reads as their word, nor the module's dunders)
-    module = [v for k, v in globals().items() if k != "_TYPOS" and not k.startswith("__")]
+    # (not the misspellings the corrector reads as their word, nor the module's dunders, nor the rewrite
+    # table's loader and its names for the replacement functions: plumbing, not words a rule reads)
+    plumbing = {id(_TYPOS), id(_load_rewrites), id(_REWRITE_CALLS)}
+    module = [v for k, v in globals().items() if id(v) not in plumbing and not k.startswith("__")]
+    module.append(list(_REWRITE_CALLS.values()))
     for value in module:  # docstrings first: a walk may meet a code object before its function
         if isinstance(value, (FunctionType, type)) and value.__doc__:
             docs.add(value.__doc__)
