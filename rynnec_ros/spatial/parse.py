@@ -24,6 +24,7 @@ Nothing here measures anything; ``plan.py`` puts the pieces together.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Mapping
 from functools import cached_property
@@ -193,6 +194,21 @@ _ATTRIBUTE_COMPARED = {
 # Planner shorthand and spelling variants, each to the one word the rules read.
 _SHORTHAND = {
     r"\bdist\b": "distance",
+    r"\blen\b": "length",
+    r"\bwid\b": "width",
+    # an annotator's or planner's keys for the families' quantities: "d(cam, OBJ)", "dist2cam OBJ", "h_top
+    # OBJ", "h_bot", "ctr-ctr", "clk pos OBJ", "top_max: OBJ/OBJ", "... ? y/n"
+    r"\bd(?= (?:camera|OBJ)\b)": "distance",
+    r"\b(?:dist|d) ?2 ?(?:cam|camera)\b": "distance to camera",
+    r"(?<=\bh )(?:bot|btm)\b|\b(?:bot|btm)(?= (?:max|min|z)\b)": "bottom",
+    r"\bctr\b": "center",
+    r"\bcenter center\b": "center to center distance",  # "ctr-ctr"
+    r"\bh (top|bottom|center|mid) OBJ\b": r"height above the floor of the \1 of OBJ",
+    r"\bclk\b": "clock",
+    r"\b(top|bottom|center) max\b|\bmax (top|bottom|center)\b": r"highest \1\2",
+    r"\b(top|bottom|center) min\b|\bmin (top|bottom|center)\b": r"lowest \1\2",
+    r"\bon (?:the )?camera'?s? (left|right)\b": r"on the \1",
+    r"\by ?/ ?n\b": "yes or no",
     r"\bbreadth\b": "width",
     r"\btrav\b": "travel",
     # units as a speech transcript spells them: "sent a meters", "milli meters"
@@ -261,6 +277,9 @@ _SHORTHAND = {
     r"\bfare?st\b": "farthest",
     r"\bleftest\b": "leftmost",
     r"\b(?:the )?extreme (left|right)\b": r"\1most",
+    r"\b(left|right) most\b": r"\1most",  # "right-most", its hyphen a space by now
+    # a side without its article, as many first languages have none: "is on left from you", "to right of"
+    r"\b(on|to) (left|right)\b": r"\1 the \2",
     r"\brightest\b": "rightmost",
     r"\b(?:truned|turnd)\b": "turned",
     # learners' comparatives of distance: "more far", "less far" (nearer), "least near" (farthest)
@@ -412,12 +431,12 @@ _REWRITE_CALLS: dict[str, Callable[[re.Match[str]], str]] = {
     "attribute_compared": lambda m: f"is OBJ {_ATTRIBUTE_COMPARED[m[1]][m[2]]} than OBJ",
     "inches_abbreviated": lambda m: f"{m[1]} inches" if m[1] else "in inches",
     "call_arguments": lambda m: " " + m.group(1).replace(",", " ") + " ",
-    "not_as": lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _NOT_AS[m[2]] + m[3] + " than",
+    "not_as": lambda m: (f"{m[1]} " if m[1] else "") + "NOTAS " + _NOT_AS[m[2]] + m[3] + " than",
     "denied": lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _DENIED[m[2]],
     "rounding": lambda m: f" in {m[1]}" if m[1] else "",
     "text_place": lambda m: m[1] or "",
     "not_as_far":
-        lambda m: "is DENIED " + {"far": "nearer", "near": "farther", "close": "farther"}[m.group(1)],
+        lambda m: "is NOTAS " + {"far": "nearer", "near": "farther", "close": "farther"}[m.group(1)],
     "trip": lambda m: _TRIP[m[1]],
     "turn_abbreviated": lambda m: f"{m[1]} {'left' if m[2][0] == 'l' else 'right'}",
     "turn_abbreviated_before": lambda m: "left " if m[1][0] == "l" else "right ",
@@ -765,11 +784,12 @@ def _turn(clause: str) -> tuple[str | None, float]:
 
 
 # Words that make the object after them the reference of a comparison or relation ("relative to the
-# top of OBJ", "than OBJ", "below OBJ", "on which side of OBJ"), and "OBJ as the reference".
+# top of OBJ", "than OBJ", "below OBJ", "on which side of OBJ", "which side from OBJ"), and "OBJ as the
+# reference".
 _REFERENCE_BEFORE = (
     r"\b(?:relative to|compared (?:with|to)|in comparison (?:with|to)|with respect to|in relation to|next to"
     r"|beside|looking at|than|against|versus|vs"
-    r"|above|below|under|underneath|beneath|over|side of|left of|right of|(?:up|down) from"
+    r"|above|below|under|underneath|beneath|over|(?:side|left|right) (?:of|from)|(?:up|down) from"
     r"|(?:which|what) (?:way|direction) from)"
     r"(?: the (?:\w+ ){1,2}of| that of)? $"
 )
@@ -1217,10 +1237,10 @@ _SECOND_QUESTION = (
 _NEGATED = r"\b(?:not|never|isn't|aren't|doesn't|don't|wasn't|isnt|arent|doesnt|dont)\b(?! or\b)"
 _VAGUE_TURN = r"\b(?:a (?:little )?bit|a little|slightly|somewhat|a few degrees|partly|part of the way)\b"
 _LENGTH_UNIT_WORD = r"\b(?:meters?|centimeters?|millimeters?|cms?|mm|feet|foot|ft|inch(?:es)?)\b"
-# A comparison denied: marked by the rewrites (DENIED), or a negation before a comparative ("isn't OBJ
-# taller than OBJ").
+# A comparison denied: marked by the rewrites (DENIED for "not taller than", NOTAS for "not as tall as"),
+# or a negation before a comparative ("isn't OBJ taller than OBJ").
 _DENIED_COMPARISON = (
-    r"\bDENIED\b"
+    r"\b(?:DENIED|NOTAS)\b"
     r"|\b(?:not|isn't|aren't|isnt|arent|wasn't|is it not|are they not)\b(?! only\b)(?: (?!or\b)\w+){0,3}? (?:"
     r"(?:high|tall|low|near|clos|far|furth|wid|long|short|big|small|narrow|larg|thick|deep)er\b"
     r"|(?:more|less) (?:high|tall|low|near|close|far|wide|long|big|small)\b|(?:as|so) \w+ as\b)"
@@ -1466,6 +1486,50 @@ _CHANGED_POSE = (
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
 # "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
 _RATIO = r"\bhow many times\b|\b(?:twice|thrice|half|\d+ times) as\b|\bratio\b|\bpercent\b|%"
+_SIDE_WORD = (
+    r"\bleft\b(?! (?:over|behind|out|alone)\b)"
+    r"|\bright\b(?! (?:now|away|here|there|above|below|under|over|next"
+    r"|beside|behind|in front|at|on|by|up|down|in|into|onto|off|against|after|before|then)\b)"
+)
+
+
+def _turn_toward_object(t: str) -> list[str]:
+    """The goal of a turn whose amount is not said, when the goal is an object: "how many degrees to line
+    up on OBJ", "until I point at OBJ", or the object straight after the turn ("turn clockwise, OBJ").
+    A turn said with its amount ("after turning 30 degrees left, ...") is a turn to imagine."""
+    clause = _turn_clause(t)
+    if clause is None or _has(clause, r"\d|\b(?:quarter|around|round|half|full|whole|complete)\b"):
+        return []
+    goal = re.search(
+        r"\b(?:to|until|till) (?:i |you |we |it )?[a-z]+(?: up| out| in)?"
+        r" (?:on |at |with |towards? |onto |to )?OBJ\b"
+        rf"|{_TURN_VERB}(?: [a-z]+)?, OBJ\b", t)
+    return [goal.group(0)] if goal else []
+
+
+def _size_of_another_thing(t: str) -> list[str]:
+    """A short/long comparative on a noun, followed by where it is measured from ("the shortest hike from
+    here", "a longer stroll to get there"): what is short is a way there, not the object, unless the noun is
+    the object or its extent ("the longest one from the left") or a way the rules read as a distance."""
+    return [m.group(0) for m in re.finditer(
+        r"\b(?:short|long)(?:er|est) ([a-z]+)(?= (?:from|away|over to|to)\b)", t)
+        if m[1] not in _OWN_EXTENT]
+
+
+_OWN_EXTENT = frozenset({
+    "one", "ones", "object", "item", "thing", "piece", "side", "sides", "dimension", "edge", "extent",
+    "length", "end", "top", "bottom", "base", "tip", "front", "back", "way", "distance", "range", "of", "in",
+    "and", "or", "than",
+})
+
+
+def _side_of_an_object(t: str) -> list[str]:
+    """Side words in a clause that names an object ("OBJ is at left from you"); an aside's side ("a lamp
+    shining from the left, but ...") places nothing the question asks about."""
+    return [m.group(0) for clause in re.split(r"[,.;:?!]", t) if "OBJ" in clause
+            for m in re.finditer(_SIDE_WORD, clause)]
+
+
 # "how far to the left of you is OBJ": an offset to one side, which only a direction's angle measures.
 _SIDE_OFFSET = r"\bhow (?:far|much|many \w+) (?:more )?(?:to the |to my |to your |on the )?(?:left|right)\b"
 # "how high above you", "how far below the camera": a height relative to the camera, which no reading
@@ -1603,8 +1667,9 @@ def _rule_words() -> frozenset[str]:
             walk(list(vars(value).values()))
 
     # (not the misspellings the corrector reads as their word, nor the module's dunders, nor the rewrite
-    # table's loader and its names for the replacement functions: plumbing, not words a rule reads)
-    plumbing = {id(_TYPOS), id(_load_rewrites), id(_REWRITE_CALLS)}
+    # table's loader and its names for the replacement functions, nor the stems of units in other languages:
+    # plumbing and unknown words, not words a rule reads)
+    plumbing = {id(_TYPOS), id(_load_rewrites), id(_REWRITE_CALLS), id(_UNIT_STEM)}
     module = [v for k, v in globals().items() if id(v) not in plumbing and not k.startswith("__")]
     module.append(list(_REWRITE_CALLS.values()))
     for value in module:  # docstrings first: a walk may meet a code object before its function
@@ -1646,15 +1711,22 @@ _WORD = r"[^\W\d_]+(?:'[^\W\d_]+)?"  # letters of any alphabet ("centymetrów", 
 _BREAKS = ("", ",", ".", ";", ":", "?", "!")  # ("": the question's start or end)
 
 
+# A unit's stem in another language's inflection ("centimetrech", "metros", "milimetrů", "inchi"): an
+# unknown word built on it names a unit wherever it stands ("metric" names a system, no unit).
+_UNIT_STEM = r"(?!metric)(?:(?:c[eé]nt[iíy]|m[ií]l+[ií]|kilo)?m[eé]t(?:r|er|re)|inch|degr|gra[dt])\w*"
+
+
 def _unread_words(t: str) -> list[str]:
     """Words of normalised question ``t`` that no rule reads and no English list knows (``_unknown``),
     standing where a cue belongs: after a number or a closing "in" (a unit's place: "in inchi", "1 metr"),
     beside a turn verb (its side or sense: "rt turn"), after "how" (a question word's), between "to / on
-    the" and "of", "side" or "hand" (a side's), alone between a clause break and a question mark (a tag:
-    "..., ne?"), or opening a clause that ends in a question mark, or opening any clause before a second
-    such word (a question word in another language: "ile stopni between ...", "jak wysoko is ...,"). The
-    rules would read the rest of the question and answer it without what these words say; elsewhere (an
-    aside, a name mid-sentence) an unknown word changes nothing the rules read."""
+    the" and "of", "side" or "hand" (a side's; also before "or" or a clause break when the word is a side
+    misspelt past safe correction: "further to the leftt:"), alone between a clause break and a question
+    mark (a tag: "..., ne?"), anywhere when it is built on a unit's stem ("v centimetrech"), or opening a
+    clause that ends in a question mark, or opening any clause before a second such word (a question word
+    in another language: "ile stopni between ...", "jak wysoko is ...,"). The rules would read the rest of
+    the question and answer it without what these words say; elsewhere (an aside, a name mid-sentence) an
+    unknown word changes nothing the rules read."""
     tokens = re.findall(rf"OBJ|{_WORD}|\d+(?:\.\d+)?|[,.;:?!]", t)
     found = []
     for i, token in enumerate(tokens):
@@ -1663,19 +1735,27 @@ def _unread_words(t: str) -> list[str]:
         before, after = ["", "", *tokens][i : i + 2], [*tokens, ""][i + 1]
         clause_end = next((x for x in tokens[i + 1 :] if x in _BREAKS), "")
         if (
-            re.fullmatch(r"\d+(?:\.\d+)?", before[1])
+            re.fullmatch(_UNIT_STEM, token)
+            or re.fullmatch(r"\d+(?:\.\d+)?", before[1])
             or (before[1] in ("in", "into") and after in _BREAKS)
             or re.fullmatch(_TURN_VERB, before[1]) or re.fullmatch(_TURN_VERB, after)
             or re.fullmatch(r"\d+(?:\.\d+)?|left|right|clockwise|counterclockwise", after)
             or before[1] == "how" or (before[0] == "how" and before[1] in {"many", "much"})
             or (before[0] in ("to", "on") and before[1] in ("the", "my", "your")
-                and after in ("of", "side", "hand"))
+                and (after in ("of", "side", "hand") or (after in ("or", *_BREAKS) and _like_a_side(token))))
             or (before[1] in _BREAKS[1:] and after == "?")
             or (before[1] in _BREAKS and after not in (*_BREAKS, "OBJ") and clause_end == "?")
             or (before[1] in _BREAKS and _unknown(after))
         ):
             found.append(token)
     return found
+
+
+def _like_a_side(word: str) -> bool:
+    """Whether ``word`` is "left" or "right" mistyped beyond what the corrector safely mends ("lefft",
+    "riight"): most of its letters in order (difflib's ratio); "shelving" or "map" in a side's place are
+    places, no side."""
+    return any(difflib.SequenceMatcher(None, word, side).ratio() >= 0.75 for side in ("left", "right"))
 
 
 def _matches(pattern: str) -> Callable[[str], list[str]]:
@@ -1695,6 +1775,12 @@ _Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("words in another language", _foreign_clauses, lambda s, u, _w: False),
     ("a word no rule reads where a cue belongs", _unread_words, lambda s, u, _w: False),
+    # "the shortest hike from here": a size word on a noun no rule reads, measured from a place, is the
+    # length of a way there, not the object's own size; no reading knows what way the noun means
+    ("a size of another thing", _size_of_another_thing, lambda s, u, _w: False),
+    # "swinging clockwise, how many degrees to line up on OBJ", "turn cw -> OBJ, deg": a turn by no said
+    # amount toward an object is the turn to face it (rotate_to_face), never a quarter turn then a bearing
+    ("a turn toward an object", _turn_toward_object, lambda s, u, _w: "direction" in s),
     ("a whole extent", _matches(_WHOLE), lambda s, u, _w: "whole" in u or s.get("point") == "top"),
     ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
     # "which one's lower down, OBJ or OBJ": the one under the other to some askers, the lower centre to
@@ -1707,13 +1793,14 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
     ("a second turn", _turn_sequence, lambda s, u, _w: False),
     ("a correction", _matches(_CORRECTION), lambda s, u, _w: False),
-    # "isn't OBJ farther than OBJ?", "confirm OBJ is not as tall as OBJ": askers label a denied comparison
-    # as the one named or as its opposite, and a yes or no to a negated question is itself ambiguous;
-    # a choice ("which is not as far") picks one either way
+    # "isn't OBJ farther than OBJ?", "confirm OBJ is not farther than OBJ": askers label a denied
+    # comparison as the one named or as its opposite, and a yes or no to a negated question is itself
+    # ambiguous; a choice ("which is not as far") picks one either way, and "not as tall as" (NOTAS) asked
+    # yes or no is read as "shorter than", as askers label it, the answer stating that reading
     # (a choice reads a denial only where the rewrites turned it: "which is not the nearer one" is
     # unturned, and read without its "not" it would pick the other)
     ("a denied comparison", _matches(_DENIED_COMPARISON),
-     lambda s, u, w: _picks_one(s, u) and all(x == "DENIED" for x in w)),
+     lambda s, u, w: all(x in ("DENIED", "NOTAS") for x in w) and (_picks_one(s, u) or "DENIED" not in w)),
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),
@@ -1792,6 +1879,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "how high over OBJ is OBJ" read as "is OBJ over OBJ": a quantity asked, a yes/no or a choice read
     ("a quantity asked", _matches(_QUANTITY_ASKED),
      lambda s, u, _w: "unit" in s or bool(u & {"direction", "turn"})),
+    # "OBJ is at left from you, yes?" read as a distance: a side of the view, which only readings across
+    # the view use ("right now", "right above it" name no side)
+    ("a side", _side_of_an_object, lambda s, u, _w: "horizontal" in u),
 )
 
 
@@ -1813,7 +1903,7 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
         if not used(slots, uses, words):
             # the first word the reading leaves unused (one unit word of two may be the asked unit)
             word = next((w for w in words if not used(slots, uses, [w])), words[0])
-            return "not" if word == "DENIED" else word  # the rewrites' mark of a denial is the asker's "not"
+            return "not" if word in ("DENIED", "NOTAS") else word  # the rewrites' marks of a denial: "not"
         if name not in _KEEP_WORDS:
             for word in words:
                 t = t.replace(word, " ")
