@@ -225,6 +225,9 @@ _SHORTHAND = {
     r"\bclock ?wise\b": "clockwise",
     r"\b(?:anti ?|counter ?|contra ?)clockwise\b|\b(?:widdershins|withershins)\b": "counterclockwise",
     r"\b(?:deasil|sunwise)\b": "clockwise",
+    # the sense said by the clock's hands: "against the clock", "with the clock"
+    r"\bagainst (?:the )?clocks?(?:'s? hands)?\b": "counterclockwise",
+    r"\bwith (?:the )?clocks?(?:'s? hands)?\b": "clockwise",
     r"\bht\b": "height",
     r"\bdegs?\b": "degrees",
     r"\bccw\b": "counterclockwise",
@@ -398,7 +401,10 @@ def _typo_table(words: list[str]) -> dict[str, str]:
         for v in found - {w}:
             variants.setdefault(v, set()).add(w)
     known = set(words) | _REAL_WORDS
-    return {v: ws.pop() for v, ws in variants.items() if len(ws) == 1 and v not in known and len(v) >= 5}
+    # (a slip as close to a word's plural as to the word, "degres", is that word either way)
+    one_word = {v: min(ws, key=len) for v, ws in variants.items()
+                if len({re.sub(r"e?s$", "", w) for w in ws}) == 1}
+    return {v: w for v, w in one_word.items() if v not in known and len(v) >= 5}
 
 
 _TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 5])

@@ -1082,6 +1082,14 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("top_max: <object0>/<object1>", "higher_choice point=top"),
         ("bot_min: <object0>/<object1>", "higher_choice point=bottom order=min"),
         ("Floor up to the top of <object1>, in cm?", "height_from_ground point=top unit=cm"),
+        # the sense said by the clock: "against the clock" is counterclockwise; a slip as near a word's
+        # plural as the word ("degres") is that word
+        ("How many degrees must I rotate against the clock to face <object0>?",
+         "rotate_to_face direction=ccw"),
+        ("Turning with the clock, how many degrees to face <object1>?", "rotate_to_face"),
+        ("How many degres clockwise is <object1> from where I face?", "direction_degrees"),
+        # a turn said by its angle alone after a time word: "after a 180"
+        ("After a 180, which o'clock is <object2>?", "future_direction_clock angle_deg=180"),
         # a turn imagined, its bearing asked (no object as the turn's goal)
         ("If I turn left, how many degrees to my right is <object1>?",
          "future_direction_degrees turn=left angle_deg=90"),
