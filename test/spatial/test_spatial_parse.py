@@ -42,6 +42,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh7") == []  # blind30/31, measured once, are development sets now
     assert split("fresh8") == []  # blind32/33, measured once, are development sets now
     assert split("fresh9") == []  # blind34/35, measured once, are development sets now
+    fresh10 = split("fresh10")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh10) == 207 + 209
+    assert {family for family, _, _ in fresh10} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
