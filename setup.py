@@ -15,7 +15,7 @@ setup(
     packages=find_packages(include=["rynnec_ros", "rynnec_ros.*"]),
     # tokenizer template and SAM2 yaml copied into generated random checkpoints
     package_data={"rynnec_ros.fixtures": ["assets/tiny/*"], "rynnec_ros.eval": ["data/paraphrases/*.yaml"],
-                  "rynnec_ros.spatial": ["data/*.txt"]},
+                  "rynnec_ros.spatial": ["data/*.txt", "data/*.yaml"]},
     install_requires=[
         "numpy>=1.24",
         "scipy>=1.10",

@@ -24,11 +24,14 @@ Nothing here measures anything; ``plan.py`` puts the pieces together.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from importlib import resources
 from types import CodeType, FunctionType
+
+import yaml
 
 from rynnec_ros.core.types import RequestError
 
@@ -188,19 +191,24 @@ _ATTRIBUTE_COMPARED = {
     "length": {">": "longer", "<": "less long"},
 }
 
-# "Below" and "above" that point into a message ("the thread below", "see above", "as noted below"), as a
-# forwarded question says them: no object is above or below anything there. The noun stays.
-_TEXT_PLACE = (
-    r"\b((?:thread|e-?mail|mail|message|note|chain|text|ticket|request|question|list|table|notes|details|info"
-    r"|figures?|comments?|repl(?:y|ies)|post|attachment|link|spreadsheet|sheet|log)s?) (?:below|above)\b"
-    r"|\b(?:see|as (?:stated|noted|discussed|mentioned|quoted|shown|described|requested|asked|agreed))"
-    r" (?:below|above)\b|\b(?:stated|noted|discussed|mentioned|quoted|forwarded|attached|listed|pasted)"
-    r" (?:below|above)\b"
-)
-
 # Planner shorthand and spelling variants, each to the one word the rules read.
 _SHORTHAND = {
     r"\bdist\b": "distance",
+    r"\blen\b": "length",
+    r"\bwid\b": "width",
+    # an annotator's or planner's keys for the families' quantities: "d(cam, OBJ)", "dist2cam OBJ", "h_top
+    # OBJ", "h_bot", "ctr-ctr", "clk pos OBJ", "top_max: OBJ/OBJ", "... ? y/n"
+    r"\bd(?= (?:camera|OBJ)\b)": "distance",
+    r"\b(?:dist|d) ?2 ?(?:cam|camera)\b": "distance to camera",
+    r"(?<=\bh )(?:bot|btm)\b|\b(?:bot|btm)(?= (?:max|min|z)\b)": "bottom",
+    r"\bctr\b": "center",
+    r"\bcenter center\b": "center to center distance",  # "ctr-ctr"
+    r"\bh (top|bottom|center|mid) OBJ\b": r"height above the floor of the \1 of OBJ",
+    r"\bclk\b": "clock",
+    r"\b(top|bottom|center) max\b|\bmax (top|bottom|center)\b": r"highest \1\2",
+    r"\b(top|bottom|center) min\b|\bmin (top|bottom|center)\b": r"lowest \1\2",
+    r"\bon (?:the )?camera'?s? (left|right)\b": r"on the \1",
+    r"\by ?/ ?n\b": "yes or no",
     r"\bbreadth\b": "width",
     r"\btrav\b": "travel",
     # units as a speech transcript spells them: "sent a meters", "milli meters"
@@ -217,6 +225,9 @@ _SHORTHAND = {
     r"\bclock ?wise\b": "clockwise",
     r"\b(?:anti ?|counter ?|contra ?)clockwise\b|\b(?:widdershins|withershins)\b": "counterclockwise",
     r"\b(?:deasil|sunwise)\b": "clockwise",
+    # the sense said by the clock's hands: "against the clock", "with the clock"
+    r"\bagainst (?:the )?clocks?(?:'s? hands)?\b": "counterclockwise",
+    r"\bwith (?:the )?clocks?(?:'s? hands)?\b": "clockwise",
     r"\bht\b": "height",
     r"\bdegs?\b": "degrees",
     r"\bccw\b": "counterclockwise",
@@ -269,6 +280,9 @@ _SHORTHAND = {
     r"\bfare?st\b": "farthest",
     r"\bleftest\b": "leftmost",
     r"\b(?:the )?extreme (left|right)\b": r"\1most",
+    r"\b(left|right) most\b": r"\1most",  # "right-most", its hyphen a space by now
+    # a side without its article, as many first languages have none: "is on left from you", "to right of"
+    r"\b(on|to) (left|right)\b": r"\1 the \2",
     r"\brightest\b": "rightmost",
     r"\b(?:truned|turnd)\b": "turned",
     # learners' comparatives of distance: "more far", "less far" (nearer), "least near" (farthest)
@@ -387,13 +401,17 @@ def _typo_table(words: list[str]) -> dict[str, str]:
         for v in found - {w}:
             variants.setdefault(v, set()).add(w)
     known = set(words) | _REAL_WORDS
-    return {v: ws.pop() for v, ws in variants.items() if len(ws) == 1 and v not in known and len(v) >= 5}
+    # (a slip as close to a word's plural as to the word, "degres", is that word either way)
+    one_word = {v: min(ws, key=len) for v, ws in variants.items()
+                if len({re.sub(r"e?s$", "", w) for w in ws}) == 1}
+    return {v: w for v, w in one_word.items() if v not in known and len(v) >= 5}
 
 
 _TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 5])
 
 
-# Whole phrasings rewritten to the form the rules read, in order (after dashes became commas).
+# Whole phrasings rewritten to the form the rules read, in order (after dashes became commas): the table is
+# data/phrase_rewrites.yaml; these are the words some of its rewrites look up.
 _TRIP = {"shorter": "nearer", "shortest": "nearest", "longer": "farther", "longest": "farthest"}
 _UNIT_NAMES = {"m": "meters", "cm": "centimeters", "mm": "millimeters", "ft": "feet", "in": "inches"}
 _PLAIN_TO_MORE = {"high": "higher", "tall": "taller", "far": "farther", "near": "nearer", "nearby": "nearer",
@@ -406,244 +424,52 @@ _DENIED = {"taller": "shorter", "higher": "lower", "lower": "higher", "farther":
            "further": "nearer",
            "nearer": "farther", "closer": "farther", "longer": "less long", "wider": "less wide",
            "narrower": "wider", "bigger": "smaller", "larger": "smaller", "smaller": "bigger"}
-_ROUND_UNITS = (
-    r"(?:degrees?|meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cm|mm|inch(?:es)?|feet|foot|ft|units?"
-    r"|numbers?)"
-)
-_PHRASE_REWRITES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
-    # an ending that asks nothing: a radio closer ("... . Over.", "..., over and out"), the asker's reason
-    # after the question ("? I'm trying to decide which one fits.": a sentence naming no object, number,
-    # unit, side or turn)
-    (r"([,.;:!?])\s*(?:over(?: and out)?|out|(?:i'?m trying|i am trying|i want|i need|i'd like|i would like"
-     r"|i have to|because|it's for|just (?:want|need)|so (?:that )?i)\b(?![^.?!]*(?:OBJ|\d|\b(?:left|right"
-     r"|degrees?|clock|meters?|metres?|centimet\w*|millimet\w*|cms?|mm|feet|foot|ft|inch\w*)\b))[^.?!]*)"
-     r"\s*[.!]?\s*$", r"\1"),
-    # Planner notation: "nearer?(OBJ, OBJ)" asks whether the first is nearer than the second,
-    # "on_my_right?(OBJ)" whether it is on my right; "clock_dir(OBJ)", "turn(right, 45)" name a quantity
-    # with its arguments; "unit=ft", "point=top", "ref=OBJ" are slots.
-    (r"(?<=[a-z0-9])_(?=[a-z0-9])", " "),
-    (r"\b([a-z]+er)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 than OBJ?"),
-    (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*,\s*OBJ\s*\)", r"is OBJ \1 OBJ?"),
-    (r"\b([a-z][a-z ]*?)\?\s*\(\s*OBJ\s*\)", r"is OBJ \1?"),
-    # a quantity called on one object, "side(OBJ)"; a predicate before it, "is_left OBJ"
-    (r"\bside\s*\(\s*OBJ\s*\)", "which side is OBJ on"),
-    (r"^is (left|right) OBJ\b", r"is OBJ on the \1"),
-    # calls in a row are clauses: "after turn_left(90) clock_dir(OBJ)"
-    (r"(?<=\))\s+(?=[a-z])", ", "),
-    (r"\bunits? ?= ?'?(m|cm|mm|ft|in)'?(?![a-z])", lambda m: "in " + _UNIT_NAMES[m.group(1)]),
-    (r"\b(?:point|at) ?= ?'?(top|bottom|center|centre)'?", r"\1"),
-    (r"\b(?:ref|reference|wrt) ?= ?OBJ", "relative to OBJ"),
-    (r"\bwrt\b", "relative to"),
-    (r"\b(?:target|obj|object|a|b|x|y) ?= ?OBJ", "OBJ"),
-    # a relation called on two objects, "left_of(OBJ, OBJ)", "taller_than(a=OBJ, b=OBJ)", "left_of(OBJ,
-    # ref=OBJ)": the first is the subject, as in the relation's sentence
-    (r"\b(?:is )?((?:left|right) of|on top of|above|below|under|underneath|beneath|over|on|[a-z]+er than)"
-     r"\s*\(\s*OBJ\s*,\s*(?:relative to )?OBJ\s*\)", r"is OBJ \1 OBJ"),
-    (r"\barg ?min (?:dist(?:ance)?|range)\b|\barg ?min\b(?=.*\bdist(?:ance)?\b ?\(? ?(?:camera|cam|me)\b)",
-     "which is nearest"),
-    (r"\barg ?max (?:dist(?:ance)?|range)\b|\barg ?max\b(?=.*\bdist(?:ance)?\b ?\(? ?(?:camera|cam|me)\b)",
-     "which is farthest"),
-    (r"\barg ?(max|min) z(?: ?(top|bottom|center|centre))?\b",
-     lambda m: f"which is {'highest' if m[1] == 'max' else 'lowest'} by the {m[2] or 'center'}"),
-    (r"\barg ?min image ?x\b", "which is leftmost"),
-    (r"\barg ?max image ?x\b", "which is rightmost"),
-    # "assert height(OBJ) > height(OBJ)"
-    (r"\b(?:assert )?(height|length|width)\(OBJ\) ?([<>]) ?\1\(OBJ\)",
-     lambda m: f"is OBJ {'greater' if m.group(2) == '>' else 'less'} in {m.group(1)} than OBJ"),
-    # "dist(cam, OBJ) < dist(cam, OBJ)": distances to the camera compared
-    (r"\b(?:dist|distance|range)\((?:cam|camera|me), ?OBJ\) ?([<>]) ?"
-     r"(?:dist|distance|range)\((?:cam|camera|me), ?OBJ\)",
-     lambda m: f"is OBJ {'farther' if m.group(1) == '>' else 'nearer'} than OBJ"),
-    (r"\bleft ?\| ?right\b", "left or right"),
-    # a bare unit closing a request: "..., in" / "-> ft"; a unit alone in its sentence: "Distance to OBJ.
-    # Inches.", "...? Feet is fine."
-    (r",\s*(m|cm|mm|ft|in)\s*[?.]?\s*$"
-     r"|[.?!;]\s*(meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cms|mm|feet|ft|inch(?:es)?)"
-     r"(?: (?:is|are) (?:fine|ok|okay|good)| (?:please|only|thanks))?\s*[.!]?\s*$",
-     lambda m: ", in " + (_UNIT_NAMES[m[1]] if m[1] else _UNIT_NAMES.get(m[2], m[2]))),
-    # a test case comparing one attribute of two objects, "assert OBJ.width > OBJ.width": asked yes or no
-    (r"(?:\bassert )?\bOBJ\.(height|width|length) ?([<>])(?!=) ?OBJ\.\1\b",
-     lambda m: f"is OBJ {_ATTRIBUTE_COMPARED[m[1]][m[2]]} than OBJ"),
-    (r"\barg ?min\b", "which has the smallest"),
-    (r"\barg ?max\b", "which has the largest"),
-    (r"\bdz\b", "height difference"),
-    (r"\bcam\b", "camera"),
-    (r"\bobj\b", "object"),
-    # "an arm of 30 in, can it ...": a number then "in" and no noun is inches
-    (r"(\d) ?in(?= *(?:[-,;:?!]|\.(?:\s|$)|$))", r"\1 inches"),
-    # "in ins", "in in." at the end: the unit abbreviated ("ins" is the plural of "in")
-    (r"(\d) ?ins\b|\b(?:in|into) ins\b\.?|\b(?:in|into) in(?= *(?:[,;:?!]|\.?$))",
-     lambda m: f"{m[1]} inches" if m[1] else "in inches"),
-    # "report in." closing a request, "? in." after the question: a bare "in" with no noun is the unit
-    (r"(\b(?:report|answer|reply|respond|give it|express it)|[?!]) in\.?$", r"\1 in inches"),
-    (r"\bmtrs?\b", "meters"),
-    (r"(\d)\s*degs?\b", r"\1 degrees"),
-    (r"OBJ\s*,\s*OBJ(?=[^(]*\))", "OBJ and OBJ"),
-    (r"(?<=[a-z0-9])\(([^()]*)\)", lambda m: " " + m.group(1).replace(",", " ") + " "),
-    # "side_of(OBJ, ref=OBJ)": the side of the first relative to the second
-    (r"\bside of\s+OBJ\s+(relative to|from)\s+OBJ", r"side, OBJ \1 OBJ"),
-    # the norm of a difference, ||c(OBJ) - c(OBJ)||, is a distance
-    (r"\|\|[^|]*OBJ[^|]*OBJ[^|]*\|\|", " the distance between OBJ and OBJ "),
-    # speech fillers at a clause's start
-    # ("so that OBJ is ahead" is a turn's goal, not a filler)
-    # (and a texter's interjections: "yo", "bruh")
-    (r"(^|[,;:.?!] )(?:(?:okay|ok|so(?! that| OBJ)|um+|uh+|er+|erm|hmm+|well|alright|hey|yo|bruh)\b,? )+",
-     r"\1"),
-    (r"(^|[,;:.?!] )(?:(?:hey|hi|hello|ok|okay|yo) )?(?:robot|robbie|buddy|there)\b,? "
-     r"(?=(?:is|are|does|do|can|"
-     r"could|would|will|was|has|have|which|what|how|where|tell)\b)", r"\1"),
-    # a question opened by its verb, as German and Dutch ask: "stands OBJ higher than OBJ?" is "is OBJ ..."
-    (r"(^|[,;:.?!] )(?:stands|sits|lies|hangs|stays|lays)(?= (?:the )?OBJ\b)", r"\1is"),
-    # the word after the unit names the quantity: "how many meters high" is a height, not a distance
-    (r"\bhow (?:many|much) (meters?|metres?|centimet(?:er|re)s?|millimet(?:er|re)s?|cms?|mm|feet|foot|ft"
-     r"|inch(?:es)?) (high|tall|long|wide|deep|thick)\b", r"how \2, in \1,"),
-    # a turn said as a manoeuvre by its angle: "if I do a 180", "doing a full 360"
-    (r"\b(?:do|does|doing|did|make|makes|making|pull|pulling) an? (?:full |complete |quick )?"
-     r"(90|180|270|360)\b(?! ?(?:cm|mm|m|meters?|feet|ft|inch|inches|%))", r"turn \1 degrees"),
-    # a turn said as a way to go, with its angle: "if I go left 90 degrees", "veer right by 30 degrees"
-    # (and a helm order: "come left 20" turns left by 20, "come round to OBJ" until OBJ is ahead)
-    (r"\b(?:go|goes|going|went|head|heads|heading|bear|bears|veer|veers|veering|veered|swerve)"
-     r"(?= (?:to (?:the |my |your )?)?(?:left|right) (?:by )?\d+ degrees?\b)"
-     r"|\b(?:come|comes|coming|came)(?= (?:hard )?(?:left|right)\b| (?:a)?round (?:to|towards?|onto) OBJ\b)",
-     "turn"),
-    # a guess before the question is no part of it: "I'd say about 30 cm, but how tall is OBJ?"
-    (r"^[^?]*?\b(?:guess|guessing|i think|my bet|i'd say|i would say|probably|pretty sure)\b[^?]*?(?:,|\s)"
-     r"(?:but )(?=(?:what|which|where|how|is|are|does|do|can|could|will|would)\b)", ""),
-    # "would I be right in saying that ..." asks yes or no
-    (
-        r"\b(?:would|am|was) i (?:be )?(?:right|correct) (?:in saying|to say|in thinking|if i say)\b",
-        "is it true",
-    ),
-    # a lead-in naming the reference opens a clause even without its comma ("relative to OBJ is OBJ ...")
-    (
-        r"^((?:relative to|compared (?:with|to)|in comparison (?:with|to)|with respect to|next to|beside"
-        r"|looking at|as for) OBJ) (?=(?:is|are|does|do|did|can|could|would|will|was|has|have)\b)",
-        r"\1, ",
-    ),
-    # a benchmark's options stand for a value: "which of the following (values) is closest to the ..."
-    (r"\bwhich of the following (?:values?|numbers?|amounts?|measurements?|distances?)\b", "what value"),
-    (
-        r"\bwhich of the following (?:is|comes|lies) (?:closest|nearest) to\b"
-        r"|\bwhich of the following best (?:approximates|matches)\b",
-        "what is",
-    ),
-    # a confirmation tag ("..., is that right?") asks yes or no; its "right" is no side
-    (r"\b(?:is that|am i|was i|are you|is it|(?:is|was) (?:she|he|mom|mum|dad|grandma|grandpa)"
-     r"|are (?:they|we)) (?:right|correct)\b(?! (?:of|to|side|hand)\b)", "is that so"),
-    # (a tag may be followed by an afterthought: "..., right? centres")
-    # (also after a statement's full stop: "OBJ is wider than OBJ. True?", "my boss says ... . Correct?")
-    (r"[,.;:!]\s*(?:right|correct|yes|yeah|yep|yup|ya|yah|aye|true|no|isn't it|is it not|innit|agreed|eh|huh"
-     r"|ok|okay|that (?:so|right|correct|true))\s*\?(?=\s|$)",
-     ", is that so?"),
-    # "is OBJ taller or OBJ?", "is OBJ more far or OBJ": the two offered, one picked
-    (r"(^|[,;:.?!] )(?:is|are) OBJ ((?:more |less )?[a-z]+er|more [a-z]+|less [a-z]+) or OBJ\b(?! than)",
-     r"\1which is \2, OBJ or OBJ"),
-    # a statement then "right or wrong?", "true or not?": asked whether it holds; its "right" is no side
-    (r"[.,;:]\s*(?:right or wrong|correct or (?:not|incorrect)|true or not)\s*\?", ", is that so?"),
-    # the room under an object is its bottom's height: "the gap under OBJ", "more clearance", "least room"
-    (r"\b(?:gap|space|room|clearance)(?: is there| there is| left)? (?:under|beneath|below|underneath)"
-     r"(?:neath)? OBJ\b", "clearance of OBJ"),
-    (r"\b(?:gap|space|room|clearance)(?: is there| there is| left)? (?:under|beneath|below|underneath)"
-     r"(?:neath)? (?:it|them)\b", "clearance"),
-    (r"\b(?:more|bigger|larger|greater|higher) (?:clearance|room|space|gap)\b", "higher bottom"),
-    (r"\b(?:most|biggest|largest|greatest|highest) (?:clearance|room|space|gap)\b", "highest bottom"),
-    (r"\b(?:less|smaller|lower) (?:clearance|room|space|gap)\b", "lower bottom"),
-    (r"\b(?:least|smallest|lowest) (?:clearance|room|space|gap)\b", "lowest bottom"),
-    # the floor as the other end: "the gap between OBJ and the floor" is the room under it, "the distance
-    # between OBJ and the ground" its height
-    (r"\b(?:gap|space|room|clearance) between OBJ and the (?:floor|ground)\b", "clearance of OBJ"),
-    (r"\b(?:distance|height) between OBJ and the (?:floor|ground)\b", "height of OBJ above the floor"),
-    (r"\bbetween (?:the )?(?:floor|ground) and OBJ\b", "between OBJ and the floor"),
-    # nearness to the ceiling is height, as nearness to the floor is lowness
-    (r"\b(?:closer|nearer) (?:to )?the (?:ceiling|roof)\b", "higher"),
-    (r"\b(?:closest|nearest) (?:to )?the (?:ceiling|roof)\b", "highest"),
-    # "the least far to the left" is the rightmost
-    (r"\b(?:least|less) (?:far )?(?:to the |on the )?left\b", "rightmost"),
-    (r"\b(?:least|less) (?:far )?(?:to the |on the )?right\b", "leftmost"),
-    # "not as tall as" is "shorter than" (marked DENIED, as below)
-    (r"\b(?:(is|are|was)n'?t|not) (?:\w+ )?(?:as|so) (tall|high|long|wide|far|near|close)"
-     r"((?: (?!as\b)\w+){0,4}?) as\b",
-     lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _NOT_AS[m[2]] + m[3] + " than"),
-    # a comparison denied is the opposite one, marked DENIED: a choice ("which is not taller than OBJ")
-    # reads it, a yes/no ("OBJ isn't taller than OBJ, yes?") is refused (see _DENIED_COMPARISON); "not
-    # shorter" may deny a height or a length, so it stays a negation (refused)
-    (rf"\b(?:(is|are|was)(?: not|n'?t)|not) ({'|'.join(_DENIED)})(?= (?:\w+ ){{0,4}}?than\b)",
-     lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _DENIED[m[2]]),
-    # how to round the answer asks nothing, but its unit is the answer's: "rounded to the nearest ten",
-    # "round to the nearest 5 degrees", "to the nearest millimetre" (no object is near a number or unit)
-    (r"[,;]? ?\b(?:round(?:ed|ing)?(?: (?:it|off|up|down))? to the nearest(?: whole)?"
-     rf"|to the nearest(?: whole)?(?= (?:\d|{_ROUND_UNITS}\b|tenth|hundredth)))"
-     r"(?: (?:\d+(?:\.\d+)?|tenth|hundredth|ten|five|half))?"
-     rf"(?: (?:of an? )?({_ROUND_UNITS}))?\b",
-     lambda m: f" in {m[1]}" if m[1] else ""),
-    # a place in the text, not in the scene: "per the thread below", "see above", "as noted below"
-    (_TEXT_PLACE, lambda m: m[1] or ""),
-    # a hedge after the question: "..., not sure if you can tell"
-    # (and politeness: "..., if you don't mind my asking"; "I'm sorry to trouble you, but ..."; and a taunt's
-    # denied ability: "I bet you don't even know which ...", "bet you can't tell me how far ...")
-    (r"[.?!,;]? *(?:but )?(?:i'm |im )?not sure (?:if|whether) (?:you|it) (?:can|could)"
-     r" (?:tell|see|say|know)\b|,? if you (?:don'?t|do not) mind(?: (?:my|me) asking)?(?=\s*[?.!]?\s*$)"
-     r"|^(?:i'?m |i am )?(?:so |very )?sorry(?: to (?:trouble|bother) you)?,? but "
-     r"|^(?:i )?bet (?:you|ya) (?:can'?t|cannot|don'?t|do not|won'?t)(?: even)? (?:tell(?: me)?|know|say"
-     r"|work out|figure out|guess)(?= (?:which|what|how|where|whether|if)\b)", ""),
-    # "not on your right but on your left": the side after "but" is the one asked
-    (r"\bnot (?:\w+ ){0,3}?(?:left|right)(?: side| hand side)?,? but (?:rather )?"
-     r"(?=(?:\w+ ){0,3}?(?:left|right)\b)", ""),
-    (r"\b(lower|higher) above the (?:floor|ground) than\b", r"\1 than"),
-    (r"\b(?:isn't|is not|not) (?:as|so) (far|near|close)\b(?=(?: (?:from|to) \w+)?\s*[?.]?\s*$)",
-     lambda m: "is DENIED " + {"far": "nearer", "near": "farther", "close": "farther"}[m.group(1)]),
-    # "shorter / longer trip from here": nearer, farther
-    (r"\b(shorter|shortest|longer|longest) (?:trip|walk|route|drive|journey|distance(?! between)"
-     r"|range|way (?:off|away))\b",
-     lambda m: _TRIP[m[1]]),
-    # "comparing their shorter horizontal sides": the width
-    (r"\b(?:shorter|smaller|narrower) (?:horizontal )?(?:sides?|dimensions?|edges?)\b", "width"),
-    (r"\b(?:longer|larger|longest) (?:horizontal )?(?:sides?|dimensions?|edges?)\b", "length"),
-    (r"\bthe OBJ\b", "OBJ"),
-    (r"\blong side length\b|\blong side\b", "length"),
-    (r"\b(?:greatest|highest|largest|biggest) elevation\b", "highest"),
-    (r"\b(?:lowest|smallest|least) elevation\b", "lowest"),
-    # "if I put a level on top of OBJ, how much lower is the top of OBJ": the first top is the reference
-    (r"\bif (?:i|you|we) (?:put|place|lay|set|rest|hold) (?:\w+ ){1,3}?(?:on top of|on|against) OBJ\b",
-     "relative to the top of OBJ"),
-    (r"\bless high\b", "lower"),
-    (r"\bon the top of\b", "on top of"),
-    (r"\bthe deck\b", "the floor"),
-    (r"\bthe observer'?s\b", "my"),
-    (r"\byou'?re (?=(?:left|right)\b)", "your "),
-    (r"\b(after|following|once|if i do|if you do) an? (\d+)(?: degree)? "
-     r"(?:to the |to my |to your )?(left|right)\b",
-     r"\1 turning \3 \2 degrees"),
-    (r"\b(turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing)|spins?|pivots?|swivels?|yaws?) ([lr]t?)\b",
-     lambda m: f"{m[1]} {'left' if m[2][0] == 'l' else 'right'}"),
-    # ... and before it: "rt turn 90", "l turn"
-    (r"\b([lr]t?) (?=(?:turn(?:s|ed|ing)?|rotat(?:e|es|ed|ing)|spins?|pivots?|swivels?|yaws?)\b)",
-     lambda m: "left " if m[1][0] == "l" else "right "),
-    # how high something sits is a placement, not its own size ("its top at the greatest height above the
-    # floor")
-    (r"\b(?:the )?(?:greatest|largest|biggest|most) height (?:above|over|off|from) the (?:floor|ground)\b",
-     "highest"),
-    (r"\b(?:the )?(?:smallest|least|lowest) height (?:above|over|off|from) the (?:floor|ground)\b", "lowest"),
-    # a height an object has is its own size: "which one has the lowest height" is the shortest ("which
-    # sits at the lowest height" stays a placement)
-    (r"\b(has|have|had|got|with) the (lowest|highest) height\b(?! (?:above|over|off|from)\b)",
-     lambda m: f"{m[1]} the {'smallest' if m[2] == 'lowest' else 'greatest'} height"),
-    (r"\bfar up from the (?:\w+ )?(?:floor|ground)\b", "high above the floor"),
-    # of two, the uppermost is the one on top
-    (r"\bwhich (?:one )?is (?:the )?(?:uppermost|topmost)\b(?=,? OBJ or OBJ)", "which is on top"),
-    (r"\bwhich (?:one )?is (?:the )?(?:lowermost|bottommost)\b(?=,? OBJ or OBJ)", "which is at the bottom"),
-    # learners' plain adjective for a comparison when objects are offered: "which one high, OBJ or OBJ?"
-    (rf"\b(which(?: one| object| thing)?(?: is)?) ({'|'.join(_PLAIN_TO_MORE)})\b"
-     r"(?=[^?]*\bOBJ,? (?:or )?OBJ\b|\?$)", lambda m: f"{m[1]} {_PLAIN_TO_MORE[m[2]]}"),
-    (r"\bsmall in (height|width|length)\b", r"smaller in \1"),
-    # a half turn said as a manoeuvre
-    (r"\b(?:about face|about turn|one eighty)\b|\ba u turn\b|\bu turns?\b(?! (?:left|right|to|around|\d))",
-     "turn around"),
-    # facing another way is a turn: "face the other way", "face backwards", "face left"
-    (r"\bface (?:the other way|the opposite (?:way|direction)|backwards?|behind (?:me|you))\b",
-     "turn around"),
-    (r"\bface (?:to )?(?:the |my |your )?(left|right)\b", r"turn \1"),
-]
+
+# Replacement functions the rewrite table names (``call:``): the rewrites that look a word up or choose
+# by a group.
+_REWRITE_CALLS: dict[str, Callable[[re.Match[str]], str]] = {
+    "unit_slot": lambda m: "in " + _UNIT_NAMES[m.group(1)],
+    "argmax_z": lambda m: f"which is {'highest' if m[1] == 'max' else 'lowest'} by the {m[2] or 'center'}",
+    "attribute_call_compared":
+        lambda m: f"is OBJ {'greater' if m.group(2) == '>' else 'less'} in {m.group(1)} than OBJ",
+    "distances_compared": lambda m: f"is OBJ {'farther' if m.group(1) == '>' else 'nearer'} than OBJ",
+    "closing_unit": lambda m: ", in " + (_UNIT_NAMES[m[1]] if m[1] else _UNIT_NAMES.get(m[2], m[2])),
+    "attribute_compared": lambda m: f"is OBJ {_ATTRIBUTE_COMPARED[m[1]][m[2]]} than OBJ",
+    "inches_abbreviated": lambda m: f"{m[1]} inches" if m[1] else "in inches",
+    "call_arguments": lambda m: " " + m.group(1).replace(",", " ") + " ",
+    "not_as": lambda m: (f"{m[1]} " if m[1] else "") + "NOTAS " + _NOT_AS[m[2]] + m[3] + " than",
+    "denied": lambda m: (f"{m[1]} " if m[1] else "") + "DENIED " + _DENIED[m[2]],
+    "rounding": lambda m: f" in {m[1]}" if m[1] else "",
+    "text_place": lambda m: m[1] or "",
+    "not_as_far":
+        lambda m: "is NOTAS " + {"far": "nearer", "near": "farther", "close": "farther"}[m.group(1)],
+    "trip": lambda m: _TRIP[m[1]],
+    "turn_abbreviated": lambda m: f"{m[1]} {'left' if m[2][0] == 'l' else 'right'}",
+    "turn_abbreviated_before": lambda m: "left " if m[1][0] == "l" else "right ",
+    "own_height": lambda m: f"{m[1]} the {'smallest' if m[2] == 'lowest' else 'greatest'} height",
+    "plain_to_more": lambda m: f"{m[1]} {_PLAIN_TO_MORE[m[2]]}",
+}
+
+
+def _load_rewrites() -> list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]]:
+    """The rewrite table (data/phrase_rewrites.yaml), compiled once: phrasings are data; the functions
+    that pick a replacement by a looked-up word stay code."""
+    data = resources.files("rynnec_ros.spatial").joinpath("data/phrase_rewrites.yaml")
+    raw = yaml.safe_load(data.read_text(encoding="utf-8"))
+
+    def joined(pieces: str | list[str]) -> str:
+        return pieces if isinstance(pieces, str) else "".join(pieces)
+
+    parts = {name: joined(pieces) for name, pieces in raw["parts"].items()}
+    parts |= {"denied": "|".join(_DENIED), "plain_to_more": "|".join(_PLAIN_TO_MORE)}
+    table: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = []
+    for entry in raw["rewrites"]:
+        pattern = re.sub(r"\$\{(\w+)\}", lambda m: parts[m[1]], joined(entry["re"]))
+        table.append((re.compile(pattern), entry["to"] if "to" in entry else _REWRITE_CALLS[entry["call"]]))
+    return table
+
+
+_PHRASE_REWRITES = _load_rewrites()
 
 
 def normalise(question: str) -> str:
@@ -653,8 +479,8 @@ def normalise(question: str) -> str:
     t = re.sub(r"[a-z]{5,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
-    for pattern, replacement in _PHRASE_REWRITES:
-        t = re.sub(pattern, replacement, t)
+    for rewrite, replacement in _PHRASE_REWRITES:
+        t = rewrite.sub(replacement, t)
     t = re.sub(r"(\d)\s*°", r"\1 degrees", t)
     t = re.sub(r"\bcentre", "center", t)
     t = re.sub(r"metres?\b", lambda m: m.group(0).replace("metre", "meter"), t)
@@ -964,11 +790,12 @@ def _turn(clause: str) -> tuple[str | None, float]:
 
 
 # Words that make the object after them the reference of a comparison or relation ("relative to the
-# top of OBJ", "than OBJ", "below OBJ", "on which side of OBJ"), and "OBJ as the reference".
+# top of OBJ", "than OBJ", "below OBJ", "on which side of OBJ", "which side from OBJ"), and "OBJ as the
+# reference".
 _REFERENCE_BEFORE = (
     r"\b(?:relative to|compared (?:with|to)|in comparison (?:with|to)|with respect to|in relation to|next to"
     r"|beside|looking at|than|against|versus|vs"
-    r"|above|below|under|underneath|beneath|over|side of|left of|right of|(?:up|down) from"
+    r"|above|below|under|underneath|beneath|over|(?:side|left|right) (?:of|from)|(?:up|down) from"
     r"|(?:which|what) (?:way|direction) from)"
     r"(?: the (?:\w+ ){1,2}of| that of)? $"
 )
@@ -1416,10 +1243,10 @@ _SECOND_QUESTION = (
 _NEGATED = r"\b(?:not|never|isn't|aren't|doesn't|don't|wasn't|isnt|arent|doesnt|dont)\b(?! or\b)"
 _VAGUE_TURN = r"\b(?:a (?:little )?bit|a little|slightly|somewhat|a few degrees|partly|part of the way)\b"
 _LENGTH_UNIT_WORD = r"\b(?:meters?|centimeters?|millimeters?|cms?|mm|feet|foot|ft|inch(?:es)?)\b"
-# A comparison denied: marked by the rewrites (DENIED), or a negation before a comparative ("isn't OBJ
-# taller than OBJ").
+# A comparison denied: marked by the rewrites (DENIED for "not taller than", NOTAS for "not as tall as"),
+# or a negation before a comparative ("isn't OBJ taller than OBJ").
 _DENIED_COMPARISON = (
-    r"\bDENIED\b"
+    r"\b(?:DENIED|NOTAS)\b"
     r"|\b(?:not|isn't|aren't|isnt|arent|wasn't|is it not|are they not)\b(?! only\b)(?: (?!or\b)\w+){0,3}? (?:"
     r"(?:high|tall|low|near|clos|far|furth|wid|long|short|big|small|narrow|larg|thick|deep)er\b"
     r"|(?:more|less) (?:high|tall|low|near|close|far|wide|long|big|small)\b|(?:as|so) \w+ as\b)"
@@ -1665,6 +1492,50 @@ _CHANGED_POSE = (
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
 # "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
 _RATIO = r"\bhow many times\b|\b(?:twice|thrice|half|\d+ times) as\b|\bratio\b|\bpercent\b|%"
+_SIDE_WORD = (
+    r"\bleft\b(?! (?:over|behind|out|alone)\b)"
+    r"|\bright\b(?! (?:now|away|here|there|above|below|under|over|next"
+    r"|beside|behind|in front|at|on|by|up|down|in|into|onto|off|against|after|before|then)\b)"
+)
+
+
+def _turn_toward_object(t: str) -> list[str]:
+    """The goal of a turn whose amount is not said, when the goal is an object: "how many degrees to line
+    up on OBJ", "until I point at OBJ", or the object straight after the turn ("turn clockwise, OBJ").
+    A turn said with its amount ("after turning 30 degrees left, ...") is a turn to imagine."""
+    clause = _turn_clause(t)
+    if clause is None or _has(clause, r"\d|\b(?:quarter|around|round|half|full|whole|complete)\b"):
+        return []
+    goal = re.search(
+        r"\b(?:to|until|till) (?:i |you |we |it )?[a-z]+(?: up| out| in)?"
+        r" (?:on |at |with |towards? |onto |to )?OBJ\b"
+        rf"|{_TURN_VERB}(?: [a-z]+)?, OBJ\b", t)
+    return [goal.group(0)] if goal else []
+
+
+def _size_of_another_thing(t: str) -> list[str]:
+    """A short/long comparative on a noun, followed by where it is measured from ("the shortest hike from
+    here", "a longer stroll to get there"): what is short is a way there, not the object, unless the noun is
+    the object or its extent ("the longest one from the left") or a way the rules read as a distance."""
+    return [m.group(0) for m in re.finditer(
+        r"\b(?:short|long)(?:er|est) ([a-z]+)(?= (?:from|away|over to|to)\b)", t)
+        if m[1] not in _OWN_EXTENT]
+
+
+_OWN_EXTENT = frozenset({
+    "one", "ones", "object", "item", "thing", "piece", "side", "sides", "dimension", "edge", "extent",
+    "length", "end", "top", "bottom", "base", "tip", "front", "back", "way", "distance", "range", "of", "in",
+    "and", "or", "than",
+})
+
+
+def _side_of_an_object(t: str) -> list[str]:
+    """Side words in a clause that names an object ("OBJ is at left from you"); an aside's side ("a lamp
+    shining from the left, but ...") places nothing the question asks about."""
+    return [m.group(0) for clause in re.split(r"[,.;:?!]", t) if "OBJ" in clause
+            for m in re.finditer(_SIDE_WORD, clause)]
+
+
 # "how far to the left of you is OBJ": an offset to one side, which only a direction's angle measures.
 _SIDE_OFFSET = r"\bhow (?:far|much|many \w+) (?:more )?(?:to the |to my |to your |on the )?(?:left|right)\b"
 # "how high above you", "how far below the camera": a height relative to the camera, which no reading
@@ -1787,6 +1658,8 @@ def _rule_words() -> frozenset[str]:
             for key, item in value.items():
                 walk(key)
                 walk(item)
+        elif isinstance(value, re.Pattern):
+            walk(value.pattern)
         elif isinstance(value, CodeType):
             walk(value.co_consts)
         elif isinstance(value, (cached_property, property)):
@@ -1799,8 +1672,12 @@ def _rule_words() -> frozenset[str]:
             docs.add(value.__doc__ or "")
             walk(list(vars(value).values()))
 
-    # (not the misspellings the corrector reads as their word, nor the module's dunders)
-    module = [v for k, v in globals().items() if k != "_TYPOS" and not k.startswith("__")]
+    # (not the misspellings the corrector reads as their word, nor the module's dunders, nor the rewrite
+    # table's loader and its names for the replacement functions, nor the stems of units in other languages:
+    # plumbing and unknown words, not words a rule reads)
+    plumbing = {id(_TYPOS), id(_load_rewrites), id(_REWRITE_CALLS), id(_UNIT_STEM)}
+    module = [v for k, v in globals().items() if id(v) not in plumbing and not k.startswith("__")]
+    module.append(list(_REWRITE_CALLS.values()))
     for value in module:  # docstrings first: a walk may meet a code object before its function
         if isinstance(value, (FunctionType, type)) and value.__doc__:
             docs.add(value.__doc__)
@@ -1840,15 +1717,22 @@ _WORD = r"[^\W\d_]+(?:'[^\W\d_]+)?"  # letters of any alphabet ("centymetrów", 
 _BREAKS = ("", ",", ".", ";", ":", "?", "!")  # ("": the question's start or end)
 
 
+# A unit's stem in another language's inflection ("centimetrech", "metros", "milimetrů", "inchi"): an
+# unknown word built on it names a unit wherever it stands ("metric" names a system, no unit).
+_UNIT_STEM = r"(?!metric)(?:(?:c[eé]nt[iíy]|m[ií]l+[ií]|kilo)?m[eé]t(?:r|er|re)|inch|degr|gra[dt])\w*"
+
+
 def _unread_words(t: str) -> list[str]:
     """Words of normalised question ``t`` that no rule reads and no English list knows (``_unknown``),
     standing where a cue belongs: after a number or a closing "in" (a unit's place: "in inchi", "1 metr"),
     beside a turn verb (its side or sense: "rt turn"), after "how" (a question word's), between "to / on
-    the" and "of", "side" or "hand" (a side's), alone between a clause break and a question mark (a tag:
-    "..., ne?"), or opening a clause that ends in a question mark, or opening any clause before a second
-    such word (a question word in another language: "ile stopni between ...", "jak wysoko is ...,"). The
-    rules would read the rest of the question and answer it without what these words say; elsewhere (an
-    aside, a name mid-sentence) an unknown word changes nothing the rules read."""
+    the" and "of", "side" or "hand" (a side's; also before "or" or a clause break when the word is a side
+    misspelt past safe correction: "further to the leftt:"), alone between a clause break and a question
+    mark (a tag: "..., ne?"), anywhere when it is built on a unit's stem ("v centimetrech"), or opening a
+    clause that ends in a question mark, or opening any clause before a second such word (a question word
+    in another language: "ile stopni between ...", "jak wysoko is ...,"). The rules would read the rest of
+    the question and answer it without what these words say; elsewhere (an aside, a name mid-sentence) an
+    unknown word changes nothing the rules read."""
     tokens = re.findall(rf"OBJ|{_WORD}|\d+(?:\.\d+)?|[,.;:?!]", t)
     found = []
     for i, token in enumerate(tokens):
@@ -1857,19 +1741,27 @@ def _unread_words(t: str) -> list[str]:
         before, after = ["", "", *tokens][i : i + 2], [*tokens, ""][i + 1]
         clause_end = next((x for x in tokens[i + 1 :] if x in _BREAKS), "")
         if (
-            re.fullmatch(r"\d+(?:\.\d+)?", before[1])
+            re.fullmatch(_UNIT_STEM, token)
+            or re.fullmatch(r"\d+(?:\.\d+)?", before[1])
             or (before[1] in ("in", "into") and after in _BREAKS)
             or re.fullmatch(_TURN_VERB, before[1]) or re.fullmatch(_TURN_VERB, after)
             or re.fullmatch(r"\d+(?:\.\d+)?|left|right|clockwise|counterclockwise", after)
             or before[1] == "how" or (before[0] == "how" and before[1] in {"many", "much"})
             or (before[0] in ("to", "on") and before[1] in ("the", "my", "your")
-                and after in ("of", "side", "hand"))
+                and (after in ("of", "side", "hand") or (after in ("or", *_BREAKS) and _like_a_side(token))))
             or (before[1] in _BREAKS[1:] and after == "?")
             or (before[1] in _BREAKS and after not in (*_BREAKS, "OBJ") and clause_end == "?")
             or (before[1] in _BREAKS and _unknown(after))
         ):
             found.append(token)
     return found
+
+
+def _like_a_side(word: str) -> bool:
+    """Whether ``word`` is "left" or "right" mistyped beyond what the corrector safely mends ("lefft",
+    "riight"): most of its letters in order (difflib's ratio); "shelving" or "map" in a side's place are
+    places, no side."""
+    return any(difflib.SequenceMatcher(None, word, side).ratio() >= 0.75 for side in ("left", "right"))
 
 
 def _matches(pattern: str) -> Callable[[str], list[str]]:
@@ -1889,6 +1781,12 @@ _Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("words in another language", _foreign_clauses, lambda s, u, _w: False),
     ("a word no rule reads where a cue belongs", _unread_words, lambda s, u, _w: False),
+    # "the shortest hike from here": a size word on a noun no rule reads, measured from a place, is the
+    # length of a way there, not the object's own size; no reading knows what way the noun means
+    ("a size of another thing", _size_of_another_thing, lambda s, u, _w: False),
+    # "swinging clockwise, how many degrees to line up on OBJ", "turn cw -> OBJ, deg": a turn by no said
+    # amount toward an object is the turn to face it (rotate_to_face), never a quarter turn then a bearing
+    ("a turn toward an object", _turn_toward_object, lambda s, u, _w: "direction" in s),
     ("a whole extent", _matches(_WHOLE), lambda s, u, _w: "whole" in u or s.get("point") == "top"),
     ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
     # "which one's lower down, OBJ or OBJ": the one under the other to some askers, the lower centre to
@@ -1901,13 +1799,14 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
     ("a second turn", _turn_sequence, lambda s, u, _w: False),
     ("a correction", _matches(_CORRECTION), lambda s, u, _w: False),
-    # "isn't OBJ farther than OBJ?", "confirm OBJ is not as tall as OBJ": askers label a denied comparison
-    # as the one named or as its opposite, and a yes or no to a negated question is itself ambiguous;
-    # a choice ("which is not as far") picks one either way
+    # "isn't OBJ farther than OBJ?", "confirm OBJ is not farther than OBJ": askers label a denied
+    # comparison as the one named or as its opposite, and a yes or no to a negated question is itself
+    # ambiguous; a choice ("which is not as far") picks one either way, and "not as tall as" (NOTAS) asked
+    # yes or no is read as "shorter than", as askers label it, the answer stating that reading
     # (a choice reads a denial only where the rewrites turned it: "which is not the nearer one" is
     # unturned, and read without its "not" it would pick the other)
     ("a denied comparison", _matches(_DENIED_COMPARISON),
-     lambda s, u, w: _picks_one(s, u) and all(x == "DENIED" for x in w)),
+     lambda s, u, w: all(x in ("DENIED", "NOTAS") for x in w) and (_picks_one(s, u) or "DENIED" not in w)),
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),
@@ -1986,6 +1885,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "how high over OBJ is OBJ" read as "is OBJ over OBJ": a quantity asked, a yes/no or a choice read
     ("a quantity asked", _matches(_QUANTITY_ASKED),
      lambda s, u, _w: "unit" in s or bool(u & {"direction", "turn"})),
+    # "OBJ is at left from you, yes?" read as a distance: a side of the view, which only readings across
+    # the view use ("right now", "right above it" name no side)
+    ("a side", _side_of_an_object, lambda s, u, _w: "horizontal" in u),
 )
 
 
@@ -2007,7 +1909,7 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
         if not used(slots, uses, words):
             # the first word the reading leaves unused (one unit word of two may be the asked unit)
             word = next((w for w in words if not used(slots, uses, [w])), words[0])
-            return "not" if word == "DENIED" else word  # the rewrites' mark of a denial is the asker's "not"
+            return "not" if word in ("DENIED", "NOTAS") else word  # the rewrites' marks of a denial: "not"
         if name not in _KEEP_WORDS:
             for word in words:
                 t = t.replace(word, " ")

@@ -28,7 +28,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
-                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209)
+                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -41,9 +41,10 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh6") == []  # blind28/29, measured once, are development sets now
     assert split("fresh7") == []  # blind30/31, measured once, are development sets now
     assert split("fresh8") == []  # blind32/33, measured once, are development sets now
-    fresh9 = split("fresh9")  # converted by eval/blind_labels.py
-    assert len(fresh9) == 209 + 209
-    assert {family for family, _, _ in fresh9} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh9") == []  # blind34/35, measured once, are development sets now
+    fresh10 = split("fresh10")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh10) == 207 + 209
+    assert {family for family, _, _ in fresh10} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -382,24 +383,10 @@ REFUSED_BY_DESIGN = {
     "If you had to roll straight over to <object2>, how many metres would that be?",
     "will <object0> fit in the car how long is it in feet",
     "top_z(<object1>) - top_z(<object0>) in cm",
-    "is <object0> not as tall as <object1>",
-    "is <object2> not as close to u as <object1>",
     "Isn't <object0> narrower than <object2>?",
-    "uh is <object2> not as long as <object0>",
     "Isn't <object2> mounted higher up on the wall than <object1>?",
-    "Is the <object0> not so far from you as the <object1>?",
-    "Is <object0> not as far from you as <object1>?",
-    "Is <object0> not as tall as <object2>?",
-    "Is the underside of <object1> not as high above the floor as the underside of <object0>?",
     "Isn't <object2> closer to you than <object0>?",
-    "Is <object2> not as long as <object1>?",
-    "Is <object2> not mounted as high as <object1>?",
     "Isn't <object1> closer to you than <object0>?",
-    "Question: True or false: <object0> is not as far from the camera as <object2>. Answer true or false.",
-    "Is <object1> not as wide as <object0>?",
-    "Can the robot tell whether the middle of <object0> is not as high as the middle of <object2>?",
-    "<object2> isn't as close to you as <object1>, right?",
-    "<object0> is not as wide as <object2>, correct?",
     "<object2> isn't taller than <object0>, yes?",
     "<object0> isn't lower than <object1>, right? centres",
     "Isn't <object0> closer to you than <object1>?",
@@ -426,13 +413,10 @@ REFUSED_BY_DESIGN = {
     "Arm of 50 cm, no, 55 cm. Can you reach <object0>?",
     "Pretend you're a little pirate ship sailing round the kitchen. How many feet did you sail from"
     " start to finish?",
-    "I was wondering whether <object2> is not as far from you as <object1>.",
     "Isn't <object1> further from you than <object0>?",
     "If a tiny mouse stood on the floor right under <object1>, how many centimeters would it have"
     " to climb to touch the underside of it?",
-    "I was wondering whether <object2> is not as wide as <object1>.",
     "Isn't <object0> wider than <object1>?",
-    "I was wondering whether the top of <object0> is not as high as the top of <object1>.",
     "Would you happen to know which of <object2> and <object0> is the lower one?",
     "Pretend you're a ship's captain. Is <object1> off the port side or the starboard side?",
     "The robot has paused beside the fridge after a long lap of the kitchen and is now facing the"
@@ -507,12 +491,9 @@ REFUSED_BY_DESIGN = {
     'units needed.',
     'Tell me the full length of the route you took during the video, in cms please.',
     "Chat's betting it's under two feet. Robot, how far is <object1> from the camera, in inches?",
-    'Is <object0> not as far from me as <object1>?',
     "Confirm for me that <object0> isn't closer to the camera than <object2>.",
     'No ranking needed: just name which of <object2>, <object0>, <object1> sits nearest the camera.',
     'What is the longest horizontal measurement of <object2>, in mm?',
-    'True or false: <object0> is not as long as <object1>.',
-    'Is <object0> not as high off the ground as <object1>?',
     'Which of <object1> and <object0> is the lower one?',
     'On which hand is <object2>, relative to me?',
     # issue 24, blind28/29's round: a word that no rule reads and no English list knows, where a cue
@@ -550,16 +531,11 @@ REFUSED_BY_DESIGN = {
     'confirm: <object0> NOT closer than <object1>',
     'Is <object0> dichterbij than <object2>, from where you stand?',
     'Kipi kiko karibu zaidi: <object1>, <object0> au <object2>? Which is nearest to you?',
-    'Is <object0> not as tall as <object1>?',
-    'Is the uppermost point of <object0> not as high as that of <object2>?',
     'On which hand does <object2> lie relative to you?',
     'Bên trái hay bên phải? I mean, <object1> is on which side of you?',
     'I need a tape measurement, sensor to <object2>, in cm.',
     'Careful: not the gap between two objects. How far is <object0> from the camera itself, in inches?',
-    'True or false: <object2> is not as close to the robot as <object1>.',
-    'Is <object0> not as long as <object2>?',
     'which one is lower down <object1> or <object2>',
-    'Confirm: the centre of <object1> is not as high above the floor as the centre of <object2>.',
     'Pan left onto <object2>: how many degrees is that move?',
     'Say we pan right 60 degrees. Where does <object0> land as a clock position?',
     # issue 24, blind30/31's round: a level on a person's body is another reference (refused with it)
@@ -594,11 +570,9 @@ REFUSED_BY_DESIGN = {
     'Other shift said <object0> is about 30 degrees off your nose. True?',
     'Berapa derajat between your facing and <object0>?',
     "<object2> vs <object1> - which one's the shorter run from me?",
-    'Would it be right to say that <object0> is not as close to you as <object2>?',
     'Among <object2>, <object1>, <object0>: which object is at the minimum camera distance? On a tie, return '
     'the first one listed.',
     'Yes/no: the length of <object0> is less than the length of <object2>.',
-    'Is <object2> not as tall as <object0>?',
     'Whose top is not as high: <object1> or <object2>?',
     "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
     'most right one? <object2> <object0> <object1>',
@@ -641,7 +615,6 @@ REFUSED_BY_DESIGN = {
     'Confirm the full track length flown by the camera during the recording, in centimetres.',
     'how far is the <object0> from you in centimeter sorry centimetres',
     'Confirm <object2> is at greater range than <object0>.',
-    '<object0> is not as close to you as <object1>, true or false?',
     "which is the furthest away <object1> <object2> or <object0> sorry I'm stirring",
     'Give me the range from <object1> to <object0>, inches.',
     "assert <object1>.top.z > 0; what's the top hieght of <object1> above floor in meters",
@@ -649,18 +622,74 @@ REFUSED_BY_DESIGN = {
     "What's the beam of <object0>, in feet?",
     'how tall is the <object1> in centimeters sorry centimetres',
     'Of <object0> and <object2>, which has the smaller beam?',
-    '<object2> is not as long as <object1>, right?',
-    'Is the centre of <object1> not as high as the centre of <object2>?',
     'test: bottom_z(<object2>) > bottom_z(<object1>) -> True?',
     'is <object2> sitting on <object1> hold on is it on top of it',
     'argmin(x_image) over [<object2>, <object0>, <object1>] -> name',
     'which of these is farthest on the left side <object2> <object1> sorry',
     'Is <object1> off our port side?',
-    'assert on_left(<object0>)',
     "in clock terms where's <object2> sorry where is <object2> from the camera",
     "ok so like how many degress is <object1> away from where you're pointing",
     'compute yaw offset from camera forward axis to <object2> (deg)',
     "how many degrees is <object0> from your front sorry from the way you're facing",
+    # blind34/35 (fresh9, measured once at 1197afb), refused after this round: words of another language
+    # (Czech, Tagalog and Ukrainian clauses, tags and unit inflections), "not X-er than" asked yes or no,
+    # a way's length on a noun ("the shortest hike"), a turn toward an object by no said amount (read as
+    # rotate_to_face only where its goal is said as a face), misspelt cue words past safe correction,
+    # notations and words no rule defines ("odometry", "max depth", "near? OBJ | OBJ", "yaw", "broad")
+    'How much distance the robot is moved in whole video? Please in metry.',
+    'Total distance the camera has trekked from the first frame until now, ft please.',
+    'Gaano kalayo... how far did you walk in all the video, in centimeter?',
+    'Is <object2> more close to me than <object0>? Ano nebo ne.',
+    'Confirm or deny: <object1> is NOT closer to the camera than <object2>.',
+    'Alin ang mas malayo, which one more far from me, <object0> or <object2>?',
+    'Among <object0>, <object1> and <object2>, identify the object with the minimum camera distance.',
+    'Sa tatlo, which is most far from me: <object0>, <object2>, <object1>?',
+    'Which of <object0>, <object1>, <object2> is the shortest hike from here?',
+    'What is distance from <object2> to <object0>? V centimetrech please.',
+    'How much ground lies between <object2> and <object1>?',
+    'Gaano kalayo <object0> from <object1>? in inch.',
+    'How high over the floor is bottom of <object2>? In metrech.',
+    'Ano ang height ng center of <object0> from floor? in centimetre',
+    'How much is bottom of <object1> higher than bottom of <object0>? In metrech.',
+    'Gaano kataas, how much more high is <object0> than <object1>, center to center, in cm?',
+    'How many inch is the top of <object2> over the top of <object0>?',
+    'How wide is <object2>? The short side, v metrech.',
+    'How broad is <object2> across its narrow horizontal side?',
+    'Gaano kataas ang <object0>? How tall it is in cm?',
+    'Is <object1> more wide than <object2>? Ano/ne.',
+    "Which object's top is at the greater height above the floor: <object0> or <object1>?",
+    "Whose underside is nearer floor level: <object2>'s or <object0>'s?",
+    'Nasa ibabaw ba, is <object2> on the top of <object1>?',
+    'Treating my view as a map with left as west: does <object1> lie west of <object0>?',
+    'Scanning left to right, which do I see first: <object2>, <object1> or <object0>?',
+    'Alin ang pinaka-kanan, which one is most to the right, <object0> or <object2>?',
+    'What is most right object from <object0>, <object1>, <object2> for the camera?',
+    'Is <object2> on your right hand side? Ano?',
+    'Nasa kaliwa ba, is the <object0> on your left?',
+    'Report the side (left/right) of the robot on which <object2> is located.',
+    'How big angle (in stupních, degrees) is between where I look now and <object2>?',
+    'How many degree I must turn against clock to look to <object2>?',
+    'Required yaw rotation, in degrees, to bring <object1> to the centre of the view.',
+    "Turning the same way as a clock's hands, how many degrees until I face <object2>?",
+    'Swinging counterclockwise, how many degrees to line up on <object1>?',
+    'Kung kumanan ako, if I turn right, how many degree will be <object0> from my front?',
+    'After I turn to the left on 135 degrees, <object0> will be on which hour?',
+    'Abot ko ba, can I reach the <object0> with my hand?',
+    'odometry sum, mtrs',
+    'near? <object0> | <object2>',
+    "Isn't <object1> further awya than <object2>?",
+    "Please tell me which one is the most far away: <object2>, <object1> or <object0>. My eyes aren't good.",
+    'max depth among <object0> <object1> <object2>',
+    'Which is the nearist one, <object2>, <object0> or <object1>?',
+    'Kids, how much lower down is the middle of <object0> compared with the middle of <object2>, in meters?',
+    'len <object1> < len <object0>? y/n',
+    'ctr_z <object0> < ctr_z <object2>? y/n',
+    'Which is the lower one, <object0> or <object2>?',
+    'Which is further to the lefft: <object2> or <object1>?',
+    'Bearing of <object2> relative to heading, degres?',
+    'turn_cw -> <object0>, deg',
+    'turn_ccw -> <object1>, deg',
+    'turn -> <object2>, deg',
 }
 
 
@@ -1016,6 +1045,57 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("<object1> less wide than <object2>?", "tallest_choice dim=width order=min form=yesno"),
         # "grabbing distance" is a reach, not a distance to report
         ("Is <object0> within grabbing distance?", "reachability"),
+        # (issue 24, blind34/35's kinds, sentences of our own) "not as X as" asked yes or no is read as the
+        # opposite comparison, as the writers of the development sets label it (35 of their 35 such yes/no
+        # questions); the answer states that reading. "not X-er than" stays refused (labelled both ways)
+        ("<object0> isn't as close to you as <object1>, correct?", "closer_to_camera order=far form=yesno"),
+        ("Is <object1> not placed as high above the floor as <object0>?",
+         "higher_choice order=min form=yesno"),
+        ("Verify that <object0> is not as wide as <object1>.",
+         "tallest_choice dim=width order=min form=yesno"),
+        ("<object1> not as wide as <object0>?", "tallest_choice dim=width order=min form=yesno"),
+        ("Would it be correct to say <object1> is to the left of <object2>?", "left_predicate"),
+        # "right-most" with its hyphen; a side without its article; "side from OBJ" names the reference
+        ("Left-most of <object1> and <object2>?", "leftmost_choice"),
+        ("Right-most one: <object0>, <object2> or <object1>?", "leftmost_choice side=right"),
+        ("<object2> sits on right from me, correct?", "side_of_me side=right"),
+        ("Is <object0> on left side?", "side_of_me side=left"),
+        ("On which side from <object0> does <object1> sit?", "left_right_choice objects=1,0"),
+        # a decimal comma before a unit
+        ("If my reach is 0,8 m, can I get <object1>?", "reachability arm_length_m=0.8"),
+        ("With an arm of 1,25 metres, could I grab <object0>?", "reachability arm_length_m=1.25"),
+        # units as keys write them: in brackets, an abbreviation's plural closing, straight after the object
+        ("walk_len [ft]", "walked_distance unit=ft"),
+        ("total_walked (cm)", "walked_distance unit=cm"),
+        ("Height of <object1> above the floor, fts.", "height_from_ground unit=ft"),
+        ("Width of <object2>, ins?", "object_width unit=in"),
+        ("len <object2> in", "object_length unit=in"),
+        ("Walked distance over the clip, foot.", "walked_distance unit=ft"),
+        ("How long did you walk on foot?", "walked_distance"),
+        # an annotator's keys for distances, heights, tops and bottoms
+        ("h_top <object1> cm", "height_from_ground point=top unit=cm"),
+        ("h_bot <object2> in", "height_from_ground point=bottom unit=in"),
+        ("h_ctr <object0> ft", "height_from_ground unit=ft"),
+        ("d(cam,<object1>) in", "distance_to_camera unit=in"),
+        ("d(<object0>,<object2>) m", "center_distance"),
+        ("dist2cam <object2> / mm", "distance_to_camera unit=mm"),
+        ("ctr-ctr <object0>-<object1>, in", "center_distance unit=in"),
+        ("clk pos <object0>", "direction_clock"),
+        ("<object0> on cam left? y/n", "side_of_me side=left"),
+        ("top_max: <object0>/<object1>", "higher_choice point=top"),
+        ("bot_min: <object0>/<object1>", "higher_choice point=bottom order=min"),
+        ("Floor up to the top of <object1>, in cm?", "height_from_ground point=top unit=cm"),
+        # the sense said by the clock: "against the clock" is counterclockwise; a slip as near a word's
+        # plural as the word ("degres") is that word
+        ("How many degrees must I rotate against the clock to face <object0>?",
+         "rotate_to_face direction=ccw"),
+        ("Turning with the clock, how many degrees to face <object1>?", "rotate_to_face"),
+        ("How many degres clockwise is <object1> from where I face?", "direction_degrees"),
+        # a turn said by its angle alone after a time word: "after a 180"
+        ("After a 180, which o'clock is <object2>?", "future_direction_clock angle_deg=180"),
+        # a turn imagined, its bearing asked (no object as the turn's goal)
+        ("If I turn left, how many degrees to my right is <object1>?",
+         "future_direction_degrees turn=left angle_deg=90"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -1049,7 +1129,7 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("How many degrees counterclockwise to <object0>?", "counterclockwise"),
         ("What bearing will <object0> have once the camera pans?", "pans"),
         ("What turn angle is <object0> at?", "turn"),
-        ("Relative to <object1>, is <object0> on the leeft or the right side?", "or the right"),
+        ("Relative to <object1>, is <object0> on the leeft or the right side?", "leeft"),
         # a yes/no question no choice reading answers ("Is OBJ the leftmost ...?" wants yes or no)
         ("Is <object1> the leftmost of <object0> and <object1>?", "is"),
         ("Is <object0> the nearest of <object0>, <object1> and <object2>?", "is"),
@@ -1139,14 +1219,12 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("Which is lower down, <object0> or <object1>?", "lower down"),
         # issue 24 (the lead's decision after blind24/25): a denied comparison asked yes or no is refused.
         # Writers label "OBJ is not farther than OBJ" as the comparison named or as its opposite, and a yes
-        # or a no to a negated question is itself ambiguous in English
+        # or a no to a negated question is itself ambiguous in English ("not as X as" is read: see
+        # test_cues_that_a_reading_needs_are_read)
         ("<object0> isn't taller than <object1>, yes?", "not"),
         ("Is <object1> not higher than <object0>?", "not"),
-        ("<object0> isn't as close to you as <object1>, correct?", "not"),
         ("Isn't <object0> taller than <object1>?", "isn't OBJ taller"),
-        ("Is <object1> not placed as high above the floor as <object0>?", "not"),
         ("Isn't <object1> nearer to me than <object0>?", "isn't OBJ nearer"),
-        ("Verify that <object0> is not as wide as <object1>.", "not"),
         ("Confirm <object2> is not closer to you than <object0>.", "not"),
         ("<object0> is not lower than <object1>, right? by their middles", "not"),
         # "the lower one" of two: the one underneath to some askers, the lower centre to others
@@ -1186,9 +1264,25 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("is <object1> under <object0> hold on is it below it", "hold on"),
         ("how much sazhen away is <object1>?", "sazhen"),
         # a statement to confirm about one of three, where the task has no yes/no form (it would name the
-        # nearest); a fragment comparison denied and asked yes or no
+        # nearest)
         ("Please verify: <object2> is the closest of <object0>, <object1> and <object2>.", "verify: OBJ"),
-        ("<object1> not as wide as <object0>?", "not"),
+        # (issue 24, blind34/35's kinds, sentences of our own) a short/long word on a noun measured from a
+        # place is the length of a way there, not the object's size
+        ("Which of <object0>, <object1> and <object2> is the shortest stroll from where I stand?",
+         "shortest stroll"),
+        ("Of <object1> and <object2>, which is the longer ride from here?", "longer ride"),
+        # a unit in another language's inflection, wherever it stands
+        ("How far is <object0> from <object1>? Prosím v metrech.", "metrech"),
+        ("How tall is <object2>? W centymetrach.", "centymetrach"),
+        # a side said of an object, read as a distance
+        ("<object0> is at left from you, yes?", "left"),
+        # a turn by no said amount toward an object is the turn to face it, never a quarter turn then a
+        # bearing
+        ("Rotating clockwise, how many degrees until I point at <object2>?", "until i point at OBJ"),
+        ("rotate_ccw -> <object0>, degrees", "rotate counterclockwise, OBJ"),
+        ("Spinning anticlockwise, how many degrees to get <object1>?", "to get OBJ"),
+        # a side misspelt past safe correction is no distance word's neighbour
+        ("Which one is further to the rightt: <object1> or <object0>?", "rightt"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
