@@ -295,6 +295,13 @@ _SHORTHAND = {
     # the extremes of a distance: "max distance from camera" is the farthest, "min range" the nearest
     r"\bmax(?:imum)?\b\.?(?= (?:camera )?(?:distance|range)\b)": "greatest",
     r"\bmin(?:imum)?\b\.?(?= (?:camera )?(?:distance|range)\b)": "smallest",
+    # the camera's distance said as one noun: "the minimum camera range", "the greatest lens distance"; the
+    # lens is the camera
+    r"\b(greatest|smallest) (?:camera|lens|sensor) (distance|range)\b": r"\1 \2 from the camera",
+    r"\bthe lens\b": "the camera",
+    # a learner's superlative of a side: "the most right one", "most left?", "the most left of OBJ and OBJ"
+    # (not "most left of OBJ" alone, a side of one object)
+    r"\bmost (left|right)\b(?! (?:side|hand)\b)(?! of OBJ\b(?!,? (?:and|or) OBJ|, OBJ))": r"\1most",
     # "more up" and "more down" are a learner's "higher" and "lower"; "OBJs bottom" a possessive
     r"\bmore up\b": "higher",
     r"\bmore down\b": "lower",

@@ -460,7 +460,6 @@ REFUSED_BY_DESIGN = {
     'Entre <object0>, <object1> e <object2>, qual esta mais a esquerda na camera? the most left one',
     'Standing where you are and looking out, if you read the scene left to right like a page, which '
     'of <object0>, <object2> and <object1> would come at the very end, on the right?',
-    'most left? <object1> <object2> <object0>',
     '<object0> ve <object1>, hangisi daha sagda? the more right one',
     '<object2> is on the left of you, the robot? oenjjok maja-yo?',
     "Which hand's <object0> on, from where you're stood?",
@@ -542,7 +541,6 @@ REFUSED_BY_DESIGN = {
     'Confirm <object1> is not closer to you than <object0>.',
     "Unit Three. <object1>, <object0>: which one's the far one? Over.",
     'Three thing: <object2>, <object1>, <object0>. Which is most far from you, parakalo?',
-    'Which of <object1>, <object2>, <object0> lies at the greatest distance from the lens?',
     'How many meters from <object0> until <object1>? terima kasih',
     'The morning crew reckons <object0> sits 40 in. from <object1>. Confirm?',
     'Measure between centres of <object1> and <object0>, in cms.',
@@ -560,11 +558,8 @@ REFUSED_BY_DESIGN = {
     'Other shift said <object0> is about 30 degrees off your nose. True?',
     'Berapa derajat between your facing and <object0>?',
     "<object2> vs <object1> - which one's the shorter run from me?",
-    'Among <object2>, <object1>, <object0>: which object is at the minimum camera distance? On a tie, return '
-    'the first one listed.',
     'Whose top is not as high: <object1> or <object2>?',
     "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
-    'most right one? <object2> <object0> <object1>',
     'degress between my heading and <object2>?',
     'If your arm were a metre long, would <object2> be within your reach?',
     # blind32/33 (fresh8, measured once at e1eb0be), refused after this round: clauses of another language,
@@ -630,7 +625,6 @@ REFUSED_BY_DESIGN = {
     'Is <object2> more close to me than <object0>? Ano nebo ne.',
     'Confirm or deny: <object1> is NOT closer to the camera than <object2>.',
     'Alin ang mas malayo, which one more far from me, <object0> or <object2>?',
-    'Among <object0>, <object1> and <object2>, identify the object with the minimum camera distance.',
     'Sa tatlo, which is most far from me: <object0>, <object2>, <object1>?',
     'Which of <object0>, <object1>, <object2> is the shortest hike from here?',
     'What is distance from <object2> to <object0>? V centimetrech please.',
@@ -651,7 +645,6 @@ REFUSED_BY_DESIGN = {
     'Treating my view as a map with left as west: does <object1> lie west of <object0>?',
     'Scanning left to right, which do I see first: <object2>, <object1> or <object0>?',
     'Alin ang pinaka-kanan, which one is most to the right, <object0> or <object2>?',
-    'What is most right object from <object0>, <object1>, <object2> for the camera?',
     'Is <object2> on your right hand side? Ano?',
     'Nasa kaliwa ba, is the <object0> on your left?',
     'Report the side (left/right) of the robot on which <object2> is located.',
@@ -680,8 +673,8 @@ REFUSED_BY_DESIGN = {
     # blind36/37 (fresh10, measured once at 6d20cac), refused after this round: words of another language
     # (Polish, Japanese, Portuguese: clauses, question words and particles, unit words), a question particle
     # of another language before a choice reading ("Czy OBJ is higher ... than OBJ?"), phrasings no rule
-    # reads ("measure it: you to OBJ", "highest up at the top", "the one with minimum camera range",
-    # "cumulative path ... from first to last frame", "the pair OBJ/OBJ, ... the upper item")
+    # reads ("measure it: you to OBJ", "highest up at the top", "cumulative path ... from first to last
+    # frame", "the pair OBJ/OBJ, ... the upper item")
     'Ile metrow you go in whole film, total?',
     'Measure it: you to <object1>, inches.',
     'Jaka odleglosc from camera to <object0>, in cm?',
@@ -706,7 +699,6 @@ REFUSED_BY_DESIGN = {
     'Robot arm have 1 metro. It can catch <object0>?',
     'Item 1.02 - cumulative path travelled by the camera from first to last'
     ' frame, tolerance 0.1 ft; state in foot.',
-    'Item 4.03 - of the three items <object1>, <object0>, <object2>, name the one with minimum camera range.',
     'Item 11.02 - for the pair <object0>/<object1>, identify the upper item.',
 }
 
@@ -1151,6 +1143,15 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("If you turn right, which o'clock will <object1> be at?",
          "future_direction_clock turn=right angle_deg=90"),
         ("Please assess the distance from the camera to <object2>.", "distance_to_camera"),
+        # the camera's distance said as one noun, the lens as the camera; a learner's superlative of a side
+        # (before this round "the most right of OBJ and OBJ" was read as "right of")
+        ("Of <object2>, <object0> and <object1>, pick the one with the minimum camera distance.",
+         "closest_to_camera"),
+        ("which of <object1>, <object2> is at the greatest distance from the lens?",
+         "closer_to_camera order=far"),
+        ("most left one: <object1> <object0> <object2>?", "leftmost_choice"),
+        ("the most right of <object0> and <object1>?", "leftmost_choice side=right"),
+        ("is <object2> most left of <object1>?", "left_predicate"),
         # an unknown word opening a question before the object, read as a relation (yes or no either way)
         ("Utrum <object2> is left of <object0>?", "left_predicate"),
     ],
