@@ -43,6 +43,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh8") == []  # blind32/33, measured once, are development sets now
     assert split("fresh9") == []  # blind34/35, measured once, are development sets now
     assert split("fresh10") == []  # blind36/37, measured once, are development sets now
+    fresh11 = split("fresh11")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh11) == 209 + 207
+    assert {family for family, _, _ in fresh11} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
