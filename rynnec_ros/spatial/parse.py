@@ -208,7 +208,9 @@ _SHORTHAND = {
     r"\b(top|bottom|center) max\b|\bmax (top|bottom|center)\b": r"highest \1\2",
     r"\b(top|bottom|center) min\b|\bmin (top|bottom|center)\b": r"lowest \1\2",
     r"\bon (?:the )?camera'?s? (left|right)\b": r"on the \1",
-    r"\by ?/ ?n\b": "yes or no",
+    # a yes/no tag spelled in full or by its letters ("y/n", "Y or N", "yes/no", "y|n"), or as a verdict
+    # ("pass/fail", "true/false", "t/f"): the question asks yes or no, offering no choice of objects
+    r"\b(?:y(?:es)?|pass|true|t) ?(?:/|\||or) ?(?:n(?:o)?|fail|false|f)\b": "yes or no",
     r"\bbreadth\b": "width",
     r"\btrav\b": "travel",
     # units as a speech transcript spells them: "sent a meters", "milli meters"
@@ -291,8 +293,19 @@ _SHORTHAND = {
     r"\bmore (high|low)\b(?= than\b)": r"\1er",
     r"\bhow much (far|close|near|distant|high|tall|long|wide)\b": r"how \1",
     # the extremes of a distance: "max distance from camera" is the farthest, "min range" the nearest
-    r"\bmax(?:imum)?\b\.?(?= (?:distance|range)\b)": "greatest",
-    r"\bmin(?:imum)?\b\.?(?= (?:distance|range)\b)": "smallest",
+    r"\bmax(?:imum)?\b\.?(?= (?:camera )?(?:distance|range)\b)": "greatest",
+    r"\bmin(?:imum)?\b\.?(?= (?:camera )?(?:distance|range)\b)": "smallest",
+    # the camera's distance said as one noun: "the minimum camera range", "the greatest lens distance"; the
+    # lens is the camera
+    r"\b(greatest|smallest) (?:camera|lens|sensor) (distance|range)\b": r"\1 \2 from the camera",
+    r"\bthe lens\b": "the camera",
+    # a learner's superlative of a side: "the most right one", "most left?", "the most left of OBJ and OBJ"
+    # (not "most left of OBJ" alone, a side of one object)
+    r"\bmost (left|right)\b(?! (?:side|hand)\b)(?! of OBJ\b(?!,? (?:and|or) OBJ|, OBJ))": r"\1most",
+    # "more up" and "more down" are a learner's "higher" and "lower"; "OBJs bottom" a possessive
+    r"\bmore up\b": "higher",
+    r"\bmore down\b": "lower",
+    r"\bOBJs\b": "OBJ's",
     r"\bmost (?:near|close)\b": "nearest",
     r"\bless far\b": "nearer",
     r"\bleast far\b": "nearest",
@@ -429,6 +442,7 @@ _DENIED = {"taller": "shorter", "higher": "lower", "lower": "higher", "farther":
 # by a group.
 _REWRITE_CALLS: dict[str, Callable[[re.Match[str]], str]] = {
     "unit_slot": lambda m: "in " + _UNIT_NAMES[m.group(1)],
+    "tolerance": lambda m: ", in " + {**_UNIT_NAMES, "deg": "degrees", "°": "degrees"}.get(m[1], m[1]),
     "argmax_z": lambda m: f"which is {'highest' if m[1] == 'max' else 'lowest'} by the {m[2] or 'center'}",
     "attribute_call_compared":
         lambda m: f"is OBJ {'greater' if m.group(2) == '>' else 'less'} in {m.group(1)} than OBJ",
@@ -448,6 +462,11 @@ _REWRITE_CALLS: dict[str, Callable[[re.Match[str]], str]] = {
     "turn_abbreviated_before": lambda m: "left " if m[1][0] == "l" else "right ",
     "own_height": lambda m: f"{m[1]} the {'smallest' if m[2] == 'lowest' else 'greatest'} height",
     "plain_to_more": lambda m: f"{m[1]} {_PLAIN_TO_MORE[m[2]]}",
+    "extent_compared": lambda m: (
+        (f"{m['verb']} OBJ" if m.start("verb") < m.start("dim") else f"OBJ {m['verb']}")
+        + f" {'less' if m['less'] else 'greater'} in {m['dim']} than OBJ"),
+    "other_side": lambda m: (
+        f"{m[1]} or {_OTHER_SIDE[m[1]]}" if _unknown(m[2]) and _like_a_side(m[2]) else m[0]),
 }
 
 
@@ -903,7 +922,7 @@ class Question:
         return side, angle, degrees
 
 
-_OTHER_SIDE = {"left": "right", "right": "left"}
+_OTHER_SIDE: dict[str, str] = {"left": "right", "right": "left"}
 _ONE = r"(?:one|object|item|unit|thing)\b"
 _NEXT_REACH = r"(?:grab|reach|pick|grasp|touch)\w*"
 _MOVED = (
@@ -1098,7 +1117,8 @@ def cue_in_stack(q: Question) -> Slots | None:
     in_stack = q.has(
         rf"{_STACK_WORDS}|\b(?:the )?(?:upper|top|bottom)(?:most)? (?:{_ONE}|element\b)"
         # "which one's at the bottom, OBJ or OBJ?": of two, the one under the other
-        r"|\bwhich(?: one| of them)?(?: is|'s) (?:on|at) the (?:very )?(?:top|bottom)\b(?! of\b)"
+        # (also with no verb, as a learner or a texter leaves it: "which one on the bottom")
+        r"|\bwhich(?: one| of them)?(?: is|'s)? (?:on|at) the (?:very )?(?:top|bottom)\b(?! of\b)"
     )
     if q.n == 2 and in_stack and (q.has(_WHICH) or q.offered):
         lower = r"\b(?:lower|lowest|bottom|bottommost|under|underneath|beneath|below)\b"
@@ -1196,9 +1216,13 @@ _WHOLE = (
     r"(?:all the way )?(?:up )?to (?:the |its )?(?:top|highest point|highest edge)\b"
     r"|\btop to (?:the |its )?bottom\b|\bend to end\b|\ball of (?:it|OBJ)\b"
 )
-_STACK_WORDS = r"\b(?:stack|stacks|stacked|stacking|pile|piles|piled|heap)\b"
+# (also a clause of support: "when one sits on the other", "resting on each other")
+_SUPPORT = (
+    r"\bone (?:\w+ ){0,2}?(?:on|on top of) (?:the )?other\b|\bon (?:top of )?(?:each other|one another)\b"
+)
+_STACK_WORDS = rf"\b(?:stack|stacks|stacked|stacking|pile|piles|piled|heap)\b|{_SUPPORT}"
 _STACKED = (
-    r"\bon (?:the )?top(?: of)?\b|\b(?:top|bottom) of the (?:stack|pile)\b|\bon the bottom\b"
+    rf"{_SUPPORT}|\bon (?:the )?top(?: of)?\b|\b(?:top|bottom) of the (?:stack|pile)\b|\bon the bottom\b"
     r"|\b(?:at|on) the (?:very )?(?:top|bottom)\b(?! (?:edge|surface|point|part|side)s?\b)"
 )
 _TOP_CUE = (
@@ -1508,9 +1532,15 @@ def _turn_toward_object(t: str) -> list[str]:
         return []
     goal = re.search(
         r"\b(?:to|until|till) (?:i |you |we |it )?[a-z]+(?: up| out| in)?"
-        r" (?:on |at |with |towards? |onto |to )?OBJ\b"
-        rf"|{_TURN_VERB}(?: [a-z]+)?, OBJ\b", t)
-    return [goal.group(0)] if goal else []
+        r" (?:on |at |with |towards? |onto |to )?OBJ\b", t)
+    if goal:
+        return [goal.group(0)]
+    # (a turn imagined in a clause of its own, "if I turn left, OBJ will be where?", ends there: the object
+    # after it opens the question asked)
+    return [
+        m.group(0) for m in re.finditer(rf"{_TURN_VERB}(?: [a-z]+)?, OBJ\b", t)
+        if not _has(re.split(_CLAUSE_BREAK, t[: m.start()])[-1], _IMAGINED)
+    ]
 
 
 def _size_of_another_thing(t: str) -> list[str]:
@@ -1729,8 +1759,9 @@ def _unread_words(t: str) -> list[str]:
     the" and "of", "side" or "hand" (a side's; also before "or" or a clause break when the word is a side
     misspelt past safe correction: "further to the leftt:"), alone between a clause break and a question
     mark (a tag: "..., ne?"), anywhere when it is built on a unit's stem ("v centimetrech"), or opening a
-    clause that ends in a question mark, or opening any clause before a second such word (a question word
-    in another language: "ile stopni between ...", "jak wysoko is ...,"). The rules would read the rest of
+    clause that ends in a question mark (before the object: ``_question_particle``), or opening any clause
+    before a second such word (a question word in another language: "ile stopni between ...", "jak wysoko
+    is ...,"). The rules would read the rest of
     the question and answer it without what these words say; elsewhere (an aside, a name mid-sentence) an
     unknown word changes nothing the rules read."""
     tokens = re.findall(rf"OBJ|{_WORD}|\d+(?:\.\d+)?|[,.;:?!]", t)
@@ -1757,6 +1788,20 @@ def _unread_words(t: str) -> list[str]:
     return found
 
 
+def _question_particle(t: str) -> list[str]:
+    """An unknown word (``_unknown``) opening a clause that ends in a question mark, straight before the
+    object ("ob OBJ is ...?"): in many languages a particle that makes the question yes or no, which a
+    reading that picks one of the objects would answer with a name."""
+    return [m[1] for m in re.finditer(r"(?:^|[,.;:?!] )([^\W\d_]+) OBJ\b[^,.;:?!]*\?", t) if _unknown(m[1])]
+
+
+def _answers_yes_or_no(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
+    """Whether a reading answers yes or no: asked so (``form``), or a relation checked between objects
+    (a comparison that neither picks one nor measures)."""
+    return slots.get("form") == "yesno" or (
+        "comparison" in uses and not _picks_one(slots, uses) and "form" not in slots and "unit" not in slots)
+
+
 def _like_a_side(word: str) -> bool:
     """Whether ``word`` is "left" or "right" mistyped beyond what the corrector safely mends ("lefft",
     "riight"): most of its letters in order (difflib's ratio); "shelving" or "map" in a side's place are
@@ -1780,6 +1825,7 @@ def _unit_used(slots: Mapping[str, object], uses: frozenset[str], words: list[st
 _Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("words in another language", _foreign_clauses, lambda s, u, _w: False),
+    ("a question particle", _question_particle, lambda s, u, _w: _answers_yes_or_no(s, u)),
     ("a word no rule reads where a cue belongs", _unread_words, lambda s, u, _w: False),
     # "the shortest hike from here": a size word on a noun no rule reads, measured from a place, is the
     # length of a way there, not the object's own size; no reading knows what way the noun means

@@ -28,7 +28,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
-                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209)
+                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -42,9 +42,10 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh7") == []  # blind30/31, measured once, are development sets now
     assert split("fresh8") == []  # blind32/33, measured once, are development sets now
     assert split("fresh9") == []  # blind34/35, measured once, are development sets now
-    fresh10 = split("fresh10")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh10) == 207 + 209
-    assert {family for family, _, _ in fresh10} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh10") == []  # blind36/37, measured once, are development sets now
+    fresh11 = split("fresh11")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh11) == 209 + 207
+    assert {family for family, _, _ in fresh11} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -383,13 +384,8 @@ REFUSED_BY_DESIGN = {
     "If you had to roll straight over to <object2>, how many metres would that be?",
     "will <object0> fit in the car how long is it in feet",
     "top_z(<object1>) - top_z(<object0>) in cm",
-    "Isn't <object0> narrower than <object2>?",
-    "Isn't <object2> mounted higher up on the wall than <object1>?",
-    "Isn't <object2> closer to you than <object0>?",
-    "Isn't <object1> closer to you than <object0>?",
     "<object2> isn't taller than <object0>, yes?",
     "<object0> isn't lower than <object1>, right? centres",
-    "Isn't <object0> closer to you than <object1>?",
     "Isn't <object0> the wider one compared with <object1>?",
     "Total distance you travelled, in centimetres... no wait, give it to me in inches.",
     "Report the horizontal range from the camera to <object2> in millimetres.",
@@ -413,10 +409,8 @@ REFUSED_BY_DESIGN = {
     "Arm of 50 cm, no, 55 cm. Can you reach <object0>?",
     "Pretend you're a little pirate ship sailing round the kitchen. How many feet did you sail from"
     " start to finish?",
-    "Isn't <object1> further from you than <object0>?",
     "If a tiny mouse stood on the floor right under <object1>, how many centimeters would it have"
     " to climb to touch the underside of it?",
-    "Isn't <object0> wider than <object1>?",
     "Would you happen to know which of <object2> and <object0> is the lower one?",
     "Pretend you're a ship's captain. Is <object1> off the port side or the starboard side?",
     "The robot has paused beside the fridge after a long lap of the kitchen and is now facing the"
@@ -460,7 +454,6 @@ REFUSED_BY_DESIGN = {
     "I've been going back and forth about this with my neighbour, and neither of us can settle it by "
     'eye, so tell me plainly: is <object0> not as wide as <object2>?',
     '<object2>, <object0>, <object1> - which has the smallest height? ki-ga jeil jakeun geo',
-    "Isn't <object1> taller than <object0>?",
     "<object2>'nin tepesi <object0>'in tepesinden daha alcak mi? the top is lower?",
     'Il centro di <object0> e piu in alto di quello di <object1>? yes or no',
     'Of <object0> and <object2>, which is the lower one?',
@@ -470,7 +463,6 @@ REFUSED_BY_DESIGN = {
     'Entre <object0>, <object1> e <object2>, qual esta mais a esquerda na camera? the most left one',
     'Standing where you are and looking out, if you read the scene left to right like a page, which '
     'of <object0>, <object2> and <object1> would come at the very end, on the right?',
-    'most left? <object1> <object2> <object0>',
     '<object0> ve <object1>, hangisi daha sagda? the more right one',
     '<object2> is on the left of you, the robot? oenjjok maja-yo?',
     "Which hand's <object0> on, from where you're stood?",
@@ -552,7 +544,6 @@ REFUSED_BY_DESIGN = {
     'Confirm <object1> is not closer to you than <object0>.',
     "Unit Three. <object1>, <object0>: which one's the far one? Over.",
     'Three thing: <object2>, <object1>, <object0>. Which is most far from you, parakalo?',
-    'Which of <object1>, <object2>, <object0> lies at the greatest distance from the lens?',
     'How many meters from <object0> until <object1>? terima kasih',
     'The morning crew reckons <object0> sits 40 in. from <object1>. Confirm?',
     'Measure between centres of <object1> and <object0>, in cms.',
@@ -570,12 +561,8 @@ REFUSED_BY_DESIGN = {
     'Other shift said <object0> is about 30 degrees off your nose. True?',
     'Berapa derajat between your facing and <object0>?',
     "<object2> vs <object1> - which one's the shorter run from me?",
-    'Among <object2>, <object1>, <object0>: which object is at the minimum camera distance? On a tie, return '
-    'the first one listed.',
-    'Yes/no: the length of <object0> is less than the length of <object2>.',
     'Whose top is not as high: <object1> or <object2>?',
     "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
-    'most right one? <object2> <object0> <object1>',
     'degress between my heading and <object2>?',
     'If your arm were a metre long, would <object2> be within your reach?',
     # blind32/33 (fresh8, measured once at e1eb0be), refused after this round: clauses of another language,
@@ -585,7 +572,6 @@ REFUSED_BY_DESIGN = {
     'Hur långt... sorry, how long way did you walk in total during the film? In meter please.',
     'Cât de departe - how much you have moved in total during the video? metri.',
     'Hur långt bort är <object0>? I mean how far is it away from you, in meters.',
-    "Isn't <object1> closer to the camera than <object0>?",
     'Är den längre bort? Is <object1> further from you than <object0>?',
     'Which from these three is most away from you - <object0>, <object2>, <object1>?',
     'Which of <object2>, <object0> and <object1> is the longest way from you? She should not walk too far.',
@@ -642,7 +628,6 @@ REFUSED_BY_DESIGN = {
     'Is <object2> more close to me than <object0>? Ano nebo ne.',
     'Confirm or deny: <object1> is NOT closer to the camera than <object2>.',
     'Alin ang mas malayo, which one more far from me, <object0> or <object2>?',
-    'Among <object0>, <object1> and <object2>, identify the object with the minimum camera distance.',
     'Sa tatlo, which is most far from me: <object0>, <object2>, <object1>?',
     'Which of <object0>, <object1>, <object2> is the shortest hike from here?',
     'What is distance from <object2> to <object0>? V centimetrech please.',
@@ -663,7 +648,6 @@ REFUSED_BY_DESIGN = {
     'Treating my view as a map with left as west: does <object1> lie west of <object0>?',
     'Scanning left to right, which do I see first: <object2>, <object1> or <object0>?',
     'Alin ang pinaka-kanan, which one is most to the right, <object0> or <object2>?',
-    'What is most right object from <object0>, <object1>, <object2> for the camera?',
     'Is <object2> on your right hand side? Ano?',
     'Nasa kaliwa ba, is the <object0> on your left?',
     'Report the side (left/right) of the robot on which <object2> is located.',
@@ -677,7 +661,6 @@ REFUSED_BY_DESIGN = {
     'Abot ko ba, can I reach the <object0> with my hand?',
     'odometry sum, mtrs',
     'near? <object0> | <object2>',
-    "Isn't <object1> further awya than <object2>?",
     "Please tell me which one is the most far away: <object2>, <object1> or <object0>. My eyes aren't good.",
     'max depth among <object0> <object1> <object2>',
     'Which is the nearist one, <object2>, <object0> or <object1>?',
@@ -690,6 +673,36 @@ REFUSED_BY_DESIGN = {
     'turn_cw -> <object0>, deg',
     'turn_ccw -> <object1>, deg',
     'turn -> <object2>, deg',
+    # blind36/37 (fresh10, measured once at 6d20cac), refused after this round: words of another language
+    # (Polish, Japanese, Portuguese: clauses, question words and particles, unit words), a question particle
+    # of another language before a choice reading ("Czy OBJ is higher ... than OBJ?"), phrasings no rule
+    # reads ("measure it: you to OBJ", "highest up at the top", "cumulative path ... from first to last
+    # frame", "the pair OBJ/OBJ, ... the upper item")
+    'Ile metrow you go in whole film, total?',
+    'Measure it: you to <object1>, inches.',
+    'Jaka odleglosc from camera to <object0>, in cm?',
+    'Kyori from you to <object1>? in centimetres onegai.',
+    'Qual is more longe from you, <object0> or <object2>?',
+    'How much distance is there from <object0> to <object2>? in milimetros',
+    'Odleglosc between <object0> and <object1> in cm please?',
+    'Ile wyzej is <object0> than <object1>? in centymetry',
+    'Comprimento of <object0>, how much in cm?',
+    'Szerokosc of <object0>? in milimeters',
+    'Is <object2> more long than <object1>, sim ou nao?',
+    'Czy <object1> is higher from floor than <object2>?',
+    'which of <object0> <object1> <object2> is highest up at the top',
+    'Hidari most one among <object0>, <object2>, <object1>?',
+    'Which side of robot is <object0>, esquerda ou direita?',
+    'Is <object1> at the left hand of you? Dziekuje.',
+    'Nan-ji direction is <object2> from you, like clock?',
+    'Quantos graus is <object0> from your facing direction?',
+    'How much turn you need for look to <object0>? In graus.',
+    'Ile stopni counterclockwise to face <object1>?',
+    "Depois de virar para direita 90 graus, <object0> is at what o'clock?",
+    'Robot arm have 1 metro. It can catch <object0>?',
+    'Item 1.02 - cumulative path travelled by the camera from first to last'
+    ' frame, tolerance 0.1 ft; state in foot.',
+    'Item 11.02 - for the pair <object0>/<object1>, identify the upper item.',
 }
 
 
@@ -1096,6 +1109,54 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         # a turn imagined, its bearing asked (no object as the turn's goal)
         ("If I turn left, how many degrees to my right is <object1>?",
          "future_direction_degrees turn=left angle_deg=90"),
+        # (issue 24, blind36/37's kinds, sentences of our own) a yes/no tag spelled in full or by its
+        # letters, or as a verdict, asks yes or no: no choice of objects
+        ("<object2> top lower than <object0> top? Y or N", "higher_choice point=top order=min form=yesno"),
+        ("<object1> wider than <object0>, yes/no", "tallest_choice dim=width form=yesno"),
+        ("Confirm <object0> is above <object1>. Pass/fail.", "above_predicate"),
+        # a confirmation tag with no stop before it, after a complete question, is no side
+        ("<object1> is farther from you than <object2> right??", "closer_to_camera order=far form=yesno"),
+        ("<object0> is on the left of you correct?", "side_of_me side=left"),
+        # a clause of support ("one sits on the other") asks which is on top or underneath
+        ("Which one is higher, <object1> or <object2>, if one sits on the other?", "above_choice"),
+        ("which is the lower, <object0> or <object1>, resting on each other", "above_choice relation=below"),
+        ("which one at the top <object2> or <object1>", "above_choice"),
+        # a checklist's item number is a label; a tolerance is the unit the answer is given in
+        ("Check 2.4: distance from the camera to <object1>, report in cm.", "distance_to_camera unit=cm"),
+        ("Item 7) width of <object0> in mm", "object_width unit=mm"),
+        ("#3 - how tall is <object2>, in inches?", "object_height unit=in"),
+        ("Height of <object1> above the floor, tolerance ± 3 mm, report mm.", "height_from_ground unit=mm"),
+        ("Step 5: bearing of <object0>, +/- 2 deg, in degrees", "direction_degrees"),
+        ("how far apart are <object0> and <object2>, tol. 1 cm?", "center_distance unit=cm"),
+        # a question opened by a negated auxiliary asks to confirm the comparison named (all 13 such
+        # questions of the development sets are labelled so); the answer's reading states it
+        ("Isn't <object0> taller than <object1>?", "tallest_choice form=yesno"),
+        ("isnt <object2> nearer to the camera than <object0>", "closer_to_camera form=yesno"),
+        # one extent of two compared in words; "a greater elevation" is higher
+        ("Confirm the width of <object1> is greater than the width of <object0>.",
+         "tallest_choice dim=width form=yesno"),
+        ("is the length of <object2> less than that of <object1>?",
+         "tallest_choice dim=length order=min form=yesno"),
+        ("Which of <object0> and <object1> sits at a greater elevation?", "higher_choice"),
+        # both sides offered, one misspelt past the corrector; a learner's "more up", "OBJs top"
+        ("Is <object0> to the right or lefft of <object1>?", "left_right_choice"),
+        ("how much more up is <object1>s top than <object0>s top, in cm",
+         "height_difference point=top unit=cm"),
+        # a turn imagined in a clause of its own: the object after it is no goal of the turn
+        ("If you turn right, which o'clock will <object1> be at?",
+         "future_direction_clock turn=right angle_deg=90"),
+        ("Please assess the distance from the camera to <object2>.", "distance_to_camera"),
+        # the camera's distance said as one noun, the lens as the camera; a learner's superlative of a side
+        # (before this round "the most right of OBJ and OBJ" was read as "right of")
+        ("Of <object2>, <object0> and <object1>, pick the one with the minimum camera distance.",
+         "closest_to_camera"),
+        ("which of <object1>, <object2> is at the greatest distance from the lens?",
+         "closer_to_camera order=far"),
+        ("most left one: <object1> <object0> <object2>?", "leftmost_choice"),
+        ("the most right of <object0> and <object1>?", "leftmost_choice side=right"),
+        ("is <object2> most left of <object1>?", "left_predicate"),
+        # an unknown word opening a question before the object, read as a relation (yes or no either way)
+        ("Utrum <object2> is left of <object0>?", "left_predicate"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -1221,10 +1282,10 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # Writers label "OBJ is not farther than OBJ" as the comparison named or as its opposite, and a yes
         # or a no to a negated question is itself ambiguous in English ("not as X as" is read: see
         # test_cues_that_a_reading_needs_are_read)
+        # (a question opened by the negated auxiliary, "isn't OBJ taller than OBJ?", is read: see
+        # test_cues_that_a_reading_needs_are_read)
         ("<object0> isn't taller than <object1>, yes?", "not"),
         ("Is <object1> not higher than <object0>?", "not"),
-        ("Isn't <object0> taller than <object1>?", "isn't OBJ taller"),
-        ("Isn't <object1> nearer to me than <object0>?", "isn't OBJ nearer"),
         ("Confirm <object2> is not closer to you than <object0>.", "not"),
         ("<object0> is not lower than <object1>, right? by their middles", "not"),
         # "the lower one" of two: the one underneath to some askers, the lower centre to others
@@ -1283,6 +1344,11 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("Spinning anticlockwise, how many degrees to get <object1>?", "to get OBJ"),
         # a side misspelt past safe correction is no distance word's neighbour
         ("Which one is further to the rightt: <object1> or <object0>?", "rightt"),
+        # (issue 24, blind36/37's kinds) an unknown word opening a question before the object may be a
+        # particle that makes it yes or no: a reading that picks one of the objects is refused
+        ("Utrum <object1> is nearer to you than <object2>?", "utrum"),
+        # a tolerance in one unit and the report in another: two units
+        ("Item 4. <object0> width, tol. 5 mm, report in inches", "inches"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
