@@ -44,6 +44,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh9") == []  # blind34/35, measured once, are development sets now
     assert split("fresh10") == []  # blind36/37, measured once, are development sets now
     assert split("fresh11") == []  # blind38/39, measured once, are development sets now
+    fresh12 = split("fresh12")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh12) == 209 + 209
+    assert {family for family, _, _ in fresh12} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
