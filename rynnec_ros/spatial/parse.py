@@ -1837,9 +1837,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
     # "which one's lower down, OBJ or OBJ": the one under the other to some askers, the lower centre to
     # others; with no "than" and no floor the words do not say which, unless they name the stacking
-    # (also "the lower one", "the upper one", "the lower of the two")
+    # (also "the lower one", "the upper one", "the lower of the two", a planner's "lower_of(OBJ, OBJ)")
     ("lower down of two", _matches(r"\b(?:lower down|(?:the )?(?:lower|upper) (?:one|of (?:the two|them|these"
-                                   r"|both)|element|object|item|thing))\b(?![^.?!]*\b(?:than|floor|ground)\b)"),
+                                   r"|both|OBJ)|element|object|item|thing))\b(?![^.?!]*\b(?:than|floor|ground)\b)"),
      lambda s, u, _w: "stacking" in u or s.get("point") in ("top", "bottom")),
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),

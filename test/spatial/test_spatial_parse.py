@@ -28,7 +28,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
-                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209)
+                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -43,9 +43,10 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh8") == []  # blind32/33, measured once, are development sets now
     assert split("fresh9") == []  # blind34/35, measured once, are development sets now
     assert split("fresh10") == []  # blind36/37, measured once, are development sets now
-    fresh11 = split("fresh11")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh11) == 209 + 207
-    assert {family for family, _, _ in fresh11} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh11") == []  # blind38/39, measured once, are development sets now
+    fresh12 = split("fresh12")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh12) == 209 + 209
+    assert {family for family, _, _ in fresh12} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -703,6 +704,58 @@ REFUSED_BY_DESIGN = {
     'Item 1.02 - cumulative path travelled by the camera from first to last'
     ' frame, tolerance 0.1 ft; state in foot.',
     'Item 11.02 - for the pair <object0>/<object1>, identify the upper item.',
+    # blind38/39 (fresh11, measured once at c0ff211), refused after this round: words of another language
+    # (German, Spanish, Hindi, Korean), surveyor terms (instrument, station, offset, baseline, survey track),
+    # operator function-call and key=value forms no family reads yet, a planner's "lower_of" (the lower
+    # centre or the one underneath: the words do not say), asides to a stream's chat, turn-to-face
+    # wordings ("bring OBJ onto my heading"), stackings and "the lower one", wordings no rule reads
+    'Wie viel... sorry, how many centimeter has the camera moved total during the recording?',
+    'Cuánto... how long is the way the robot made in whole video, in cms?',
+    'Wie weit... how far is <object1> away of you, in Fuß?',
+    'Qué tan lejos is <object1> from the camera? in metros',
+    'camera se <object1> kitna door hai? please tell in feets',
+    "<object0> or <object1>, who's got the shorter run to the camera?",
+    'Identify, of the three objects <object1>, <object2> and <object0>, the one with the minimum'
+    ' straight-line distance from the camera centre.',
+    "Three contenders on the pitch, <object2>, <object1> and <object0>! Who's the closest to our camera"
+    " today?",
+    '<object0> aur <object2> ke beech... distance between <object0> and <object2> is how many feets?',
+    'Wie hoch... how high over the floor is the lowest part of <object1>? in Zentimeter',
+    'Wie lang ist... how long is <object2>? in centimeter please',
+    'kitna tall hai <object1>? how much is the height in inch?',
+    'Tallest of the bunch, who takes the crown: <object1>, <object2> or <object0>?',
+    '<object2> sits lower than <object0>, measured at the bottom, correct?',
+    '<object1> is under of <object0>? yes or no',
+    '<object0> stacked right on top of <object2>, can we confirm that call?',
+    'the one furthest to the rite among <object0> <object1> <object2>',
+    '<object2> on robot left side or right side?',
+    'ist <object1> links von mir? I mean, it is on my left side?',
+    'If straight ahead is twelve, at what hour position is <object0>?',
+    "<object2> ist bei wie viel Uhr? at which o'clock it is from me?",
+    'In grados, what angle is <object1> from my front?',
+    'Specify the clockwise yaw rotation, in degrees, required to bring <object2> onto my optical axis.',
+    'im Uhrzeigersinn... how many degrees clockwise I must turn for face <object1>?',
+    "Wenn ich mich drehe... if I turn right, where is <object1> then in o'clock?",
+    'puedo alcanzar <object1>? my arm is 1 meter',
+    "What's the cumulative distance along your track from start to end of the survey, in millimetres?",
+    "What's the offset from the instrument to <object0>? Metres is fine.",
+    'Between <object1> and <object2>, which has the greater range from the station?',
+    'Identify which of <object0>, <object2>, <object1> lies at the greatest offset from the instrument.',
+    'max_range_of <object1> <object2> <object0>',
+    "Out of <object0>, <object1> and <object2>, which one is the nearest one to the camera? Sorry if"
+    " that's a silly question.",
+    'Shoot the baseline between <object0> and <object1> in centimeters.',
+    'elev obj=<object1> ref=floor point=center units=m',
+    "how high up is <object1>'s highest point from the floor in metres? chat guessed 2",
+    'query=min_length objs=[<object1>,<object2>,<object0>]',
+    "Of <object2> and <object0>, which one's the upper?",
+    'query=lower_of a=<object1> b=<object0>',
+    'Confirm <object0> is left of your line of sight.',
+    'is_left(<object2>)',
+    'how many degress is <object1> from your forward direction',
+    'How many degrees counterclockwise must you rotate to bring <object2> onto your heading?',
+    'If you turned counterclockwise, how many degrees until you faced <object2>?',
+    'query=post_turn_clock turn=right angle=120 target=<object1>',
 }
 
 
@@ -1157,6 +1210,23 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("is <object2> most left of <object1>?", "left_predicate"),
         # an unknown word opening a question before the object, read as a relation (yes or no either way)
         ("Utrum <object2> is left of <object0>?", "left_predicate"),
+        # (issue 24, blind38/39's kinds) a unit split by speech-to-text is one unit, never the default metres
+        ("the distance from the camera to <object2>, centi metres please", "distance_to_camera unit=cm"),
+        ("how far away is <object1>, in milli meters?", "distance_to_camera unit=mm"),
+        # an afterthought naming the point for both objects keeps the objects in the order named
+        ("Of <object1> and <object2>, which is higher? that is, the middle of them", "higher_choice"),
+        # the other side denied after a yes/no side question: the side named is asked
+        ("Does <object0> sit on your left side and not your right side?", "side_of_me side=left"),
+        # "is she right?" asks whether someone else's claim holds: a confirmation, not a side
+        ("my sister reckons <object2> is nearer than <object0>, is she right?",
+         "closer_to_camera form=yesno"),
+        # "which hand side" is which side, never a distance
+        ("What hand side of you is <object1> on?", "side_of_me"),
+        # speech-to-text homophones of cue words, where the sentence leaves one reading
+        ("how far have you travelled in feat", "walked_distance unit=ft"),
+        ("witch one is taller, <object0> or <object1>?", "tallest_choice"),
+        ("turn aunty clockwise how many degrees to face <object2>", "rotate_to_face direction=ccw"),
+        ("is <object1> to the rite of <object0>?", "right_predicate"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -1349,6 +1419,10 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("Utrum <object1> is nearer to you than <object2>?", "utrum"),
         # a tolerance in one unit and the report in another: two units
         ("Item 4. <object0> width, tol. 5 mm, report in inches", "inches"),
+        # (issue 24, blind38/39's kinds) a planner's "lower_of": the lower centre or the one underneath, the
+        # name does not say which
+        ("lower_of(<object2>, <object1>)", "lower of OBJ"),
+        ("cmd: lower_of <object0> <object2>", "lower of OBJ"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
