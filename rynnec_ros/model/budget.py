@@ -28,7 +28,7 @@ from typing import Any
 
 from rynnec_ros.core.wire import MAX_NEW_TOKENS
 from rynnec_ros.model.export.quantize import BITS, block_size
-from rynnec_ros.model.spec import INT8_KV_CALL_TOKENS, KV_CACHES
+from rynnec_ros.model.spec import KV_CACHES, int8_kv_scratch_rows
 
 MB = 1 << 20
 DTYPE_BYTES = {"float32": 4.0, "float16": 2.0, "bfloat16": 2.0}
@@ -146,11 +146,10 @@ def kv_bytes_per_token(raw_config: dict[str, Any], element_bytes: float) -> floa
 
 
 def scratch_rows(raw_config: dict[str, Any]) -> int:
-    """Positions the int8-cache graph's cache keeps past its capacity: (G − 1) · ``INT8_KV_CALL_TOKENS``,
-    G the query heads per kv head (``export/kvcache.py`` stacks them as rows)."""
+    """Positions the int8-cache graph's cache keeps past its capacity (``spec.int8_kv_scratch_rows``) for
+    the config's G query heads per kv head (``export/kvcache.py`` stacks them as rows)."""
     heads = int(raw_config["num_attention_heads"])
-    group = heads // int(raw_config.get("num_key_value_heads") or heads)
-    return (group - 1) * INT8_KV_CALL_TOKENS
+    return int8_kv_scratch_rows(heads // int(raw_config.get("num_key_value_heads") or heads))
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,14 @@ INT8_KV_CALL_TOKENS = 128
 (``export/kvcache.py``): its mask is [G·S, positions] floats, and it writes (G − 1)·S scratch rows past its
 last position, which the cache keeps beyond its capacity (``backends/graphs.py``; counted by ``budget``).
 Measured: 3072 tokens of prefill cost the least CPU at 32–128 tokens per call (docs/acceleration.md)."""
+
+
+def int8_kv_scratch_rows(query_rows: int) -> int:
+    """Positions the int8-cache graph's cache keeps past its capacity for ``query_rows`` (G) query heads
+    per kv head: (G − 1) · ``INT8_KV_CALL_TOKENS``, 0 when G is 1. The decoder allocates them and the
+    memory budget counts them, so both take them from here."""
+    return (query_rows - 1) * INT8_KV_CALL_TOKENS
+
 DEFAULT_CACHE_MB = 1024.0
 _PATHS = ("checkpoint", "onnx_dir", "engine_dir")  # a pathlib.Path is taken as its string
 

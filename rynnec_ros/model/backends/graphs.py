@@ -25,7 +25,7 @@ from rynnec_ros.model.decoding import KVCache, check_stop
 from rynnec_ros.model.export.kvcache import QUERY_ROWS_KEY
 from rynnec_ros.model.export.llm import cache_names, kv_names
 from rynnec_ros.model.sam2 import Sam2ImageFeatures
-from rynnec_ros.model.spec import INT8_KV_CALL_TOKENS
+from rynnec_ros.model.spec import INT8_KV_CALL_TOKENS, int8_kv_scratch_rows
 
 if TYPE_CHECKING:
     from rynnec_ros.model.modeling import RynnecQwen2ForCausalLM
@@ -137,7 +137,7 @@ class GraphDecoderStack:
         self.fused = "cache_k.0" in getattr(decode, "input_names", ())
         self.query_rows = int(getattr(decode, "metadata", {}).get(QUERY_ROWS_KEY, 1))
         self.call_tokens = INT8_KV_CALL_TOKENS if self.query_rows > 1 else None
-        self.scratch = (self.query_rows - 1) * INT8_KV_CALL_TOKENS
+        self.scratch = int8_kv_scratch_rows(self.query_rows)
 
     def new_cache(self, capacity: int) -> KVCache:
         shape = (self.layers, self.kv_heads, int(capacity) + self.scratch, self.head_dim)
