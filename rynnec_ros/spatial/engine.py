@@ -192,6 +192,8 @@ class SpatialEngine:
         answer.reading = plan.reading
         if plan.parsed.claim is not None and not reason:
             answer.text = f"{answer.text} {claim_check(answer, plan.parsed.claim)}".strip()
+        if plan.parsed.glossed:  # the words of another language read, said as the reading is
+            answer.text = f"{answer.text} (I {plan.parsed.glossed}.)".strip()
         if request.options and answer.option_index is None:
             answer.option_index = _match_option(answer, request.options, objects)
         # Solvers speak region indices (<objectK>); callers get the regions' own object ids.

@@ -34,6 +34,7 @@ from types import CodeType, FunctionType
 import yaml
 
 from rynnec_ros.core.types import RequestError
+from rynnec_ros.spatial.lexicon import translate
 
 Slots = dict[str, str | float | None]
 
@@ -495,6 +496,7 @@ def normalise(question: str) -> str:
     """Lower-case text, references → ``OBJ``, one spelling (center, meter), shorthand spelled out ("dist",
     "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
+    t = translate(t)[0]  # words of other languages (lexicon.py) first: no typo rule makes them English
     t = re.sub(r"[a-z]{5,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from rynnec_ros.core.types import Answer
+from rynnec_ros.spatial.lexicon import stated
 from rynnec_ros.spatial.parse import (
     NOT_MEASURABLE,
     PARTLY_READ,
@@ -41,6 +42,8 @@ class Parsed:
     # a quantity the question claims and asks checked: (value, unit: "m" ... "in" or "deg"); the answer
     # is the measured quantity, and its text says whether the claim holds (``claim_check``)
     claim: tuple[float, str] | None = None
+    # how words of another language were read ("read 'sinistra' as 'left'"), said with the answer
+    glossed: str = ""
 
     @property
     def spec(self) -> SpatialTask:
@@ -107,8 +110,10 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     t = normalise(question)
     n = count_objects(question, n_regions)
     parsed = _decide(Question(t, n))
+    said = stated(question)
     if parsed is None:
-        return None, f"{NOT_MEASURABLE}: no spatial task matches {question!r} with {n} object(s)"
+        return None, f"{NOT_MEASURABLE}: no spatial task matches {question!r} with {n} object(s)" + (
+            f" ({said})" if said else "")
     claim = claimed_quantity(t)
     if claim is not None and _checks(parsed, claim[1]):
         # the claimed value is the reading's too: it is measured in the claim's unit unless one is asked
@@ -118,9 +123,10 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
         parsed.claim = claim[:2]
     unread = unread_cue(t, parsed.slots, parsed.spec.uses)
     if unread is not None:
-        return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}, "
-                      f"but that reading does not use {unread!r}")
+        return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
+                      + (f" ({said})" if said else "") + f", but that reading does not use {unread!r}")
     parsed.objects = stated_objects(question, t)
+    parsed.glossed = said
     return parsed, ""
 
 

@@ -1,0 +1,112 @@
+"""Words of other languages in English spatial questions, glossed to the English the rules read.
+
+Writers of English who are not native speakers drop words or short clauses of their own language in
+("combien de cm", "est à droite de", "kaç metre uzakta", "bên trái"). The rules read English only, so a
+dropped-in word was refused as unread; the glossary (data/foreign_words.yaml, data written by hand)
+turns the words of the question families into English before the rest of ``parse.normalise`` runs, and
+the answer says what it glossed. Words it does not cover stay as written, for the unread-word checks to
+refuse.
+
+The safety rules are checked here when the file loads, not left to the editor: a single glossary word is
+never an English word (data/english_words.txt or the file's ``also_english``) nor one the file leaves out
+as ambiguous (``left_out``), and a spelling glosses to one English text only across all languages; an
+accent-stripped spelling that breaks a rule is dropped (the accented one stays).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from importlib import resources
+
+import yaml
+
+# Letters that are not a base letter plus a combining mark, stripped by hand (Vietnamese đ, Polish ł ...).
+_BASE = str.maketrans({"đ": "d", "ł": "l", "ø": "o", "ı": "i", "ß": "ss", "æ": "ae", "œ": "oe"})
+# Scripts written without spaces between words: an entry in them matches inside a run of letters.
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+# A token is a run of anything but spaces and punctuation (combining marks of Devanagari, Thai ... are
+# not ``\w``, so ``\b`` would cut inside words).
+_EDGE = r"\s.,;:!?¿¡\"()\[\]{}<>«»“”„、。，？！：；"
+_GLOSS = re.compile(r"[a-z' ]+")
+
+
+def strip_accents(text: str) -> str:
+    """``text`` without its diacritics, for Latin script only ("à droite" → "a droite"); other scripts
+    (Devanagari vowel signs, Hebrew points) keep theirs, which are letters there, not accents."""
+    if not all(c.isascii() or "LATIN" in unicodedata.name(c, "") or not c.isalpha()
+               for c in unicodedata.normalize("NFC", text)):
+        return text
+    decomposed = unicodedata.normalize("NFD", text.translate(_BASE))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _english() -> frozenset[str]:
+    words = resources.files("rynnec_ros.spatial").joinpath("data/english_words.txt").read_text()
+    return frozenset(w.strip() for w in words.splitlines() if w.strip() and not w.startswith("#"))
+
+
+def _could_be_english(spelling: str, english: frozenset[str]) -> bool:
+    return all(token in english for token in spelling.split())
+
+
+@cache
+def glossary() -> dict[str, str]:
+    """Every spelling (lower case, NFC; accented as written and stripped) → its English gloss.
+
+    Raises ``ValueError`` when the file breaks a safety rule as written (an English word as an entry, a
+    spelling with two glosses, a gloss that is not plain English words)."""
+    data = resources.files("rynnec_ros.spatial").joinpath("data/foreign_words.yaml")
+    raw = yaml.safe_load(data.read_text(encoding="utf-8"))
+    english = _english() | frozenset(raw["also_english"])
+    left_out = frozenset(unicodedata.normalize("NFC", str(w)).lower() for w in raw["left_out"])
+    written: dict[str, str] = {}
+    for language, entries in raw["languages"].items():
+        for word, gloss in entries.items():
+            spelling = unicodedata.normalize("NFC", str(word)).lower()
+            if not _GLOSS.fullmatch(gloss):
+                raise ValueError(f"foreign_words.yaml, {language}: {word!r}'s gloss {gloss!r} is not English")
+            if _could_be_english(spelling, english) or spelling in left_out:
+                raise ValueError(f"foreign_words.yaml, {language}: {word!r} is English or left out")
+            if written.setdefault(spelling, gloss) != gloss:
+                raise ValueError(f"foreign_words.yaml: {word!r} is both {written[spelling]!r} and {gloss!r}")
+    stripped: dict[str, set[str]] = {}
+    for spelling, gloss in written.items():
+        plain = strip_accents(spelling)
+        if plain != spelling and not _could_be_english(plain, english) and plain not in left_out:
+            stripped.setdefault(plain, set()).add(gloss)
+    # a stripped spelling two glosses share, or one that is another entry as written, is left out
+    extra = {plain: glosses.pop() for plain, glosses in stripped.items()
+             if len(glosses) == 1 and plain not in written}
+    return written | extra
+
+
+@cache
+def _pattern() -> re.Pattern[str]:
+    spaced: list[str] = []
+    unspaced: list[str] = []
+    for spelling in sorted(glossary(), key=len, reverse=True):  # phrases (longer) before their words
+        (unspaced if _UNSPACED.search(spelling) else spaced).append(re.escape(spelling))
+    whole = rf"(?<![^{_EDGE}])(?:{'|'.join(spaced)})(?![^{_EDGE}])"
+    return re.compile(f"{whole}|{'|'.join(unspaced)}" if unspaced else whole)
+
+
+def translate(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """``text`` (lower case) with every glossary word in English, and the (word as written, gloss) pairs
+    used, in order. The gloss is spaced off, so "左边" in a run of Chinese stands as a word."""
+    used: list[tuple[str, str]] = []
+
+    def gloss(m: re.Match[str]) -> str:
+        english = glossary()[m.group(0)]
+        used.append((m.group(0), english))
+        return f" {english} "
+
+    return _pattern().sub(gloss, unicodedata.normalize("NFC", text)), used
+
+
+def stated(question: str) -> str:
+    """How the question's foreign words were read, for the answer's text and a refusal's reason
+    ("read 'sinistra' as 'left'"), or "" when it has none."""
+    used = translate(question.lower())[1]
+    return "; ".join(f"read {w!r} as {e!r}" for w, e in dict.fromkeys(used))
