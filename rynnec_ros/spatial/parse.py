@@ -25,6 +25,7 @@ Nothing here measures anything; ``plan.py`` puts the pieces together.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Callable, Mapping
 from functools import cached_property
@@ -384,11 +385,14 @@ _COMPARATIVE = {
 }
 
 
+_ENGLISH_TXT = resources.files("rynnec_ros.spatial").joinpath("data/english_words.txt").read_text()
+_ENGLISH = frozenset(w for w in map(str.strip, _ENGLISH_TXT.splitlines()) if w and not w.startswith("#"))
 # Typed questions carry typos ("distnace", "heigth", "clockwsie"): a word of five letters or more that is
 # one adjacent swap, one dropped letter or one extra letter away from exactly one of the words the rules
-# read is read as that word (five-letter words such as "right" only by a swap: "rigth"). Substituted
-# letters are not corrected ("closet" is a word, not "closer"), nor a letter dropped or added at the end,
-# which makes real words ("degree", "compare", "rotated"), nor the real words a slip makes elsewhere.
+# read is read as that word (five-letter words such as "right" only by a swap: "rigth"). A substituted
+# letter is corrected only in words of seven letters or more ("distence"; "closet" is a word, not
+# "closer"), never at the start; nor a letter dropped or added at the end, which makes real words
+# ("degree", "compare", "rotated"), nor the real words a slip makes elsewhere (the English list's).
 _CUE_WORDS = [
     *("distance", "distant", "centimeter", "centimeters", "millimeter", "millimeters", "meters"),
     *("centimetre", "centimetres", "millimetre", "millimetres", "metres", "centre", "centres"),
@@ -399,9 +403,9 @@ _CUE_WORDS = [
     *("beneath", "underneath", "between", "center", "centers", "bottom", "ground", "camera"),
     *("walked", "travelled", "traveled", "relative", "compared", "vertical", "vertically"),
     *("difference", "facing", "inches", "travel", "lowest", "upper", "lower"),
-    *("above", "below", "right", "width", "which", "clock", "under", "wider", "front"),
+    *("above", "below", "right", "width", "which", "clock", "under", "wider", "front", "angle", "angles"),
 ]
-_REAL_WORDS = {"loner", "waked", "metes", "eight", "loser"}
+_REAL_WORDS = {"loner", "waked", "metes", "eight", "loser", "angel", "angels"}
 
 
 def _typo_table(words: list[str]) -> dict[str, str]:
@@ -413,7 +417,12 @@ def _typo_table(words: list[str]) -> dict[str, str]:
             found |= {w[:i] + c + w[i:] for i in range(len(w)) for c in "abcdefghijklmnopqrstuvwxyz"}
         for v in found - {w}:
             variants.setdefault(v, set()).add(w)
-    known = set(words) | _REAL_WORDS
+    for w in words:  # a letter changed in a long word ("distence"), where no other slip reads that way
+        if len(w) >= 7:
+            for v in {w[:i] + c + w[i + 1:] for i in range(1, len(w)) for c in "abcdefghijklmnopqrstuvwxyz"}:
+                if v != w and (v not in variants or w in variants[v]):
+                    variants.setdefault(v, set()).add(w)
+    known = set(words) | _REAL_WORDS | _ENGLISH
     # (a slip as close to a word's plural as to the word, "degres", is that word either way)
     one_word = {v: min(ws, key=len) for v, ws in variants.items()
                 if len({re.sub(r"e?s$", "", w) for w in ws}) == 1}
@@ -531,7 +540,7 @@ def normalise(question: str) -> str:
         t,
     )
     t = re.sub(
-        r"\b(\d+) (?:feet|foot) (?:and )?(\d+) inch(?:es)?\b",
+        r"\b(\d+) (?:feet|foot|ft) (?:and )?(\d+) (?:inch(?:es)?|in)\b",
         lambda m: f"{12 * int(m[1]) + int(m[2])} inches",
         t,
     )
@@ -1640,8 +1649,6 @@ def _unread_turn_amount(t: str) -> list[str]:
 # Common English words (a data file written by hand, not taken from the paraphrase sets): a clause in
 # which few words are among them is in another language ("OBJ ve OBJ, hangisi daha sagda?"), and the rules,
 # English only, would read an English gloss beside it alone, or the few English-looking words in it.
-_ENGLISH_TXT = resources.files("rynnec_ros.spatial").joinpath("data/english_words.txt").read_text()
-_ENGLISH = frozenset(w for w in map(str.strip, _ENGLISH_TXT.splitlines()) if w and not w.startswith("#"))
 _CONTRACTION = r"'(?:s|re|ll|d|ve|m)$|n't$"
 # English inflections ("keeps", "watered", "picking", "puller", "quickly"): a word with one is taken for
 # English though not in the list (a plural after a vowel, "metros", "graus", is not taken)
@@ -1653,7 +1660,8 @@ def _foreign_clauses(t: str) -> list[str]:
     "a" and "i") of which at most a quarter are English by the list or an inflection, e.g. "gira a destra
     e dimmi"; numbers and object references are neither."""
     found = []
-    for clause in re.split(r"[.?!:;()\[\]{}\"]", re.sub(r"OBJ'\w*", "OBJ", t)):
+    t = re.sub(r"OBJ'\w*", "OBJ", t)
+    for clause in re.split(r"[.?!:;()\[\]{}\"]", t):
         if "=" in clause:
             continue  # notation ("cmp a=OBJ b=OBJ ret=farther"), no language
         words = {re.sub(_CONTRACTION, "", w) for w in re.findall(r"[a-z]+(?:'[a-z]+)?", clause)}
@@ -1738,7 +1746,7 @@ def _unknown(token: str) -> bool:
     an inflection of a word they know (``_stems``: an ending alone, as the language check takes it, would
     pass the German "zentimeter" or "oder" for English); object references and numbers are no words."""
     word = re.sub(_CONTRACTION, "", token)
-    if token == "OBJ" or re.fullmatch(_WORD, token) is None or len(word) < 2:
+    if token == "OBJ" or re.fullmatch(_WORD, token) is None or (len(word) < 2 and word.isascii()):
         return False
     return not any(w in _ENGLISH or w in _RULE_WORDS for w in _stems(word) | {word + "s", word + "es"})
 
@@ -1773,6 +1781,9 @@ def _unread_words(t: str) -> list[str]:
         clause_end = next((x for x in tokens[i + 1 :] if x in _BREAKS), "")
         if (
             re.fullmatch(_UNIT_STEM, token)
+            or (not token.isascii() and not _aside(tokens, i))
+            or (after == "OBJ" and len(token) == 2 and before[1] not in _BREAKS)
+            or _near_cue(token)
             or re.fullmatch(r"\d+(?:\.\d+)?", before[1])
             or (before[1] in ("in", "into") and after in _BREAKS)
             or re.fullmatch(_TURN_VERB, before[1]) or re.fullmatch(_TURN_VERB, after)
@@ -1786,6 +1797,35 @@ def _unread_words(t: str) -> list[str]:
         ):
             found.append(token)
     return found
+
+
+def _aside(tokens: list[str], i: int) -> bool:
+    """Whether the clause around ``tokens[i]`` (between breaks) holds no object, number or word the rules
+    or the English list know: a thanks or a greeting in another language ("..., dziękuję."), which changes
+    nothing a rule reads; a word of another alphabet beside the object ("OBJ ở hướng ...") may ask
+    anything."""
+    start = max((j + 1 for j in range(i) if tokens[j] in _BREAKS), default=0)
+    end = next((j for j in range(i + 1, len(tokens)) if tokens[j] in _BREAKS), len(tokens))
+    return all(_unknown(x) for x in tokens[start:end])
+
+
+def _near_cue(word: str) -> bool:
+    """Whether unknown ``word`` is one edit (a letter changed, dropped, added, or two swapped) from a cue
+    word of five letters or more that the corrector did not mend (``_TYPOS``: a slip one edit from two cue
+    words, or a letter changed): read without it, the question would answer another cue's question."""
+    def one_edit(a: str, b: str) -> bool:
+        if abs(len(a) - len(b)) > 1 or a == b:
+            return False
+        if len(a) == len(b):
+            diff = [i for i in range(len(a)) if a[i] != b[i]]
+            return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                      and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+        short, long_ = sorted((a, b), key=len)
+        return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+    # (a slip keeps the first letter: "block" and "racing" are words, not "clock" and "facing")
+    cues = (cue for cue in _CUE_WORDS if len(cue) >= 5 and cue[0] == word[0])
+    return len(word) >= 5 and any(one_edit(word, cue) for cue in cues)
 
 
 def _question_particle(t: str) -> list[str]:
@@ -1978,7 +2018,7 @@ _CONVENTION_NUMBERS = {0.0, 3.0, 6.0, 9.0, 12.0, 90.0, 180.0, 270.0, 360.0}
 def _unread_number(
     t: str, slots: Mapping[str, str | float | None], uses: frozenset[str]
 ) -> str | None:
-    """A number no slot holds ("arm extends 30 in", an angle read as another): only an arm length, a
+    """A number no slot holds ("arm extends 30 in", an angle read as another): only the arm's length, a
     turn's angle, a clock hour and, in a direction question, the numbers of its convention ("with 12
     straight ahead", "0 to 360") are numbers a reading uses."""
     angle = slots.get("angle_deg")
@@ -1995,8 +2035,9 @@ def _unread_number(
             continue  # a clock hour's range, "(1-12)", "1 to 12", is the convention's
         if _has(t[: m.start()], r"(?:^|[\s(,;/])\(?[a-e][).:] ?$"):
             continue  # a quiz's options, "(a) 0.5 (b) 1.0": values to pick from, the measurement picks
-        if slots.get("arm_length_m") is not None:
-            continue
+        arm = slots.get("arm_length_m")
+        if isinstance(arm, float) and any(math.isclose(float(m[1]) * f, arm) for f in _TO_M.values()):
+            continue  # the arm's length (not a second number beside it: "3 ft 6 in" read as 3 ft)
         if isinstance(angle, float) and float(m.group(1)) == angle:
             continue
         return m.group(0)

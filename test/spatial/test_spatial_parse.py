@@ -28,7 +28,8 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
-                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207)
+                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
+                        + 209 + 209)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -44,9 +45,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh9") == []  # blind34/35, measured once, are development sets now
     assert split("fresh10") == []  # blind36/37, measured once, are development sets now
     assert split("fresh11") == []  # blind38/39, measured once, are development sets now
-    fresh12 = split("fresh12")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh12) == 209 + 209
-    assert {family for family, _, _ in fresh12} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh12") == []  # blind40/41, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -368,9 +367,7 @@ REFUSED_BY_DESIGN = {
     "How much higher's <object0> mounted than <object2>, in mil?",
     "How wide's <object0> across its narrow side, in mil?",
     "Is <object0> wieder than <object1>?",
-    "Which of <object0>, <object2> and <object1> is the most distent from you?",
     "I need to know if it fits on the top shelf, so how tall is <object1> in cm?",
-    "<object1> to <object0> distanse in meters please",
     "How much lowr is <object1> than <object0>, in centimeters?",
     "Which one is more on the lefth, <object2> or <object1>?",
     "rel_side a=<object2> ref=<object0>",
@@ -494,7 +491,6 @@ REFUSED_BY_DESIGN = {
     # question words and units in another language, and typos past correction in older sets ("farr",
     # "fur", "wat")
     'how farr away is <object0> from you in feet',
-    'How many degress clockwise should I turn to face <object2>?',
     "Wat o'clock direction is <object2> from you currently?",
     'um how fur uh how far is <object1> from you in centimetres',
     '<object0> is sit over the <object1>? wi-e isseoyo?',
@@ -564,7 +560,6 @@ REFUSED_BY_DESIGN = {
     "<object2> vs <object1> - which one's the shorter run from me?",
     'Whose top is not as high: <object1> or <object2>?',
     "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
-    'degress between my heading and <object2>?',
     'If your arm were a metre long, would <object2> be within your reach?',
     # blind32/33 (fresh8, measured once at e1eb0be), refused after this round: clauses of another language,
     # self-corrections ("sorry", a restart after "hold on"), a unit typo in a unit's place ("degress"),
@@ -615,7 +610,6 @@ REFUSED_BY_DESIGN = {
     'which of these is farthest on the left side <object2> <object1> sorry',
     'Is <object1> off our port side?',
     "in clock terms where's <object2> sorry where is <object2> from the camera",
-    "ok so like how many degress is <object1> away from where you're pointing",
     'compute yaw offset from camera forward axis to <object2> (deg)',
     "how many degrees is <object0> from your front sorry from the way you're facing",
     # blind34/35 (fresh9, measured once at 1197afb), refused after this round: words of another language
@@ -664,7 +658,6 @@ REFUSED_BY_DESIGN = {
     'near? <object0> | <object2>',
     "Please tell me which one is the most far away: <object2>, <object1> or <object0>. My eyes aren't good.",
     'max depth among <object0> <object1> <object2>',
-    'Which is the nearist one, <object2>, <object0> or <object1>?',
     'Kids, how much lower down is the middle of <object0> compared with the middle of <object2>, in meters?',
     'len <object1> < len <object0>? y/n',
     'ctr_z <object0> < ctr_z <object2>? y/n',
@@ -752,10 +745,124 @@ REFUSED_BY_DESIGN = {
     'query=lower_of a=<object1> b=<object0>',
     'Confirm <object0> is left of your line of sight.',
     'is_left(<object2>)',
-    'how many degress is <object1> from your forward direction',
     'How many degrees counterclockwise must you rotate to bring <object2> onto your heading?',
     'If you turned counterclockwise, how many degrees until you faced <object2>?',
     'query=post_turn_clock turn=right angle=120 target=<object1>',
+    # blind19/32/34/38, refused after the blind40/41 round: a word of another alphabet inside a clause the
+    # rules read (a thanks alone in its clause is an aside), a slip one letter from a cue word ("abuve")
+    'How high is the centre of <object2> abuve the floor in cm?',
+    '<object1> stă peste <object2>? I mean, is <object1> lying over <object2>?',
+    'How far is <object2> from you? Prosím answer in metres.',
+    '<object0>, <object1>, <object2> 중에... which thing is most far from robot?',
+    # blind40/41 (fresh12, measured once at 365e690), refused after this round: words of another language
+    # (French, Turkish, Swahili, Vietnamese), apologies and hedges, tester steps, spreadsheet rows, a
+    # farmer's rough measures and asides, "isnt it" tags, typos past correction, wordings no rule reads
+    'Combien de distance the camera has travel in total during the video, in centimètres please?',
+    'Robot, toplam how far you walked in this video? Give answer in meters.',
+    'Ni umbali gani you moved total in the video, in cms?',
+    'Across the whole scene, how far did you track, all your moves added together?',
+    'Khoảng cách from camera to <object1> is how many centimeter?',
+    '<object1> est à combien de mètres de moi?',
+    'Bu <object2> benden kaç metre uzakta? I mean how far it is from me.',
+    '<object1> est plus proche of me than <object0>, yes or no?',
+    'Confirm that <object2> is not closer to you than <object1>.',
+    'Is <object0> further away from you than <object1> is? Sorry, just double-checking.',
+    'Kati ya <object1> na <object0>, ipi iko karibu zaidi with you?',
+    'Which sits further downstage, closer to you, <object2> or <object1>?',
+    "Of <object0>, <object1> and <object2>, which one is closest to you? Sorry if that's obvious.",
+    "Sorry, I'm new... out of <object2>, <object1>, and <object0>, which one is, like, the farthest from "
+    'you? Or does that not make sense?',
+    'Parmi <object1>, <object0> et <object2>, lequel is the nearest to me?',
+    'Hangisi bana en yakın: <object0>, <object1> or <object2>? which is closest to me?',
+    'Distance entre <object2> et <object0>, combien de metres?',
+    '<object2> ile <object1> arasındaki mesafe ne kadar? in meter please',
+    'Umbali kati ya <object1> na <object2> is how many feets?',
+    "I'm sorry, how far apart are <object0> and <object2>? In millimetres, I guess?",
+    "How high off the floor is the top of <object0>? In centimeters maybe? Sorry, I don't know what unit "
+    'is best.',
+    'Chiều cao of the top of <object2> from floor, in mm?',
+    'Le bas de <object2>, it is at what height from the sol? in metres',
+    'Kwa millimita, the centre of <object1> is how high above floor?',
+    "<object2>'nin altı <object1>'in altından ne kadar yüksek? how much higher is the bottom, in cm",
+    '<object0> iko juu kuliko <object2> by how much? centimetres',
+    'Quelle est la largeur de <object1>? in cm please',
+    '<object2> ne kadar geniş? the width, in millimeter',
+    'Urefu wa <object1> ni ngapi? I mean how long it is, the long side, in inch',
+    "Which is taller, <object0> or <object1>? Sorry, I can't quite tell.",
+    'Which of <object2> and <object1> is narrower... sorry, I mean less wide?',
+    'Lequel est le plus long, <object0>, <object2> or <object1>?',
+    "<object0> daha uzun mu <object1>'den? I mean longer, horizontal",
+    'Top of <object2> is higher than top of <object0>, đúng không?',
+    "Is the middle of <object1> lower than the middle of <object2>? Sorry if that's confusing.",
+    'Lequel est placé le plus haut, <object2>, <object1> ou <object0>, by the top?',
+    '<object1> mi daha alçakta, <object0> mı? measured at the bottom',
+    "Is <object0> on top of <object1>? Sorry, it's hard for me to see.",
+    '<object2> est sous <object0>, yes?',
+    "<object2>, <object1>'in altında mı? is it under?",
+    'Je, <object0> iko juu ya <object2>? is it above?',
+    "Is <object0> to the left of <object1> from where you're looking? Sorry, I always mix these up.",
+    '<object2> est à droite de <object0>, from your view?',
+    "<object2>, <object1>'in solunda mı? from camera",
+    'Verify relative horizontal position: is <object1> left or right of <object0> in the camera frame? '
+    "Expected: 'left' or 'right'.",
+    'Upande gani wa <object2>, <object1> iko? left or right, for you',
+    '<object0> ở bên trái <object2> phải không? from what you see',
+    'Which is furthest to the left in your view: <object0>, <object1>, or <object2>? Sorry, just checking.',
+    'Entre <object1> et <object2>, lequel est le plus à droite, for you?',
+    'En solda hangisi: <object2> or <object1>? from your view',
+    'Kipi kiko kushoto zaidi, <object0> or <object2>? for you',
+    'Cái nào bên trái nhất, <object1>, <object2> hay <object0>? the most left one',
+    "Is <object0> on your left or your right? Sorry if that's a dumb question.",
+    '<object1> is on my left side, oui?',
+    '<object1> benim sağımda mı? on my right?',
+    'Which side of you is <object2> on? Sorry, I mean, left or right?',
+    'Je, <object2> iko upande wako wa kulia? on your right?',
+    "Is <object0> maybe not on your left? I'm a bit turned around.",
+    '<object1> ở bên phải hay bên trái của bạn? left or right of you?',
+    "Um, at what o'clock is <object0> from you right now? Sorry, I'm not sure that's the right way to say "
+    'it.',
+    "<object1> saat kaç yönünde? like 3 o'clock",
+    '<object2> iko saa ngapi kutoka kwako? clock direction',
+    '<object1> ở hướng mấy giờ from you now?',
+    "What's the angle in degrees between where you're facing and <object0>? Sorry, I hope that makes sense.",
+    '<object1> is how many degré from your front direction?',
+    '<object1>, önüme göre kaç derece? angle from my front',
+    'Verify the angular offset (deg) of <object1> from the current heading.',
+    'Pembe kati ya mbele yako na <object2> ni digrii ngapi?',
+    'Góc giữa hướng nhìn and <object0> is how many độ?',
+    'How many degrees do you need to turn to face <object0>? Sorry, either direction, I guess.',
+    'Combien de degrés I must turn clockwise to face <object1>?',
+    'Kaç derece saat yönünün tersine dönmeliyim to face <object1>?',
+    'Niyageuke digrii ngapi ili kuelekea <object2>? how much turn',
+    'Tôi phải xoay bao nhiêu độ theo chiều kim đồng hồ to face <object1>? clockwise',
+    "Um, if you turn left 90 degrees, at what o'clock will <object0> be? Sorry if I got that wrong.",
+    'After I turn to the right by 45°, <object1> will be at how many degrés from my front?',
+    "Sola 60 derece dönersem, <object1> saat kaç yönünde olur? which o'clock",
+    'Um, suppose you turn right, just a normal turn, where would <object2> be then, in degrees?',
+    'Ukigeuka kulia digrii 15, <object2> itakuwa saa ngapi? clock',
+    "Nếu tôi quay trái 75 độ, <object1> sẽ ở mấy giờ? what o'clock",
+    "Can you reach <object0> with your arm? Sorry, I don't know how long your arm is.",
+    "Kolum 30 inç, <object1>'e uzanabilir miyim? can I reach it",
+    'Mkono wako ni mita 1.5, unaweza kufika <object2>?',
+    'Bras de 0,9 mètre: can you reach <object1>?',
+    "Reckon how far you've been carried round this barn the whole time, in feet? A good long stride's "
+    'about three foot, but give it me in feet.',
+    'Row 14 | field: camera path length (total) | units: millimetres | value:',
+    'How far off is <object0> from you, in foot? About how many pitchfork handles is that?',
+    '<object2> is way more far away from u than <object0> isnt it',
+    "Which one's the shortest walk from you, <object1>, <object2> or <object0>? I don't fancy hauling "
+    'feed further than I must.',
+    "How high off the floor is the top of <object0>, in feet? Higher than a calf's back?",
+    'how much lower is <object1> than <object2> like at the bottom, in feet',
+    '<object0> is like how much lower than <object1> at the top, in inches',
+    'How tall is <object0>, in feet? Taller than a man, would you say?',
+    'How lnog is <object1> end to end, in metres?',
+    'Upper item in stack (<object2>, <object0>):',
+    'Lower item of pair <object1> / <object0>:',
+    'Is <object2> perched up abov <object1>?',
+    'which is the leftmst, <object2> or <object0>',
+    "Which hand is <object2> on, from where you're stood?",
+    'Post-turn bearing of <object1> | turn: left 30 deg | unit: degrees',
 }
 
 
@@ -1227,6 +1334,19 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("witch one is taller, <object0> or <object1>?", "tallest_choice"),
         ("turn aunty clockwise how many degrees to face <object2>", "rotate_to_face direction=ccw"),
         ("is <object1> to the rite of <object0>?", "right_predicate"),
+        # (issue 24, blind40/41's kinds) feet and inches by their short names are one length: 5 ft 2 in is
+        # 62 in, 62 * 0.0254 = 1.5748 m
+        ("could an arm of 5 ft 2 in get to <object2>?", "reachability arm_length_m=1.5748"),
+        # a row's unit column names the unit of the answer
+        ("Distance from camera | object: <object1> | unit: ft", "distance_to_camera unit=ft"),
+        # a reason after a yes/no question, its subject dropped, asks nothing: "which" there is no choice
+        ("Is <object2> wider than <object0>? Need to know which goes in the van first.",
+         "tallest_choice dim=width form=yesno"),
+        # "right" after a statement complete with its second object is a tag asking whether it holds
+        ("<object0> is way taller than <object2> right", "tallest_choice form=yesno"),
+        ("<object2> is on the right side of <object1> right, from your side", "right_predicate"),
+        # a slip one letter from a long cue word, no other cue word as near, is that word
+        ("how far is <object1> from you, in centimiters?", "distance_to_camera unit=cm"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -1403,7 +1523,7 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
          "shortest stroll"),
         ("Of <object1> and <object2>, which is the longer ride from here?", "longer ride"),
         # a unit in another language's inflection, wherever it stands
-        ("How far is <object0> from <object1>? Prosím v metrech.", "metrech"),
+        ("How far is <object0> from <object1>? Please, v metrech.", "metrech"),
         ("How tall is <object2>? W centymetrach.", "centymetrach"),
         # a side said of an object, read as a distance
         ("<object0> is at left from you, yes?", "left"),
@@ -1423,6 +1543,14 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # name does not say which
         ("lower_of(<object2>, <object1>)", "lower of OBJ"),
         ("cmd: lower_of <object0> <object2>", "lower of OBJ"),
+        # (issue 24, blind40/41's kinds) a second number beside the arm's length is no part of it
+        ("arm 2 feet, 5 inches more, can you reach <object1>?", "5"),
+        # a word of another alphabet inside a clause the rules read may ask anything
+        ("<object2> ở phía nào from you?", "ở"),
+        # a two-letter word no list knows before the object governs it ("the top du OBJ")
+        ("the top du <object0>, how high above the floor?", "du"),
+        # an unknown word one letter from a cue word, which read without it answers another question
+        ("What is the anglr between your heading and <object2>?", "anglr"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
