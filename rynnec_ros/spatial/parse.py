@@ -387,12 +387,12 @@ _COMPARATIVE = {
 
 _ENGLISH_TXT = resources.files("rynnec_ros.spatial").joinpath("data/english_words.txt").read_text()
 _ENGLISH = frozenset(w for w in map(str.strip, _ENGLISH_TXT.splitlines()) if w and not w.startswith("#"))
-# Typed questions carry typos ("distnace", "heigth", "clockwsie"): a word of five letters or more that is
+# Typed questions carry typos ("distnace", "heigth", "clockwsie"): a word of four letters or more that is
 # one adjacent swap, one dropped letter or one extra letter away from exactly one of the words the rules
-# read is read as that word (five-letter words such as "right" only by a swap: "rigth"). A substituted
-# letter is corrected only in words of seven letters or more ("distence"; "closet" is a word, not
-# "closer"), never at the start; nor a letter dropped or added at the end, which makes real words
-# ("degree", "compare", "rotated"), nor the real words a slip makes elsewhere (the English list's).
+# read is read as that word (words of four or five letters such as "right" only by a swap: "rigth",
+# "lnog"). A substituted letter is corrected only in words of seven letters or more ("distence"; "closet"
+# is a word, not "closer"), never at the start; nor a letter dropped or added at the end, which makes
+# real words ("degree", "compare", "rotated"), nor the real words a slip makes (the English list's).
 _CUE_WORDS = [
     *("distance", "distant", "centimeter", "centimeters", "millimeter", "millimeters", "meters"),
     *("centimetre", "centimetres", "millimetre", "millimetres", "metres", "centre", "centres"),
@@ -404,6 +404,7 @@ _CUE_WORDS = [
     *("walked", "travelled", "traveled", "relative", "compared", "vertical", "vertically"),
     *("difference", "facing", "inches", "travel", "lowest", "upper", "lower"),
     *("above", "below", "right", "width", "which", "clock", "under", "wider", "front", "angle", "angles"),
+    *("leftmost", "rightmost", "long", "left", "tall", "high", "wide", "near"),
 ]
 _REAL_WORDS = {"loner", "waked", "metes", "eight", "loser", "angel", "angels"}
 
@@ -426,10 +427,10 @@ def _typo_table(words: list[str]) -> dict[str, str]:
     # (a slip as close to a word's plural as to the word, "degres", is that word either way)
     one_word = {v: min(ws, key=len) for v, ws in variants.items()
                 if len({re.sub(r"e?s$", "", w) for w in ws}) == 1}
-    return {v: w for v, w in one_word.items() if v not in known and len(v) >= 5}
+    return {v: w for v, w in one_word.items() if v not in known and len(v) >= 4}
 
 
-_TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 5])
+_TYPOS = _typo_table(_CUE_WORDS)
 
 
 # Whole phrasings rewritten to the form the rules read, in order (after dashes became commas): the table is
@@ -504,7 +505,7 @@ def normalise(question: str) -> str:
     """Lower-case text, references → ``OBJ``, one spelling (center, meter), shorthand spelled out ("dist",
     "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
-    t = re.sub(r"[a-z]{5,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
+    t = re.sub(r"[a-z]{4,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
     for rewrite, replacement in _PHRASE_REWRITES:
@@ -1657,8 +1658,10 @@ _INFLECTED = r"^[a-z]{2,}(?:ing|ed|ly|ers?|tions?)$"
 
 def _foreign_clauses(t: str) -> list[str]:
     """Clauses of normalised question ``t`` with three or more different words (of two letters or more, or
-    "a" and "i") of which at most a quarter are English by the list or an inflection, e.g. "gira a destra
-    e dimmi"; numbers and object references are neither."""
+    "a" and "i") of which at most a quarter are English by the list, an inflection or a long word the
+    rules read (a tester's "verify relative horizontal position:" is English; short ones such as "van" or
+    "con" are words of other languages too), e.g. "gira a destra e dimmi"; numbers and object references
+    are neither."""
     found = []
     t = re.sub(r"OBJ'\w*", "OBJ", t)
     for clause in re.split(r"[.?!:;()\[\]{}\"]", t):
@@ -1666,7 +1669,8 @@ def _foreign_clauses(t: str) -> list[str]:
             continue  # notation ("cmp a=OBJ b=OBJ ret=farther"), no language
         words = {re.sub(_CONTRACTION, "", w) for w in re.findall(r"[a-z]+(?:'[a-z]+)?", clause)}
         words = {w for w in words if len(w) > 1 or w in ("a", "i")}
-        known = sum(_has(w, _INFLECTED) or not _ENGLISH.isdisjoint(_stems(w)) for w in words)
+        known = sum(_has(w, _INFLECTED) or not _ENGLISH.isdisjoint(_stems(w))
+                    or (len(w) >= 6 and w in _RULE_WORDS) for w in words)
         if len(words) >= 3 and 4 * known <= len(words):
             found.append(clause.strip())
     return found

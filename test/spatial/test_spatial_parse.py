@@ -735,8 +735,6 @@ REFUSED_BY_DESIGN = {
     'Between <object1> and <object2>, which has the greater range from the station?',
     'Identify which of <object0>, <object2>, <object1> lies at the greatest offset from the instrument.',
     'max_range_of <object1> <object2> <object0>',
-    "Out of <object0>, <object1> and <object2>, which one is the nearest one to the camera? Sorry if"
-    " that's a silly question.",
     'Shoot the baseline between <object0> and <object1> in centimeters.',
     'elev obj=<object1> ref=floor point=center units=m',
     "how high up is <object1>'s highest point from the floor in metres? chat guessed 2",
@@ -755,8 +753,9 @@ REFUSED_BY_DESIGN = {
     'How far is <object2> from you? Prosím answer in metres.',
     '<object0>, <object1>, <object2> 중에... which thing is most far from robot?',
     # blind40/41 (fresh12, measured once at 365e690), refused after this round: words of another language
-    # (French, Turkish, Swahili, Vietnamese), apologies and hedges, tester steps, spreadsheet rows, a
-    # farmer's rough measures and asides, "isnt it" tags, typos past correction, wordings no rule reads
+    # (French, Turkish, Swahili, Vietnamese), apologies that correct or name a cue, a denied comparison to
+    # confirm, a farmer's rough measures and asides, stage directions, a tester's step with no question,
+    # "the lower item" and "upper item in stack", typos past correction, wordings no rule reads
     'Combien de distance the camera has travel in total during the video, in centimètres please?',
     'Robot, toplam how far you walked in this video? Give answer in meters.',
     'Ni umbali gani you moved total in the video, in cms?',
@@ -766,10 +765,8 @@ REFUSED_BY_DESIGN = {
     'Bu <object2> benden kaç metre uzakta? I mean how far it is from me.',
     '<object1> est plus proche of me than <object0>, yes or no?',
     'Confirm that <object2> is not closer to you than <object1>.',
-    'Is <object0> further away from you than <object1> is? Sorry, just double-checking.',
     'Kati ya <object1> na <object0>, ipi iko karibu zaidi with you?',
     'Which sits further downstage, closer to you, <object2> or <object1>?',
-    "Of <object0>, <object1> and <object2>, which one is closest to you? Sorry if that's obvious.",
     "Sorry, I'm new... out of <object2>, <object1>, and <object0>, which one is, like, the farthest from "
     'you? Or does that not make sense?',
     'Parmi <object1>, <object0> et <object2>, lequel is the nearest to me?',
@@ -777,9 +774,6 @@ REFUSED_BY_DESIGN = {
     'Distance entre <object2> et <object0>, combien de metres?',
     '<object2> ile <object1> arasındaki mesafe ne kadar? in meter please',
     'Umbali kati ya <object1> na <object2> is how many feets?',
-    "I'm sorry, how far apart are <object0> and <object2>? In millimetres, I guess?",
-    "How high off the floor is the top of <object0>? In centimeters maybe? Sorry, I don't know what unit "
-    'is best.',
     'Chiều cao of the top of <object2> from floor, in mm?',
     'Le bas de <object2>, it is at what height from the sol? in metres',
     'Kwa millimita, the centre of <object1> is how high above floor?',
@@ -788,46 +782,34 @@ REFUSED_BY_DESIGN = {
     'Quelle est la largeur de <object1>? in cm please',
     '<object2> ne kadar geniş? the width, in millimeter',
     'Urefu wa <object1> ni ngapi? I mean how long it is, the long side, in inch',
-    "Which is taller, <object0> or <object1>? Sorry, I can't quite tell.",
     'Which of <object2> and <object1> is narrower... sorry, I mean less wide?',
     'Lequel est le plus long, <object0>, <object2> or <object1>?',
     "<object0> daha uzun mu <object1>'den? I mean longer, horizontal",
     'Top of <object2> is higher than top of <object0>, đúng không?',
-    "Is the middle of <object1> lower than the middle of <object2>? Sorry if that's confusing.",
     'Lequel est placé le plus haut, <object2>, <object1> ou <object0>, by the top?',
     '<object1> mi daha alçakta, <object0> mı? measured at the bottom',
-    "Is <object0> on top of <object1>? Sorry, it's hard for me to see.",
     '<object2> est sous <object0>, yes?',
     "<object2>, <object1>'in altında mı? is it under?",
     'Je, <object0> iko juu ya <object2>? is it above?',
-    "Is <object0> to the left of <object1> from where you're looking? Sorry, I always mix these up.",
     '<object2> est à droite de <object0>, from your view?',
     "<object2>, <object1>'in solunda mı? from camera",
-    'Verify relative horizontal position: is <object1> left or right of <object0> in the camera frame? '
-    "Expected: 'left' or 'right'.",
     'Upande gani wa <object2>, <object1> iko? left or right, for you',
     '<object0> ở bên trái <object2> phải không? from what you see',
-    'Which is furthest to the left in your view: <object0>, <object1>, or <object2>? Sorry, just checking.',
     'Entre <object1> et <object2>, lequel est le plus à droite, for you?',
     'En solda hangisi: <object2> or <object1>? from your view',
     'Kipi kiko kushoto zaidi, <object0> or <object2>? for you',
     'Cái nào bên trái nhất, <object1>, <object2> hay <object0>? the most left one',
-    "Is <object0> on your left or your right? Sorry if that's a dumb question.",
     '<object1> is on my left side, oui?',
     '<object1> benim sağımda mı? on my right?',
     'Which side of you is <object2> on? Sorry, I mean, left or right?',
     'Je, <object2> iko upande wako wa kulia? on your right?',
     "Is <object0> maybe not on your left? I'm a bit turned around.",
     '<object1> ở bên phải hay bên trái của bạn? left or right of you?',
-    "Um, at what o'clock is <object0> from you right now? Sorry, I'm not sure that's the right way to say "
-    'it.',
     "<object1> saat kaç yönünde? like 3 o'clock",
     '<object2> iko saa ngapi kutoka kwako? clock direction',
     '<object1> ở hướng mấy giờ from you now?',
-    "What's the angle in degrees between where you're facing and <object0>? Sorry, I hope that makes sense.",
     '<object1> is how many degré from your front direction?',
     '<object1>, önüme göre kaç derece? angle from my front',
-    'Verify the angular offset (deg) of <object1> from the current heading.',
     'Pembe kati ya mbele yako na <object2> ni digrii ngapi?',
     'Góc giữa hướng nhìn and <object0> is how many độ?',
     'How many degrees do you need to turn to face <object0>? Sorry, either direction, I guess.',
@@ -835,7 +817,6 @@ REFUSED_BY_DESIGN = {
     'Kaç derece saat yönünün tersine dönmeliyim to face <object1>?',
     'Niyageuke digrii ngapi ili kuelekea <object2>? how much turn',
     'Tôi phải xoay bao nhiêu độ theo chiều kim đồng hồ to face <object1>? clockwise',
-    "Um, if you turn left 90 degrees, at what o'clock will <object0> be? Sorry if I got that wrong.",
     'After I turn to the right by 45°, <object1> will be at how many degrés from my front?',
     "Sola 60 derece dönersem, <object1> saat kaç yönünde olur? which o'clock",
     'Um, suppose you turn right, just a normal turn, where would <object2> be then, in degrees?',
@@ -847,22 +828,15 @@ REFUSED_BY_DESIGN = {
     'Bras de 0,9 mètre: can you reach <object1>?',
     "Reckon how far you've been carried round this barn the whole time, in feet? A good long stride's "
     'about three foot, but give it me in feet.',
-    'Row 14 | field: camera path length (total) | units: millimetres | value:',
     'How far off is <object0> from you, in foot? About how many pitchfork handles is that?',
-    '<object2> is way more far away from u than <object0> isnt it',
     "Which one's the shortest walk from you, <object1>, <object2> or <object0>? I don't fancy hauling "
     'feed further than I must.',
     "How high off the floor is the top of <object0>, in feet? Higher than a calf's back?",
-    'how much lower is <object1> than <object2> like at the bottom, in feet',
-    '<object0> is like how much lower than <object1> at the top, in inches',
     'How tall is <object0>, in feet? Taller than a man, would you say?',
-    'How lnog is <object1> end to end, in metres?',
     'Upper item in stack (<object2>, <object0>):',
     'Lower item of pair <object1> / <object0>:',
     'Is <object2> perched up abov <object1>?',
-    'which is the leftmst, <object2> or <object0>',
     "Which hand is <object2> on, from where you're stood?",
-    'Post-turn bearing of <object1> | turn: left 30 deg | unit: degrees',
 }
 
 
@@ -1347,6 +1321,26 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("<object2> is on the right side of <object1> right, from your side", "right_predicate"),
         # a slip one letter from a long cue word, no other cue word as near, is that word
         ("how far is <object1> from you, in centimiters?", "distance_to_camera unit=cm"),
+        ("How wdie is <object0>?", "object_width"),
+        ("the rightmots of <object2> and <object1>?", "leftmost_choice side=right"),
+        # refusal kinds read now: an apology or hedge closing a complete question names no cue; one opening
+        # it is no correction; a hedged unit is still the unit asked (no unit asked: the default metres)
+        ("Is <object1> below <object2>? Sorry if this is a basic one.", "below_predicate"),
+        ("Sorry, how tall is <object0>? In inches, I suppose?", "object_height unit=in"),
+        ("How far have you gone? Sorry, I never know which unit to use.", "walked_distance"),
+        ("Which is furthest to the right, <object0>, <object1> or <object2>? Sorry, just making sure.",
+         "leftmost_choice side=right"),
+        # a spreadsheet row: keyed cells, an empty value cell, a unit cell, a turn cell named in the heading
+        ("Row 3 | field: distance to camera | object: <object1> | units: centimetres | value:",
+         "distance_to_camera unit=cm"),
+        ("Post-turn clock of <object2> | turn: left 60 deg", "future_direction_clock turn=left angle_deg=60"),
+        # a tester's step heading before the question is English, not another language
+        ("Verify lateral placement: is <object2> right of <object0>?", "right_predicate"),
+        # "isnt it" after a complete statement is a confirmation tag
+        ("<object2> is a lot nearer to you than <object1> isnt it", "closer_to_camera form=yesno"),
+        # "at the top" after the second object of a "how much higher" is the point both are measured at
+        ("how much higher is <object2> than <object0> at the top, in cm",
+         "height_difference point=top unit=cm"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -1551,6 +1545,9 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("the top du <object0>, how high above the floor?", "du"),
         # an unknown word one letter from a cue word, which read without it answers another question
         ("What is the anglr between your heading and <object2>?", "anglr"),
+        # an apology that corrects ("sorry, I meant ...") or names a cue stays a correction
+        ("Which is nearer, <object0> or <object1>? Sorry, I meant the farther one.", "sorry"),
+        ("Can you reach <object0>? Sorry, I am not sure how long your arm is.", "sorry"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
