@@ -1548,6 +1548,7 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # an apology that corrects ("sorry, I meant ...") or names a cue stays a correction
         ("Which is nearer, <object0> or <object1>? Sorry, I meant the farther one.", "sorry"),
         ("Can you reach <object0>? Sorry, I am not sure how long your arm is.", "sorry"),
+        ("Which is wider, <object2> or <object1>? Sorry, wrong question.", "sorry"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
