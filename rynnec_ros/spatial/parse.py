@@ -25,6 +25,7 @@ Nothing here measures anything; ``plan.py`` puts the pieces together.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Callable, Mapping
 from functools import cached_property
@@ -385,11 +386,14 @@ _COMPARATIVE = {
 }
 
 
-# Typed questions carry typos ("distnace", "heigth", "clockwsie"): a word of five letters or more that is
+_ENGLISH_TXT = resources.files("rynnec_ros.spatial").joinpath("data/english_words.txt").read_text()
+_ENGLISH = frozenset(w for w in map(str.strip, _ENGLISH_TXT.splitlines()) if w and not w.startswith("#"))
+# Typed questions carry typos ("distnace", "heigth", "clockwsie"): a word of four letters or more that is
 # one adjacent swap, one dropped letter or one extra letter away from exactly one of the words the rules
-# read is read as that word (five-letter words such as "right" only by a swap: "rigth"). Substituted
-# letters are not corrected ("closet" is a word, not "closer"), nor a letter dropped or added at the end,
-# which makes real words ("degree", "compare", "rotated"), nor the real words a slip makes elsewhere.
+# read is read as that word (words of four or five letters such as "right" only by a swap: "rigth",
+# "lnog"). A substituted letter is corrected only in words of seven letters or more ("distence"; "closet"
+# is a word, not "closer"), never at the start; nor a letter dropped or added at the end, which makes
+# real words ("degree", "compare", "rotated"), nor the real words a slip makes (the English list's).
 _CUE_WORDS = [
     *("distance", "distant", "centimeter", "centimeters", "millimeter", "millimeters", "meters"),
     *("centimetre", "centimetres", "millimetre", "millimetres", "metres", "centre", "centres"),
@@ -400,9 +404,10 @@ _CUE_WORDS = [
     *("beneath", "underneath", "between", "center", "centers", "bottom", "ground", "camera"),
     *("walked", "travelled", "traveled", "relative", "compared", "vertical", "vertically"),
     *("difference", "facing", "inches", "travel", "lowest", "upper", "lower"),
-    *("above", "below", "right", "width", "which", "clock", "under", "wider", "front"),
+    *("above", "below", "right", "width", "which", "clock", "under", "wider", "front", "angle", "angles"),
+    *("leftmost", "rightmost", "long", "left", "tall", "high", "wide", "near"),
 ]
-_REAL_WORDS = {"loner", "waked", "metes", "eight", "loser"}
+_REAL_WORDS = {"loner", "waked", "metes", "eight", "loser", "angel", "angels"}
 
 
 def _typo_table(words: list[str]) -> dict[str, str]:
@@ -414,14 +419,19 @@ def _typo_table(words: list[str]) -> dict[str, str]:
             found |= {w[:i] + c + w[i:] for i in range(len(w)) for c in "abcdefghijklmnopqrstuvwxyz"}
         for v in found - {w}:
             variants.setdefault(v, set()).add(w)
-    known = set(words) | _REAL_WORDS
+    for w in words:  # a letter changed in a long word ("distence"), where no other slip reads that way
+        if len(w) >= 7:
+            for v in {w[:i] + c + w[i + 1:] for i in range(1, len(w)) for c in "abcdefghijklmnopqrstuvwxyz"}:
+                if v != w and (v not in variants or w in variants[v]):
+                    variants.setdefault(v, set()).add(w)
+    known = set(words) | _REAL_WORDS | _ENGLISH
     # (a slip as close to a word's plural as to the word, "degres", is that word either way)
     one_word = {v: min(ws, key=len) for v, ws in variants.items()
                 if len({re.sub(r"e?s$", "", w) for w in ws}) == 1}
-    return {v: w for v, w in one_word.items() if v not in known and len(v) >= 5}
+    return {v: w for v, w in one_word.items() if v not in known and len(v) >= 4}
 
 
-_TYPOS = _typo_table([w for w in _CUE_WORDS if len(w) >= 5])
+_TYPOS = _typo_table(_CUE_WORDS)
 
 
 # Whole phrasings rewritten to the form the rules read, in order (after dashes became commas): the table is
@@ -497,7 +507,7 @@ def normalise(question: str) -> str:
     "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
     t = translate(t)[0]  # words of other languages (lexicon.py) first: no typo rule makes them English
-    t = re.sub(r"[a-z]{5,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
+    t = re.sub(r"[a-z]{4,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
     for rewrite, replacement in _PHRASE_REWRITES:
@@ -533,7 +543,7 @@ def normalise(question: str) -> str:
         t,
     )
     t = re.sub(
-        r"\b(\d+) (?:feet|foot) (?:and )?(\d+) inch(?:es)?\b",
+        r"\b(\d+) (?:feet|foot|ft) (?:and )?(\d+) (?:inch(?:es)?|in)\b",
         lambda m: f"{12 * int(m[1]) + int(m[2])} inches",
         t,
     )
@@ -1642,8 +1652,6 @@ def _unread_turn_amount(t: str) -> list[str]:
 # Common English words (a data file written by hand, not taken from the paraphrase sets): a clause in
 # which few words are among them is in another language ("OBJ ve OBJ, hangisi daha sagda?"), and the rules,
 # English only, would read an English gloss beside it alone, or the few English-looking words in it.
-_ENGLISH_TXT = resources.files("rynnec_ros.spatial").joinpath("data/english_words.txt").read_text()
-_ENGLISH = frozenset(w for w in map(str.strip, _ENGLISH_TXT.splitlines()) if w and not w.startswith("#"))
 _CONTRACTION = r"'(?:s|re|ll|d|ve|m)$|n't$"
 # English inflections ("keeps", "watered", "picking", "puller", "quickly"): a word with one is taken for
 # English though not in the list (a plural after a vowel, "metros", "graus", is not taken)
@@ -1652,15 +1660,19 @@ _INFLECTED = r"^[a-z]{2,}(?:ing|ed|ly|ers?|tions?)$"
 
 def _foreign_clauses(t: str) -> list[str]:
     """Clauses of normalised question ``t`` with three or more different words (of two letters or more, or
-    "a" and "i") of which at most a quarter are English by the list or an inflection, e.g. "gira a destra
-    e dimmi"; numbers and object references are neither."""
+    "a" and "i") of which at most a quarter are English by the list, an inflection or a long word the
+    rules read (a tester's "verify relative horizontal position:" is English; short ones such as "van" or
+    "con" are words of other languages too), e.g. "gira a destra e dimmi"; numbers and object references
+    are neither."""
     found = []
-    for clause in re.split(r"[.?!:;()\[\]{}\"]", re.sub(r"OBJ'\w*", "OBJ", t)):
+    t = re.sub(r"OBJ'\w*", "OBJ", t)
+    for clause in re.split(r"[.?!:;()\[\]{}\"]", t):
         if "=" in clause:
             continue  # notation ("cmp a=OBJ b=OBJ ret=farther"), no language
         words = {re.sub(_CONTRACTION, "", w) for w in re.findall(r"[a-z]+(?:'[a-z]+)?", clause)}
         words = {w for w in words if len(w) > 1 or w in ("a", "i")}
-        known = sum(_has(w, _INFLECTED) or not _ENGLISH.isdisjoint(_stems(w)) for w in words)
+        known = sum(_has(w, _INFLECTED) or not _ENGLISH.isdisjoint(_stems(w))
+                    or (len(w) >= 6 and w in _RULE_WORDS) for w in words)
         if len(words) >= 3 and 4 * known <= len(words):
             found.append(clause.strip())
     return found
@@ -1740,7 +1752,7 @@ def _unknown(token: str) -> bool:
     an inflection of a word they know (``_stems``: an ending alone, as the language check takes it, would
     pass the German "zentimeter" or "oder" for English); object references and numbers are no words."""
     word = re.sub(_CONTRACTION, "", token)
-    if token == "OBJ" or re.fullmatch(_WORD, token) is None or len(word) < 2:
+    if token == "OBJ" or re.fullmatch(_WORD, token) is None or (len(word) < 2 and word.isascii()):
         return False
     return not any(w in _ENGLISH or w in _RULE_WORDS for w in _stems(word) | {word + "s", word + "es"})
 
@@ -1775,6 +1787,9 @@ def _unread_words(t: str) -> list[str]:
         clause_end = next((x for x in tokens[i + 1 :] if x in _BREAKS), "")
         if (
             re.fullmatch(_UNIT_STEM, token)
+            or (not token.isascii() and not _aside(tokens, i))
+            or (after == "OBJ" and len(token) == 2 and before[1] not in _BREAKS)
+            or _near_cue(token)
             or re.fullmatch(r"\d+(?:\.\d+)?", before[1])
             or (before[1] in ("in", "into") and after in _BREAKS)
             or re.fullmatch(_TURN_VERB, before[1]) or re.fullmatch(_TURN_VERB, after)
@@ -1788,6 +1803,35 @@ def _unread_words(t: str) -> list[str]:
         ):
             found.append(token)
     return found
+
+
+def _aside(tokens: list[str], i: int) -> bool:
+    """Whether the clause around ``tokens[i]`` (between breaks) holds no object, number or word the rules
+    or the English list know: a thanks or a greeting in another language ("..., dziękuję."), which changes
+    nothing a rule reads; a word of another alphabet beside the object ("OBJ ở hướng ...") may ask
+    anything."""
+    start = max((j + 1 for j in range(i) if tokens[j] in _BREAKS), default=0)
+    end = next((j for j in range(i + 1, len(tokens)) if tokens[j] in _BREAKS), len(tokens))
+    return all(_unknown(x) for x in tokens[start:end])
+
+
+def _near_cue(word: str) -> bool:
+    """Whether unknown ``word`` is one edit (a letter changed, dropped, added, or two swapped) from a cue
+    word of five letters or more that the corrector did not mend (``_TYPOS``: a slip one edit from two cue
+    words, or a letter changed): read without it, the question would answer another cue's question."""
+    def one_edit(a: str, b: str) -> bool:
+        if abs(len(a) - len(b)) > 1 or a == b:
+            return False
+        if len(a) == len(b):
+            diff = [i for i in range(len(a)) if a[i] != b[i]]
+            return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                      and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+        short, long_ = sorted((a, b), key=len)
+        return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+    # (a slip keeps the first letter: "block" and "racing" are words, not "clock" and "facing")
+    cues = (cue for cue in _CUE_WORDS if len(cue) >= 5 and cue[0] == word[0])
+    return len(word) >= 5 and any(one_edit(word, cue) for cue in cues)
 
 
 def _question_particle(t: str) -> list[str]:
@@ -1980,7 +2024,7 @@ _CONVENTION_NUMBERS = {0.0, 3.0, 6.0, 9.0, 12.0, 90.0, 180.0, 270.0, 360.0}
 def _unread_number(
     t: str, slots: Mapping[str, str | float | None], uses: frozenset[str]
 ) -> str | None:
-    """A number no slot holds ("arm extends 30 in", an angle read as another): only an arm length, a
+    """A number no slot holds ("arm extends 30 in", an angle read as another): only the arm's length, a
     turn's angle, a clock hour and, in a direction question, the numbers of its convention ("with 12
     straight ahead", "0 to 360") are numbers a reading uses."""
     angle = slots.get("angle_deg")
@@ -1997,8 +2041,9 @@ def _unread_number(
             continue  # a clock hour's range, "(1-12)", "1 to 12", is the convention's
         if _has(t[: m.start()], r"(?:^|[\s(,;/])\(?[a-e][).:] ?$"):
             continue  # a quiz's options, "(a) 0.5 (b) 1.0": values to pick from, the measurement picks
-        if slots.get("arm_length_m") is not None:
-            continue
+        arm = slots.get("arm_length_m")
+        if isinstance(arm, float) and any(math.isclose(float(m[1]) * f, arm) for f in _TO_M.values()):
+            continue  # the arm's length (not a second number beside it: "3 ft 6 in" read as 3 ft)
         if isinstance(angle, float) and float(m.group(1)) == angle:
             continue
         return m.group(0)

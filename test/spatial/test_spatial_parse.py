@@ -28,7 +28,8 @@ def test_paraphrase_set_size_and_split() -> None:
     assert sum(len(e) for e in families("blind2").values()) == 239
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
-                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207)
+                        + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
+                        + 209 + 209)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -44,9 +45,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh9") == []  # blind34/35, measured once, are development sets now
     assert split("fresh10") == []  # blind36/37, measured once, are development sets now
     assert split("fresh11") == []  # blind38/39, measured once, are development sets now
-    fresh12 = split("fresh12")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh12) == 209 + 209
-    assert {family for family, _, _ in fresh12} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh12") == []  # blind40/41, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -364,13 +363,17 @@ def test_unmappable_questions_give_the_reason(question: str) -> None:
 # generalised on, answered by no reading.
 # Refused is never answered: each must stay a refusal, never become a silent wrong answer.
 REFUSED_BY_DESIGN = {
+    # read by the glossary alone (spatial/lexicon.py) and refused again with the blind40/41 round's rule
+    # for words of another language left unread: Swedish "närmast", "lägst", "längst", Turkish "ya da"
+    'Hangisi sana en yakin: <object2>, <object0> ya da <object1>? Which is most close?',
+    'Vilken är närmast? Of <object0>, <object1>, <object2>, which is closest to you?',
+    'Vilken sitter lägst? Which of <object2>, <object1> and <object0> sits lowest, by its centre?',
+    'Vilken är längst till höger? Which of <object2>, <object0>, <object1> is farthest right?',
     "How far's <object0> from <object1>, in mil?",
     "How much higher's <object0> mounted than <object2>, in mil?",
     "How wide's <object0> across its narrow side, in mil?",
     "Is <object0> wieder than <object1>?",
-    "Which of <object0>, <object2> and <object1> is the most distent from you?",
     "I need to know if it fits on the top shelf, so how tall is <object1> in cm?",
-    "<object1> to <object0> distanse in meters please",
     "How much lowr is <object1> than <object0>, in centimeters?",
     "Which one is more on the lefth, <object2> or <object1>?",
     "rel_side a=<object2> ref=<object0>",
@@ -487,7 +490,6 @@ REFUSED_BY_DESIGN = {
     # question words and units in another language, and typos past correction in older sets ("farr",
     # "fur", "wat")
     'how farr away is <object0> from you in feet',
-    'How many degress clockwise should I turn to face <object2>?',
     "Wat o'clock direction is <object2> from you currently?",
     'um how fur uh how far is <object1> from you in centimetres',
     '<object0> is sit over the <object1>? wi-e isseoyo?',
@@ -544,7 +546,6 @@ REFUSED_BY_DESIGN = {
     "<object2> vs <object1> - which one's the shorter run from me?",
     'Whose top is not as high: <object1> or <object2>?',
     "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
-    'degress between my heading and <object2>?',
     'If your arm were a metre long, would <object2> be within your reach?',
     # blind32/33 (fresh8, measured once at e1eb0be), refused after this round: clauses of another language,
     # self-corrections ("sorry", a restart after "hold on"), a unit typo in a unit's place ("degress"),
@@ -564,7 +565,6 @@ REFUSED_BY_DESIGN = {
     "Surely <object2> is at least a metre long, eh? What's its length in metres?",
     'Cât de înalt? How much tall is <object1> from its bottom to its top, in mm?',
     "Bet you can't tell me which of <object0> and <object1> is the lower one.",
-    'Är den till vänster? Is <object2> on left of <object0> from your eyes?',
     "TICKET: <object1> ON UNIT'S LEFT? Y/N.",
     'For someone standing where you are, would <object2> be on their right hand side?',
     'Chand daraje? How many degree is angle between your front and <object2>?',
@@ -589,7 +589,6 @@ REFUSED_BY_DESIGN = {
     'which of these is farthest on the left side <object2> <object1> sorry',
     'Is <object1> off our port side?',
     "in clock terms where's <object2> sorry where is <object2> from the camera",
-    "ok so like how many degress is <object1> away from where you're pointing",
     'compute yaw offset from camera forward axis to <object2> (deg)',
     "how many degrees is <object0> from your front sorry from the way you're facing",
     # blind34/35 (fresh9, measured once at 1197afb), refused after this round: words of another language
@@ -599,7 +598,6 @@ REFUSED_BY_DESIGN = {
     # notations and words no rule defines ("odometry", "max depth", "near? OBJ | OBJ", "yaw", "broad")
     'How much distance the robot is moved in whole video? Please in metry.',
     'Total distance the camera has trekked from the first frame until now, ft please.',
-    'Is <object2> more close to me than <object0>? Ano nebo ne.',
     'Confirm or deny: <object1> is NOT closer to the camera than <object2>.',
     'Sa tatlo, which is most far from me: <object0>, <object2>, <object1>?',
     'Which of <object0>, <object1>, <object2> is the shortest hike from here?',
@@ -634,7 +632,6 @@ REFUSED_BY_DESIGN = {
     'near? <object0> | <object2>',
     "Please tell me which one is the most far away: <object2>, <object1> or <object0>. My eyes aren't good.",
     'max depth among <object0> <object1> <object2>',
-    'Which is the nearist one, <object2>, <object0> or <object1>?',
     'Kids, how much lower down is the middle of <object0> compared with the middle of <object2>, in meters?',
     'len <object1> < len <object0>? y/n',
     'ctr_z <object0> < ctr_z <object2>? y/n',
@@ -699,8 +696,6 @@ REFUSED_BY_DESIGN = {
     'Between <object1> and <object2>, which has the greater range from the station?',
     'Identify which of <object0>, <object2>, <object1> lies at the greatest offset from the instrument.',
     'max_range_of <object1> <object2> <object0>',
-    "Out of <object0>, <object1> and <object2>, which one is the nearest one to the camera? Sorry if"
-    " that's a silly question.",
     'Shoot the baseline between <object0> and <object1> in centimeters.',
     'elev obj=<object1> ref=floor point=center units=m',
     "how high up is <object1>'s highest point from the floor in metres? chat guessed 2",
@@ -709,10 +704,90 @@ REFUSED_BY_DESIGN = {
     'query=lower_of a=<object1> b=<object0>',
     'Confirm <object0> is left of your line of sight.',
     'is_left(<object2>)',
-    'how many degress is <object1> from your forward direction',
     'How many degrees counterclockwise must you rotate to bring <object2> onto your heading?',
     'If you turned counterclockwise, how many degrees until you faced <object2>?',
     'query=post_turn_clock turn=right angle=120 target=<object1>',
+    # blind19/32/34/38, refused after the blind40/41 round: a word of another alphabet inside a clause the
+    # rules read (a thanks alone in its clause is an aside), a slip one letter from a cue word ("abuve")
+    'How high is the centre of <object2> abuve the floor in cm?',
+    '<object1> stă peste <object2>? I mean, is <object1> lying over <object2>?',
+    'How far is <object2> from you? Prosím answer in metres.',
+    '<object0>, <object1>, <object2> 중에... which thing is most far from robot?',
+    # blind40/41 (fresh12, measured once at 365e690), refused after this round: words of another language
+    # (French, Turkish, Swahili, Vietnamese), apologies that correct or name a cue, a denied comparison to
+    # confirm, a farmer's rough measures and asides, stage directions, a tester's step with no question,
+    # "the lower item" and "upper item in stack", typos past correction, wordings no rule reads
+    'Robot, toplam how far you walked in this video? Give answer in meters.',
+    'Across the whole scene, how far did you track, all your moves added together?',
+    '<object1> est à combien de mètres de moi?',
+    'Bu <object2> benden kaç metre uzakta? I mean how far it is from me.',
+    '<object1> est plus proche of me than <object0>, yes or no?',
+    'Confirm that <object2> is not closer to you than <object1>.',
+    'Kati ya <object1> na <object0>, ipi iko karibu zaidi with you?',
+    'Which sits further downstage, closer to you, <object2> or <object1>?',
+    "Sorry, I'm new... out of <object2>, <object1>, and <object0>, which one is, like, the farthest from "
+    'you? Or does that not make sense?',
+    'Parmi <object1>, <object0> et <object2>, lequel is the nearest to me?',
+    'Distance entre <object2> et <object0>, combien de metres?',
+    '<object2> ile <object1> arasındaki mesafe ne kadar? in meter please',
+    'Umbali kati ya <object1> na <object2> is how many feets?',
+    'Le bas de <object2>, it is at what height from the sol? in metres',
+    'Kwa millimita, the centre of <object1> is how high above floor?',
+    "<object2>'nin altı <object1>'in altından ne kadar yüksek? how much higher is the bottom, in cm",
+    '<object0> iko juu kuliko <object2> by how much? centimetres',
+    'Quelle est la largeur de <object1>? in cm please',
+    '<object2> ne kadar geniş? the width, in millimeter',
+    'Urefu wa <object1> ni ngapi? I mean how long it is, the long side, in inch',
+    'Which of <object2> and <object1> is narrower... sorry, I mean less wide?',
+    'Lequel est le plus long, <object0>, <object2> or <object1>?',
+    "<object0> daha uzun mu <object1>'den? I mean longer, horizontal",
+    'Top of <object2> is higher than top of <object0>, đúng không?',
+    'Lequel est placé le plus haut, <object2>, <object1> ou <object0>, by the top?',
+    '<object1> mi daha alçakta, <object0> mı? measured at the bottom',
+    "<object2>, <object1>'in altında mı? is it under?",
+    "<object2>, <object1>'in solunda mı? from camera",
+    'Upande gani wa <object2>, <object1> iko? left or right, for you',
+    '<object0> ở bên trái <object2> phải không? from what you see',
+    'Entre <object1> et <object2>, lequel est le plus à droite, for you?',
+    'En solda hangisi: <object2> or <object1>? from your view',
+    'Kipi kiko kushoto zaidi, <object0> or <object2>? for you',
+    'Cái nào bên trái nhất, <object1>, <object2> hay <object0>? the most left one',
+    '<object1> is on my left side, oui?',
+    '<object1> benim sağımda mı? on my right?',
+    'Which side of you is <object2> on? Sorry, I mean, left or right?',
+    'Je, <object2> iko upande wako wa kulia? on your right?',
+    "Is <object0> maybe not on your left? I'm a bit turned around.",
+    '<object1> ở bên phải hay bên trái của bạn? left or right of you?',
+    "<object1> saat kaç yönünde? like 3 o'clock",
+    '<object2> iko saa ngapi kutoka kwako? clock direction',
+    '<object1> ở hướng mấy giờ from you now?',
+    '<object1> is how many degré from your front direction?',
+    '<object1>, önüme göre kaç derece? angle from my front',
+    'Pembe kati ya mbele yako na <object2> ni digrii ngapi?',
+    'Góc giữa hướng nhìn and <object0> is how many độ?',
+    'How many degrees do you need to turn to face <object0>? Sorry, either direction, I guess.',
+    'Kaç derece saat yönünün tersine dönmeliyim to face <object1>?',
+    'Niyageuke digrii ngapi ili kuelekea <object2>? how much turn',
+    'Tôi phải xoay bao nhiêu độ theo chiều kim đồng hồ to face <object1>? clockwise',
+    "Sola 60 derece dönersem, <object1> saat kaç yönünde olur? which o'clock",
+    'Um, suppose you turn right, just a normal turn, where would <object2> be then, in degrees?',
+    'Ukigeuka kulia digrii 15, <object2> itakuwa saa ngapi? clock',
+    "Nếu tôi quay trái 75 độ, <object1> sẽ ở mấy giờ? what o'clock",
+    "Can you reach <object0> with your arm? Sorry, I don't know how long your arm is.",
+    "Kolum 30 inç, <object1>'e uzanabilir miyim? can I reach it",
+    'Mkono wako ni mita 1.5, unaweza kufika <object2>?',
+    'Bras de 0,9 mètre: can you reach <object1>?',
+    "Reckon how far you've been carried round this barn the whole time, in feet? A good long stride's "
+    'about three foot, but give it me in feet.',
+    'How far off is <object0> from you, in foot? About how many pitchfork handles is that?',
+    "Which one's the shortest walk from you, <object1>, <object2> or <object0>? I don't fancy hauling "
+    'feed further than I must.',
+    "How high off the floor is the top of <object0>, in feet? Higher than a calf's back?",
+    'How tall is <object0>, in feet? Taller than a man, would you say?',
+    'Upper item in stack (<object2>, <object0>):',
+    'Lower item of pair <object1> / <object0>:',
+    'Is <object2> perched up abov <object1>?',
+    "Which hand is <object2> on, from where you're stood?",
 }
 
 
@@ -1184,6 +1259,43 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("witch one is taller, <object0> or <object1>?", "tallest_choice"),
         ("turn aunty clockwise how many degrees to face <object2>", "rotate_to_face direction=ccw"),
         ("is <object1> to the rite of <object0>?", "right_predicate"),
+        # (issue 24, blind40/41's kinds) feet and inches by their short names are one length: 5 ft 2 in is
+        # 62 in, 62 * 0.0254 = 1.5748 m
+        ("could an arm of 5 ft 2 in get to <object2>?", "reachability arm_length_m=1.5748"),
+        # a row's unit column names the unit of the answer
+        ("Distance from camera | object: <object1> | unit: ft", "distance_to_camera unit=ft"),
+        # a reason after a yes/no question, its subject dropped, asks nothing: "which" there is no choice
+        ("Is <object2> wider than <object0>? Need to know which goes in the van first.",
+         "tallest_choice dim=width form=yesno"),
+        # "right" after a statement complete with its second object is a tag asking whether it holds
+        ("<object0> is way taller than <object2> right", "tallest_choice form=yesno"),
+        ("<object2> is on the right side of <object1> right, from your side", "right_predicate"),
+        # a slip one letter from a long cue word, no other cue word as near, is that word
+        ("how far is <object1> from you, in centimiters?", "distance_to_camera unit=cm"),
+        ("How wdie is <object0>?", "object_width"),
+        ("the rightmots of <object2> and <object1>?", "leftmost_choice side=right"),
+        # refusal kinds read now: an apology or hedge closing a complete question names no cue; one opening
+        # it is no correction; a hedged unit is still the unit asked (no unit asked: the default metres)
+        ("Is <object1> below <object2>? Sorry if this is a basic one.", "below_predicate"),
+        ("Sorry, how tall is <object0>? In inches, I suppose?", "object_height unit=in"),
+        ("How far have you gone? Sorry, I never know which unit to use.", "walked_distance"),
+        ("Which is furthest to the right, <object0>, <object1> or <object2>? Sorry, just making sure.",
+         "leftmost_choice side=right"),
+        # a spreadsheet row: keyed cells, an empty value cell, a unit cell, a turn cell named in the heading
+        ("Row 3 | field: distance to camera | object: <object1> | units: centimetres | value:",
+         "distance_to_camera unit=cm"),
+        ("Post-turn clock of <object2> | turn: left 60 deg", "future_direction_clock turn=left angle_deg=60"),
+        # a tester's step heading before the question is English, not another language
+        ("Verify lateral placement: is <object2> right of <object0>?", "right_predicate"),
+        # "isnt it" after a complete statement is a confirmation tag
+        ("<object2> is a lot nearer to you than <object1> isnt it", "closer_to_camera form=yesno"),
+        # "at the top" after the second object of a "how much higher" is the point both are measured at
+        ("how much higher is <object2> than <object0> at the top, in cm",
+         "height_difference point=top unit=cm"),
+        # German "oder" is "or" (the glossary, spatial/data/foreign_words.yaml): a choice of two sides, and
+        # a closing "oder?" that asks "isn't it?" of a yes/no (meanings by hand, as a German speaker reads)
+        ("Ist <object1> links oder rechts von <object0>? left or right", "left_right_choice"),
+        ("Is <object2> on your left, oder?", "side_of_me side=left"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -1323,7 +1435,6 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # Dutch, Swahili, romanised Japanese, each followed by an English-looking gloss)
         # the glossary reads "gira a la izquierda" (turn left), not "dime: donde queda" (tell me: where is)
         ("Gira a la izquierda y dime: donde queda <object0>? (clock)", "donde"),
-        ("Ist <object1> links oder rechts von <object0>? left or right", "oder"),  # "or": no gloss
         ("<object2> iko mbali nawe kiasi gani? how far from you, in meters", "OBJ iko far nawe kiasi gani"),
         ("<object0> wa migi ni arimasu ka? is it on your right?", "OBJ wa migi ni arimasu ka"),
         # a choice's negation that no rewrite turns: read without its "not" it would pick the other
@@ -1334,7 +1445,6 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # number or a closing "in", a tag, a question word's place, beside a turn verb, a side's place;
         # sentences of our own, Spanish, German, Polish, French, Japanese)
         ("How far is <object0> from you, in pulgadas?", "pulgadas"),
-        ("Is <object2> on your left, oder?", "oder"),
         ("Your arm is 2 stopy long, can you reach <object0>?", "stopy"),
         ("turn gauche 90 degrees, what o'clock is <object0>?", "gauche"),
         ("If you do a hidari turn of 90 degrees, where is <object2> on the clock?", "hidari"),
@@ -1356,7 +1466,7 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
          "shortest stroll"),
         ("Of <object1> and <object2>, which is the longer ride from here?", "longer ride"),
         # a unit in another language's inflection, wherever it stands
-        ("How far is <object0> from <object1>? Prosím v metrech.", "metrech"),
+        ("How far is <object0> from <object1>? Please, v metrech.", "metrech"),
         ("How tall is <object2>? W centymetrach.", "centymetrach"),
         # a side said of an object, read as a distance
         ("<object0> is at left from you, yes?", "left"),
@@ -1376,6 +1486,18 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # name does not say which
         ("lower_of(<object2>, <object1>)", "lower of OBJ"),
         ("cmd: lower_of <object0> <object2>", "lower of OBJ"),
+        # (issue 24, blind40/41's kinds) a second number beside the arm's length is no part of it
+        ("arm 2 feet, 5 inches more, can you reach <object1>?", "5"),
+        # a word of another alphabet inside a clause the rules read may ask anything
+        ("<object2> ở phía nào from you?", "ở"),
+        # a two-letter word no list knows before the object governs it ("the top du OBJ")
+        ("the top du <object0>, how high above the floor?", "du"),
+        # an unknown word one letter from a cue word, which read without it answers another question
+        ("What is the anglr between your heading and <object2>?", "anglr"),
+        # an apology that corrects ("sorry, I meant ...") or names a cue stays a correction
+        ("Which is nearer, <object0> or <object1>? Sorry, I meant the farther one.", "sorry"),
+        ("Can you reach <object0>? Sorry, I am not sure how long your arm is.", "sorry"),
+        ("Which is wider, <object2> or <object1>? Sorry, wrong question.", "sorry"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
