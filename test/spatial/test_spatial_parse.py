@@ -46,6 +46,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh10") == []  # blind36/37, measured once, are development sets now
     assert split("fresh11") == []  # blind38/39, measured once, are development sets now
     assert split("fresh12") == []  # blind40/41, measured once, are development sets now
+    fresh13 = split("fresh13")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh13) == 209 + 207
+    assert {family for family, _, _ in fresh13} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
