@@ -623,6 +623,7 @@ _REACH_UP = (
 )
 _OVER_FLOOR = (
     r"(?:above|off|from|over|relative to) (?:the )?(?:ground|floor)|floor level|\belevat"
+    r"|\bbetween (?:the )?(?:ground|floor) and\b"
     rf"|clearance|how high|at what height|{_UNDER_GAP}"
 )
 # Reaching for an object; naming an arm also asks it, unless a distance is asked beside it.
@@ -2000,7 +2001,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "OBJ is how many meters high" read as a distance would answer another question
     ("a size word", _matches(_SIZE_WORD), lambda s, u, _w: "size" in u),
     # "how far is OBJ from the floor" read as a distance to the camera would answer another question
-    ("the floor as an end", _matches(r"\b(?:from|to|and|above|over|off) (?:the )?(?:floor|ground)\b"),
+    ("the floor as an end", _matches(r"\b(?:from|to|and|above|over|off) (?:the )?(?:floor|ground)\b"
+                                     r"|\bbetween (?:the )?(?:floor|ground) and\b"),
      lambda s, u, _w: "floor" in u),
     # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it
     ("which way", _matches(r"\b(?:which|what) way\b"), lambda s, u, _w: "direction" not in s),

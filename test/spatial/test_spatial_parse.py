@@ -791,15 +791,14 @@ REFUSED_BY_DESIGN = {
     "Which hand is <object2> on, from where you're stood?",
     # blind42/43 (fresh13, measured once at 9e35441), refused after this round: words of another language
     # (Italian, Dutch, Malay, Serbian), a formal register ("how remote", "at the greater remove", "by what
-    # vertical interval"), learner comparatives ("not so far like OBJ", "the most far"), asides naming a
-    # cue word, "lowermost", "at the minute", "about a metre of reach", "the lower one"
+    # vertical interval"), a learner's "the most far", asides naming a cue word, "falls short of … in
+    # elevation", "the lower one"
     'Tell me please the hole way robot has go in this video.',
     'Setting aside the question of whether motion is real at all, how far has the camera, in aggregate, '
     'moved over the course of this recording?',
     "And that stunning <object2>, original feature by the way, how many feet is it from where we're "
     'standing?',
     'Consider <object2>: how remote is it from the observer, that is, from you, measured in centimeters?',
-    '<object1> is not so far from you like <object0>, yes?',
     'Of <object0> and <object1>, which stands at the greater remove from your lens?',
     'Which of <object1>, <object0> and <object2> would one judge to be least remote from your vantage?',
     'Which is not near at all, I mean the most far, between <object0>, <object1>, <object2>?',
@@ -812,11 +811,8 @@ REFUSED_BY_DESIGN = {
     'Of the two horizontal dimensions of <object1>, take the shorter: what is its magnitude, in feet?',
     'Among <object2>, <object0> and <object1>, which possesses the least length along its longer '
     'horizontal axis?',
-    '<object2> is not so tall like <object1>, true?',
     "Isn't the <object1> placed higher than the <object2>? Lovely eye-line.",
     'The <object0> is at right of the <object2>, vero?',
-    'Would it be correct to say that <object1> lies to your left rather than to your right?',
-    '<object2> left side? Yes or no.',
     'Using the clock-face convention, with twelve denoting your present heading, at what hour does '
     '<object0> lie?',
     'Supposing you turned in the clockwise direction, how many degrees of rotation would bring '
@@ -829,19 +825,15 @@ REFUSED_BY_DESIGN = {
     'Wich one is the most ver from you: <object2>, <object0> of <object1>?',
     'Berapa jauh <object0> from <object1>? In inci, I mean inches, please.',
     'How much is height of <object0> top edge from floor, in milimetara?',
-    'Determine the vertical distance between the floor and the lowermost point of <object0>, stated '
-    'in centimetres.',
     'State, in millimetres, the amount by which the uppermost point of <object0> falls short of the '
     'uppermost point of <object1> in elevation.',
     'Hoe high is <object0> from bottom to top? In mm please.',
     'How long <object0> is, along the longer side, in centimetara?',
     'Is <object1> sitting lower than <object0>, measured at the bottom?',
     'Just to be certain, which of <object1> and <object0> is the lower one?',
-    "What o'clock is <object0> from you at the minute?",
     'How many stepeni, degrees, is <object0> from your current facing direction?',
     'How much degrees I must turn tegen de klok in (anticlockwise) to look at <object0>?',
     'How many degree must you draai (turn) with the clock for face <object0>?',
-    "Can you get your arm to <object0> without moving? You've got about a metre of reach.",
     'Arm is seventy-five centimetara. Can reach <object0>?',
 }
 
@@ -1366,6 +1358,19 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
          "rotate_to_face direction=ccw"),
         ("Rotating to the left to take in <object2>, how much of a turn is that in degrees?",
          "rotate_to_face direction=ccw"),
+        # refusal kinds read now: a learner's "not so X like OBJ" is "not as X as OBJ"
+        ("<object0> is not so near to you like <object2>, yes?", "closer_to_camera order=far form=yesno"),
+        ("<object1> is not so long like <object0>, true?", "tallest_choice dim=length order=min form=yesno"),
+        # the other side set aside ("rather than", "instead of") after a side asked yes or no
+        ("Is <object2> to my right rather than my left?", "side_of_me side=right"),
+        # a side asked as a fragment about one object
+        ("<object1> on the right side? y/n", "side_of_me side=right"),
+        # "between the floor and" a point of the object is its height over the floor
+        ("What is the gap between the ground and the top of <object0>, in inches?",
+         "height_from_ground point=top unit=in"),
+        # "at the minute" is "now", no time; "a metre of reach" is an arm of one metre
+        ("Where is <object2> by the clock at the minute?", "direction_clock"),
+        ("With a foot of reach, can you touch <object1>?", "reachability arm_length_m=0.3048"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
