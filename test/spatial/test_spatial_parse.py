@@ -790,18 +790,15 @@ REFUSED_BY_DESIGN = {
     'Is <object2> perched up abov <object1>?',
     "Which hand is <object2> on, from where you're stood?",
     # blind42/43 (fresh13, measured once at 9e35441), refused after this round: words of another language
-    # (Italian, Dutch, Malay, Serbian), a formal register ("how remote", "at the greater remove", "by what
-    # vertical interval"), a learner's "the most far", asides naming a cue word, "falls short of … in
+    # (Italian, Dutch, Malay, Serbian), a formal register ("by what vertical interval", "were one to draw
+    # a line"), a learner's "the most far", asides naming a cue word, "falls short of … in
     # elevation", "the lower one"
     'Tell me please the hole way robot has go in this video.',
+    'Which is not near at all, I mean the most far, between <object0>, <object1>, <object2>?',
     'Setting aside the question of whether motion is real at all, how far has the camera, in aggregate, '
     'moved over the course of this recording?',
     "And that stunning <object2>, original feature by the way, how many feet is it from where we're "
     'standing?',
-    'Consider <object2>: how remote is it from the observer, that is, from you, measured in centimeters?',
-    'Of <object0> and <object1>, which stands at the greater remove from your lens?',
-    'Which of <object1>, <object0> and <object2> would one judge to be least remote from your vantage?',
-    'Which is not near at all, I mean the most far, between <object0>, <object1>, <object2>?',
     "Which is nearest the camera: <object1>, <object2> or <object0>? None of them is far, mind you, it's "
     'a compact space!',
     'Were one to draw a line from the middle of <object2> to the middle of <object1>, how long, in feet, '
@@ -1371,6 +1368,11 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         # "at the minute" is "now", no time; "a metre of reach" is an arm of one metre
         ("Where is <object2> by the clock at the minute?", "direction_clock"),
         ("With a foot of reach, can you touch <object1>?", "reachability arm_length_m=0.3048"),
+        # "remote" said of a place is "distant"; "remove" as a noun is a distance
+        ("How remote is <object0> from the robot, in metres?", "distance_to_camera"),
+        ("Which of <object2>, <object1> and <object0> sits at the greatest remove from you?",
+         "closest_to_camera order=far"),
+        ("Of <object1> and <object2>, which is at the lesser remove from the camera?", "closer_to_camera"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
