@@ -593,6 +593,8 @@ _FACE = (
     rf"|\b(?:brings?|puts?|gets?) OBJ {_STRAIGHT}(?:ahead|in front|center(?:ed)?\b|in the middle"
     r"|on (?:the|my|your) nose)"
     rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\b(?:snap|lock) (?:on ?to|to) OBJ"
+    # the robot's own pose toward it: "to be oriented towards OBJ", "to take in OBJ" (bring it into view)
+    rf"|\b(?:oriented|orientated|directed|aligned) {_STRAIGHT}(?:at|towards?|with) OBJ|\bto take in OBJ"
     # twelve o'clock is straight ahead: "how many degrees to put OBJ at 12 o'clock"
     r"|\b(?:until|till|so that|so|to (?:put|get|bring|have)) OBJ (?:is |ends up |sits |lands )?(?:at|on|to) "
     r"(?:my |your |the )?12 ?o'?\s?clock"
@@ -621,6 +623,7 @@ _REACH_UP = (
 )
 _OVER_FLOOR = (
     r"(?:above|off|from|over|relative to) (?:the )?(?:ground|floor)|floor level|\belevat"
+    r"|\bbetween (?:the )?(?:ground|floor) and\b"
     rf"|clearance|how high|at what height|{_UNDER_GAP}"
 )
 # Reaching for an object; naming an arm also asks it, unless a distance is asked beside it.
@@ -686,11 +689,14 @@ _YESNO = (
 )
 # A statement asked with a question mark ("OBJ is nearer to you than OBJ?") asks whether it holds.
 # (also with a clarification after its question mark that asks nothing: "...? At the centres, I mean.")
+_ASKS_NOTHING_AFTER = r"(?: (?![^?]*\b(?:which|what|who|how|where|tell|give|or|and)\b)[^?]*)?$"
 _DECLARED = (
-    r"^OBJ (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?"
-    r"(?: (?![^?]*\b(?:which|what|who|how|where|tell|give|or|and)\b)[^?]*)?$"
-    # a comparison said as a fragment and asked: "OBJ closer than OBJ?", "OBJ not as far as OBJ?"
-    r"|^OBJ (?![^?]*\b(?:which|what|who|how|where|or)\b)[^?]*\b(?:than|as) (?:\w+ ){0,2}OBJ\W*\?\s*$"
+    rf"^OBJ (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?{_ASKS_NOTHING_AFTER}"
+    # a comparison said as a fragment and asked: "OBJ closer than OBJ?", "OBJ not as far as OBJ?"; no
+    # question word before it, so what follows its question mark ("yes, no.", "by the middles.") asks
+    # nothing more and the fragment is the yes/no, never a choice
+    r"|^OBJ (?![^?]*\b(?:which|what|who|how|where|or)\b)[^?]*\b(?:than|as) (?:\w+ ){0,2}OBJ\W*\?"
+    rf"{_ASKS_NOTHING_AFTER}"
 )
 _UNITS = {
     "cm": r"centimeters?|cms?",
@@ -703,7 +709,7 @@ _PLURAL_UNITS = r"centimeters|millimeters|meters|feet|inches|cms?|mm|ft"
 _SINGULAR_UNITS = r"centimeter|millimeter|meter|inch"
 # A unit word without a number before it asks for a unit; after one it states a length ("2 meters").
 _NO_NUMBER_BEFORE = r"(?<![\d.])(?<![\d.] )"
-_HOW_MANY_UNITS = r"\bhow (?:many|much) (?:" + "|".join(_UNITS.values()) + r")\b"
+_HOW_MANY_UNITS = r"\bhow (?:many|much) (?:" + "|".join(_UNITS.values()) + r")\b|\bhow many in\."
 _APART = (
     r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room|span)\b.*\bbetween\b"
     r"|\bcenter to center\b"
@@ -721,6 +727,10 @@ def _unit_of(word: str) -> str:
     return "m"
 
 
+# "how many" counts a noun: "in." after it is the inch's abbreviation, never the preposition
+_HOW_MANY_IN = r"\bhow many in\."
+
+
 def asked_unit(t: str) -> str:
     """The unit a quantity is asked in, meters when none is said.
 
@@ -729,6 +739,8 @@ def asked_unit(t: str) -> str:
     unit (a bare "foot" is read only in the plural).
     """
     words = "|".join(_UNITS.values())
+    if _has(t, _HOW_MANY_IN):  # "how many in. between ...": a count of "in." is of inches
+        return "in"
     m = re.search(rf"\bhow (?:many|much) ({words})\b", t) or re.search(rf"\bin ({words})\b", t)
     if m is None:
         m = re.search(rf"{_NO_NUMBER_BEFORE}\b({_PLURAL_UNITS}|{_SINGULAR_UNITS})\b", t)
@@ -1535,18 +1547,34 @@ _SIDE_WORD = (
 )
 
 
+_TURN_AMOUNT_ASKED = (
+    r"\b(?:how many degrees|what angle|how big|how much|how far)\b[^.?!]*\b(?:would|will|is|was) "
+    r"(?:that|this|the|my|your) (?:turn|rotation|be)\b|\b(?:would|will|is) (?:that|this) be\b"
+    r"|\b(?:angle|degrees) of (?:\w+ )?(?:rotation|turn|turning)\b"
+    r"(?=[^.?!]*\b(?:necessary|needed|required)\b)"
+)
+
+
 def _turn_toward_object(t: str) -> list[str]:
     """The goal of a turn whose amount is not said, when the goal is an object: "how many degrees to line
     up on OBJ", "until I point at OBJ", or the object straight after the turn ("turn clockwise, OBJ").
     A turn said with its amount ("after turning 30 degrees left, ...") is a turn to imagine."""
     clause = _turn_clause(t)
-    if clause is None or _has(clause, r"\d|\b(?:quarter|around|round|half|full|whole|complete)\b"):
-        return []
     goal = re.search(
-        r"\b(?:to|until|till) (?:i |you |we |it )?[a-z]+(?: up| out| in)?"
+        r"\b(?:to|until|till) (?:i |you |we |it |the robot |the camera )?(?:be |get )?[a-z]+(?: up| out| in)?"
         r" (?:on |at |with |towards? |onto |to )?OBJ\b", t)
+    # "round" right after the verb ("swung round to take in OBJ") is the verb's particle, no half turn,
+    # when the turn has an object for its goal: its amount is what is asked
+    amount = r"\d|\b(?:quarter|half|full|whole|complete)\b"
+    if clause is None or _has(clause, amount if goal else amount + r"|\b(?:around|round)\b"):
+        return []
     if goal:
         return [goal.group(0)]
+    # the amount of the turn itself asked ("how many degrees would that be", "the angle of rotation
+    # needed"): a turn to some goal, never a quarter turn assumed and a bearing after it
+    own = re.search(_TURN_AMOUNT_ASKED, t)
+    if own:
+        return [own.group(0)]
     # (a turn imagined in a clause of its own, "if I turn left, OBJ will be where?", ends there: the object
     # after it opens the question asked)
     return [
@@ -1961,6 +1989,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
      lambda s, u, _w: _picks_one(s, u) or s.get("side", 0) is None),
     ("a turn word", _matches(_ANY_TURN), lambda s, u, _w: "turn" in u or "direction" not in u),
     ("a unit no reading converts to", _matches(_OTHER_UNIT), lambda s, u, _w: False),
+    # "how many in between ...": without its dot "in" may be the preposition, the counted unit unsaid
+    ("a count of no unit", _matches(r"\bhow many in\b(?!\.| total\b)"), lambda s, u, _w: False),
+    ("an inch abbreviated", _matches(_HOW_MANY_IN), lambda s, u, _w: s.get("unit") == "in"),
     # ("on foot", "moving your feet" are no unit)
     ("a length unit", _matches(rf"(?<!\bon )(?<!\byour )(?<!\bmy )(?<!\bits ){_LENGTH_UNIT_WORD}"),
      _unit_used),
@@ -1970,7 +2001,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "OBJ is how many meters high" read as a distance would answer another question
     ("a size word", _matches(_SIZE_WORD), lambda s, u, _w: "size" in u),
     # "how far is OBJ from the floor" read as a distance to the camera would answer another question
-    ("the floor as an end", _matches(r"\b(?:from|to|and|above|over|off) (?:the )?(?:floor|ground)\b"),
+    ("the floor as an end", _matches(r"\b(?:from|to|and|above|over|off) (?:the )?(?:floor|ground)\b"
+                                     r"|\bbetween (?:the )?(?:floor|ground) and\b"),
      lambda s, u, _w: "floor" in u),
     # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it
     ("which way", _matches(r"\b(?:which|what) way\b"), lambda s, u, _w: "direction" not in s),

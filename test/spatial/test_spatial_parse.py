@@ -29,7 +29,7 @@ def test_paraphrase_set_size_and_split() -> None:
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
-                        + 209 + 209)
+                        + 209 + 209 + 209 + 207)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -46,9 +46,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh10") == []  # blind36/37, measured once, are development sets now
     assert split("fresh11") == []  # blind38/39, measured once, are development sets now
     assert split("fresh12") == []  # blind40/41, measured once, are development sets now
-    fresh13 = split("fresh13")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh13) == 209 + 207
-    assert {family for family, _, _ in fresh13} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh13") == []  # blind42/43, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -791,6 +789,49 @@ REFUSED_BY_DESIGN = {
     'Lower item of pair <object1> / <object0>:',
     'Is <object2> perched up abov <object1>?',
     "Which hand is <object2> on, from where you're stood?",
+    # blind42/43 (fresh13, measured once at 9e35441), refused after this round: words of another language
+    # (Italian, Dutch, Malay, Serbian), a formal register ("by what vertical interval", "were one to draw
+    # a line"), a learner's "the most far", asides naming a cue word, "falls short of … in
+    # elevation", "the lower one"
+    'Tell me please the hole way robot has go in this video.',
+    'Which is not near at all, I mean the most far, between <object0>, <object1>, <object2>?',
+    'Setting aside the question of whether motion is real at all, how far has the camera, in aggregate, '
+    'moved over the course of this recording?',
+    "And that stunning <object2>, original feature by the way, how many feet is it from where we're "
+    'standing?',
+    "Which is nearest the camera: <object1>, <object2> or <object0>? None of them is far, mind you, it's "
+    'a compact space!',
+    'Were one to draw a line from the middle of <object2> to the middle of <object1>, how long, in feet, '
+    'would that line be?',
+    'By what vertical interval, in millimetres, does the centre of <object1> lie beneath the centre '
+    'of <object0>?',
+    'Of the two horizontal dimensions of <object1>, take the shorter: what is its magnitude, in feet?',
+    'Among <object2>, <object0> and <object1>, which possesses the least length along its longer '
+    'horizontal axis?',
+    "Isn't the <object1> placed higher than the <object2>? Lovely eye-line.",
+    'The <object0> is at right of the <object2>, vero?',
+    'Using the clock-face convention, with twelve denoting your present heading, at what hour does '
+    '<object0> lie?',
+    'Supposing you turned in the clockwise direction, how many degrees of rotation would bring '
+    '<object1> dead ahead?',
+    'Total distance you travel in this video, berapa inci? I need it in inches.',
+    'How much is distance from camera to <object0>, in centimetara?',
+    'Hoe far is <object0> away from you? Give it in cm please.',
+    'Between <object0> and <object1>, which one is more dekat, I mean near, to you?',
+    'Is <object0> closer by you than <object1>, ja of nee?',
+    'Wich one is the most ver from you: <object2>, <object0> of <object1>?',
+    'Berapa jauh <object0> from <object1>? In inci, I mean inches, please.',
+    'How much is height of <object0> top edge from floor, in milimetara?',
+    'State, in millimetres, the amount by which the uppermost point of <object0> falls short of the '
+    'uppermost point of <object1> in elevation.',
+    'Hoe high is <object0> from bottom to top? In mm please.',
+    'How long <object0> is, along the longer side, in centimetara?',
+    'Is <object1> sitting lower than <object0>, measured at the bottom?',
+    'Just to be certain, which of <object1> and <object0> is the lower one?',
+    'How many stepeni, degrees, is <object0> from your current facing direction?',
+    'How much degrees I must turn tegen de klok in (anticlockwise) to look at <object0>?',
+    'How many degree must you draai (turn) with the clock for face <object0>?',
+    'Arm is seventy-five centimetara. Can reach <object0>?',
 }
 
 
@@ -1299,6 +1340,39 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         # a closing "oder?" that asks "isn't it?" of a yes/no (meanings by hand, as a German speaker reads)
         ("Ist <object1> links oder rechts von <object0>? left or right", "left_right_choice"),
         ("Is <object2> on your left, oder?", "side_of_me side=left"),
+        # (issue 24, blind42/43's kinds) "how many" counts a noun: "in." after it is the inch's abbreviation
+        ("How many in. from <object2> to <object0>?", "center_distance unit=in"),
+        ("How many in. tall is <object1>?", "object_height unit=in"),
+        # a comparison fragment with no question word is asked yes or no, a remark after its question mark
+        # ("yes, no", the point it is measured at) asks no choice
+        ("<object1> narrower than <object2>? Yes, no.", "tallest_choice dim=width order=min form=yesno"),
+        ("<object0> higher than <object1>? The middles.", "higher_choice form=yesno"),
+        # a turn whose goal is an object, its amount asked, is the turn to face it, whatever particle
+        # ("round") its verb takes and however the robot's pose toward it is said
+        ("If you spun round clockwise until you were aimed at <object1>, how many degrees is that?",
+         "rotate_to_face"),
+        ("Give the counterclockwise rotation, in degrees, that leaves the robot oriented towards <object0>.",
+         "rotate_to_face direction=ccw"),
+        ("Rotating to the left to take in <object2>, how much of a turn is that in degrees?",
+         "rotate_to_face direction=ccw"),
+        # refusal kinds read now: a learner's "not so X like OBJ" is "not as X as OBJ"
+        ("<object0> is not so near to you like <object2>, yes?", "closer_to_camera order=far form=yesno"),
+        ("<object1> is not so long like <object0>, true?", "tallest_choice dim=length order=min form=yesno"),
+        # the other side set aside ("rather than", "instead of") after a side asked yes or no
+        ("Is <object2> to my right rather than my left?", "side_of_me side=right"),
+        # a side asked as a fragment about one object
+        ("<object1> on the right side? y/n", "side_of_me side=right"),
+        # "between the floor and" a point of the object is its height over the floor
+        ("What is the gap between the ground and the top of <object0>, in inches?",
+         "height_from_ground point=top unit=in"),
+        # "at the minute" is "now", no time; "a metre of reach" is an arm of one metre
+        ("Where is <object2> by the clock at the minute?", "direction_clock"),
+        ("With a foot of reach, can you touch <object1>?", "reachability arm_length_m=0.3048"),
+        # "remote" said of a place is "distant"; "remove" as a noun is a distance
+        ("How remote is <object0> from the robot, in metres?", "distance_to_camera"),
+        ("Which of <object2>, <object1> and <object0> sits at the greatest remove from you?",
+         "closest_to_camera order=far"),
+        ("Of <object1> and <object2>, which is at the lesser remove from the camera?", "closer_to_camera"),
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
@@ -1501,6 +1575,13 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("Which is nearer, <object0> or <object1>? Sorry, I meant the farther one.", "sorry"),
         ("Can you reach <object0>? Sorry, I am not sure how long your arm is.", "sorry"),
         ("Which is wider, <object2> or <object1>? Sorry, wrong question.", "sorry"),
+        # (issue 24, blind42/43's kinds) "how many in" with no dot: the preposition, the unit unsaid
+        ("how many in between <object0> and you", "how many in"),
+        # a turn's own amount asked with no goal said: no quarter turn is assumed before a bearing
+        ("If you pivot to the right, how many degrees would that be for <object1>?",
+         "how many degrees would that be"),
+        ("Work out the angle of clockwise rotation required, then tell me where <object2> is.",
+         "angle of clockwise rotation"),
     ],
 )
 def test_a_cue_no_reading_uses_is_refused_with_the_cue(question: str, cue: str) -> None:
