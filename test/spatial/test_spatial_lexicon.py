@@ -148,3 +148,83 @@ def test_the_answer_says_the_translation() -> None:
     assert answer.task == "left_predicate" and answer.text.startswith("Yes")
     assert "read 'a sinistra di' as 'left of'" in answer.text
     assert answer.reading == "left_predicate objects=0,1"  # the structured reading stays a task
+
+
+@pytest.mark.parametrize(
+    ("question", "reading", "said"),
+    [
+        # units in the case a number or "how many" governs: Serbo-Croatian genitive plural "centimetara",
+        # Russian "сантиметров", Polish locative "centymetrach" ("in centimetres"), Czech "centimetrů" and
+        # "metrů", Hungarian sublative "méterre", Turkish locative "santimetrede", Malay "inci" (inch)
+        ("koliko centimetara is <object0> from you?", "distance_to_camera unit=cm",
+         "read 'centimetara' as 'centimeters'"),
+        ("how many сантиметров between <object0> and <object1>?", "center_distance unit=cm",
+         "read 'сантиметров' as 'centimeters'"),
+        ("How far is <object0> from you in centymetrach?", "distance_to_camera unit=cm",
+         "read 'centymetrach' as 'centimeters'"),
+        ("How tall is <object0> in centimetrů?", "object_height unit=cm",
+         "read 'centimetrů' as 'centimeters'"),
+        ("What is the distance between <object0> and <object1> in metrů?", "center_distance",
+         "read 'metrů' as 'meters'"),
+        ("How far is <object0> from you in inci?", "distance_to_camera unit=in", "read 'inci' as 'inches'"),
+        ("How far is <object0> from you, in milimetrů?", "distance_to_camera unit=mm",
+         "read 'milimetrů' as 'millimeters'"),
+        # degrees after a number word: Serbian "stepeni", Russian "градусов", Hungarian "fok", Polish
+        # "stopni", Lithuanian "laipsnių"
+        ("How many stepeni must you turn to face <object0>?", "rotate_to_face",
+         "read 'stepeni' as 'degrees'"),
+        ("How many градусов to turn to face <object0>?", "rotate_to_face", "read 'градусов' as 'degrees'"),
+        ("How many fok should you rotate to face <object0>?", "rotate_to_face", "read 'fok' as 'degrees'"),
+        ("How many laipsnių must you turn to face <object0>?", "rotate_to_face",
+         "read 'laipsnių' as 'degrees'"),
+        # "yes or no" tags: Dutch, Serbo-Croatian, Polish, Russian, Spanish (the accented "sí" only)
+        ("Is <object0> left of <object1>, ja of nee?", "left_predicate", "read 'ja of nee' as 'yes or no'"),
+        ("Is <object0> left of <object1>? da ili ne", "left_predicate", "read 'da ili ne' as 'yes or no'"),
+        ("Is <object0> above <object1>, tak czy nie?", "above_predicate",
+         "read 'tak czy nie' as 'yes or no'"),
+        ("Is <object0> left of <object1>? да или нет", "left_predicate", "read 'да или нет' as 'yes or no'"),
+        ("Is <object0> far from you, sí o no?", "distance_to_camera", "read 'sí o no' as 'yes or no'"),
+        # against / with the clock: Dutch "tegen de klok in", Russian "против часовой стрелки" (against
+        # the clock's hand), French "dans le sens inverse des aiguilles d'une montre"; German "im
+        # Uhrzeigersinn" is clockwise, the turn the reading takes when none is named
+        ("How many degrees tegen de klok in to face <object0>?", "rotate_to_face direction=ccw",
+         "read 'tegen de klok in' as 'counterclockwise'"),
+        ("How many degrees must you turn против часовой стрелки to face <object0>?",
+         "rotate_to_face direction=ccw", "read 'против часовой стрелки' as 'counterclockwise'"),
+        ("Turn how many degrees dans le sens inverse des aiguilles d'une montre to face <object0>?",
+         "rotate_to_face direction=ccw",
+         "read \"dans le sens inverse des aiguilles d'une montre\" as 'counterclockwise'"),
+        ("Should you turn im Uhrzeigersinn to face <object0>?", "rotate_to_face",
+         "read 'im uhrzeigersinn' as 'clockwise'"),
+        # "turn" verbs: Dutch "draai" (imperative), Spanish "gire"
+        ("draai how many degrees to face <object0>?", "rotate_to_face", "read 'draai' as 'turn'"),
+        ("How many degrees gire to face <object0>?", "rotate_to_face", "read 'gire' as 'turn'"),
+        # far / which: Hungarian "messze", Finnish "kumpi" (which of two)
+        ("How messze is <object0> from you?", "distance_to_camera", "read 'messze' as 'far'"),
+        ("kumpi is closer to you, <object0> or <object1>?", "closer_to_camera", "read 'kumpi' as 'which'"),
+    ],
+)
+def test_second_pass_kinds_are_read(question: str, reading: str, said: str) -> None:
+    parsed, why = parse_question(question)
+    assert parsed is not None, why
+    assert parsed.structured() == reading
+    assert said in parsed.glossed
+
+
+@pytest.mark.parametrize(
+    ("question", "unread"),
+    [
+        # "oui ou non": every word of it can be English ("oui", "ou", "non"), so it is no entry
+        ("Is <object0> far from you, oui ou non?", "'oui'"),
+        # Turkish "dön" is "turn" and "return": left out
+        ("How many derece dön to face <object0>?", "'dön'"),
+        # Polish "blisko" and Hungarian "közel" are "near" and "nearly" (before a number): left out
+        ("is <object0> blisko <object1>?", ""),
+        ("is <object0> közel <object1>?", ""),
+        # Russian "какое" is "what" ("какое расстояние", what distance), not a choice: left out
+        ("какое distance between <object0> and <object1>?", "'какое'"),
+    ],
+)
+def test_second_pass_left_out_still_refuse(question: str, unread: str) -> None:
+    parsed, why = parse_question(question)
+    assert parsed is None and unread in why
