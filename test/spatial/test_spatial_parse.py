@@ -499,7 +499,6 @@ REFUSED_BY_DESIGN = {
     'Did you move a lot? How many meter total you have moved, rafiki?',
     'How much space between <object2> and <object1>, in inchi?',
     'Hoe hoog is <object0>? Tell me the height in centimeter.',
-    'Is <object1> placed above <object0>? Ja of nee?',
     'Po obrocie w lewo, I mean after you turn left 60 degrees, where is <object0> on the clock?',
     'Czy możesz reach <object2> with your arm? It is 1 metr long.',
     # blind28/29: clauses in another language, denied comparisons asked yes or no, "lower down" of two,
@@ -597,19 +596,14 @@ REFUSED_BY_DESIGN = {
     # a way's length on a noun ("the shortest hike"), a turn toward an object by no said amount (read as
     # rotate_to_face only where its goal is said as a face), misspelt cue words past safe correction,
     # notations and words no rule defines ("odometry", "max depth", "near? OBJ | OBJ", "yaw", "broad")
-    'How much distance the robot is moved in whole video? Please in metry.',
     'Total distance the camera has trekked from the first frame until now, ft please.',
     'Confirm or deny: <object1> is NOT closer to the camera than <object2>.',
     'Sa tatlo, which is most far from me: <object0>, <object2>, <object1>?',
     'Which of <object0>, <object1>, <object2> is the shortest hike from here?',
-    'What is distance from <object2> to <object0>? V centimetrech please.',
     'How much ground lies between <object2> and <object1>?',
-    'How high over the floor is bottom of <object2>? In metrech.',
     'Ano ang height ng center of <object0> from floor? in centimetre',
-    'How much is bottom of <object1> higher than bottom of <object0>? In metrech.',
     'Gaano kataas, how much more high is <object0> than <object1>, center to center, in cm?',
     'How many inch is the top of <object2> over the top of <object0>?',
-    'How wide is <object2>? The short side, v metrech.',
     'How broad is <object2> across its narrow horizontal side?',
     'Gaano kataas ang <object0>? How tall it is in cm?',
     'Is <object1> more wide than <object2>? Ano/ne.',
@@ -649,8 +643,6 @@ REFUSED_BY_DESIGN = {
     # frame", "the pair OBJ/OBJ, ... the upper item")
     'Measure it: you to <object1>, inches.',
     'Kyori from you to <object1>? in centimetres onegai.',
-    'Ile wyzej is <object0> than <object1>? in centymetry',
-    'Is <object2> more long than <object1>, sim ou nao?',
     'Czy <object1> is higher from floor than <object2>?',
     'which of <object0> <object1> <object2> is highest up at the top',
     'Hidari most one among <object0>, <object2>, <object1>?',
@@ -689,7 +681,6 @@ REFUSED_BY_DESIGN = {
     'If straight ahead is twelve, at what hour position is <object0>?',
     "<object2> ist bei wie viel Uhr? at which o'clock it is from me?",
     'Specify the clockwise yaw rotation, in degrees, required to bring <object2> onto my optical axis.',
-    'im Uhrzeigersinn... how many degrees clockwise I must turn for face <object1>?',
     "Wenn ich mich drehe... if I turn right, where is <object1> then in o'clock?",
     'puedo alcanzar <object1>? my arm is 1 meter',
     "What's the cumulative distance along your track from start to end of the survey, in millimetres?",
@@ -762,7 +753,6 @@ REFUSED_BY_DESIGN = {
     "<object1> saat kaç yönünde? like 3 o'clock",
     '<object2> iko saa ngapi kutoka kwako? clock direction',
     '<object1> ở hướng mấy giờ from you now?',
-    '<object1> is how many degré from your front direction?',
     '<object1>, önüme göre kaç derece? angle from my front',
     'Pembe kati ya mbele yako na <object2> ni digrii ngapi?',
     'Góc giữa hướng nhìn and <object0> is how many độ?',
@@ -789,10 +779,10 @@ REFUSED_BY_DESIGN = {
     'Lower item of pair <object1> / <object0>:',
     'Is <object2> perched up abov <object1>?',
     "Which hand is <object2> on, from where you're stood?",
-    # blind42/43 (fresh13, measured once at 9e35441), refused after this round: words of another language
-    # (Italian, Dutch, Malay, Serbian), a formal register ("by what vertical interval", "were one to draw
-    # a line"), a learner's "the most far", asides naming a cue word, "falls short of … in
-    # elevation", "the lower one"
+    # blind42/43 (fresh13, measured once at 9e35441), refused after this round: words of another language the
+    # glossary does not hold (Italian "vero", Dutch "hoe", "ver", Malay "dekat"), a formal register ("by what
+    # vertical interval", "were one to draw a line"), a learner's "the most far", asides naming a cue word,
+    # "falls short of … in elevation", "the lower one"
     'Tell me please the hole way robot has go in this video.',
     'Which is not near at all, I mean the most far, between <object0>, <object1>, <object2>?',
     'Setting aside the question of whether motion is real at all, how far has the camera, in aggregate, '
@@ -814,24 +804,14 @@ REFUSED_BY_DESIGN = {
     '<object0> lie?',
     'Supposing you turned in the clockwise direction, how many degrees of rotation would bring '
     '<object1> dead ahead?',
-    'Total distance you travel in this video, berapa inci? I need it in inches.',
-    'How much is distance from camera to <object0>, in centimetara?',
     'Hoe far is <object0> away from you? Give it in cm please.',
     'Between <object0> and <object1>, which one is more dekat, I mean near, to you?',
-    'Is <object0> closer by you than <object1>, ja of nee?',
     'Wich one is the most ver from you: <object2>, <object0> of <object1>?',
-    'Berapa jauh <object0> from <object1>? In inci, I mean inches, please.',
-    'How much is height of <object0> top edge from floor, in milimetara?',
     'State, in millimetres, the amount by which the uppermost point of <object0> falls short of the '
     'uppermost point of <object1> in elevation.',
     'Hoe high is <object0> from bottom to top? In mm please.',
-    'How long <object0> is, along the longer side, in centimetara?',
     'Is <object1> sitting lower than <object0>, measured at the bottom?',
     'Just to be certain, which of <object1> and <object0> is the lower one?',
-    'How many stepeni, degrees, is <object0> from your current facing direction?',
-    'How much degrees I must turn tegen de klok in (anticlockwise) to look at <object0>?',
-    'How many degree must you draai (turn) with the clock for face <object0>?',
-    'Arm is seventy-five centimetara. Can reach <object0>?',
 }
 
 
@@ -1340,6 +1320,11 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         # a closing "oder?" that asks "isn't it?" of a yes/no (meanings by hand, as a German speaker reads)
         ("Ist <object1> links oder rechts von <object0>? left or right", "left_right_choice"),
         ("Is <object2> on your left, oder?", "side_of_me side=left"),
+        # units of other languages in their cases (the glossary): Spanish "pulgadas" inches, Czech "v
+        # metrech" in metres, Polish "w centymetrach" in centimetres (meanings by hand)
+        ("How far is <object0> from you, in pulgadas?", "distance_to_camera unit=in"),
+        ("How far is <object0> from <object1>? Please, v metrech.", "center_distance"),
+        ("How tall is <object2>? W centymetrach.", "object_height unit=cm"),
         # (issue 24, blind42/43's kinds) "how many" counts a noun: "in." after it is the inch's abbreviation
         ("How many in. from <object2> to <object0>?", "center_distance unit=in"),
         ("How many in. tall is <object1>?", "object_height unit=in"),
@@ -1521,7 +1506,6 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # is refused with the word; the rules would answer the rest without it (a unit's place after a
         # number or a closing "in", a tag, a question word's place, beside a turn verb, a side's place;
         # sentences of our own, Spanish, German, Polish, French, Japanese)
-        ("How far is <object0> from you, in pulgadas?", "pulgadas"),
         ("Your arm is 2 stopy long, can you reach <object0>?", "stopy"),
         ("turn gauche 90 degrees, what o'clock is <object0>?", "gauche"),
         ("If you do a hidari turn of 90 degrees, where is <object2> on the clock?", "hidari"),
@@ -1542,9 +1526,6 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("Which of <object0>, <object1> and <object2> is the shortest stroll from where I stand?",
          "shortest stroll"),
         ("Of <object1> and <object2>, which is the longer ride from here?", "longer ride"),
-        # a unit in another language's inflection, wherever it stands
-        ("How far is <object0> from <object1>? Please, v metrech.", "metrech"),
-        ("How tall is <object2>? W centymetrach.", "centymetrach"),
         # a side said of an object, read as a distance
         ("<object0> is at left from you, yes?", "left"),
         # a turn by no said amount toward an object is the turn to face it, never a quarter turn then a
