@@ -47,6 +47,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh11") == []  # blind38/39, measured once, are development sets now
     assert split("fresh12") == []  # blind40/41, measured once, are development sets now
     assert split("fresh13") == []  # blind42/43, measured once, are development sets now
+    fresh14 = split("fresh14")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh14) == 202 + 209
+    assert {family for family, _, _ in fresh14} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
