@@ -486,7 +486,6 @@ REFUSED_BY_DESIGN = {
     'No ranking needed: just name which of <object2>, <object0>, <object1> sits nearest the camera.',
     'What is the longest horizontal measurement of <object2>, in mm?',
     'Which of <object1> and <object0> is the lower one?',
-    'On which hand is <object2>, relative to me?',
     # issue 24, blind28/29's round: a word that no rule reads and no English list knows, where a cue
     # belongs (a unit's place, beside a turn verb, a question word's place, a tag), refused with the word:
     # question words and units in another language, and typos past correction in older sets ("farr",
@@ -679,7 +678,6 @@ REFUSED_BY_DESIGN = {
     '<object0> stacked right on top of <object2>, can we confirm that call?',
     'the one furthest to the rite among <object0> <object1> <object2>',
     '<object2> on robot left side or right side?',
-    'If straight ahead is twelve, at what hour position is <object0>?',
     "<object2> ist bei wie viel Uhr? at which o'clock it is from me?",
     'Specify the clockwise yaw rotation, in degrees, required to bring <object2> onto my optical axis.',
     "Wenn ich mich drehe... if I turn right, where is <object1> then in o'clock?",
@@ -779,7 +777,6 @@ REFUSED_BY_DESIGN = {
     'Upper item in stack (<object2>, <object0>):',
     'Lower item of pair <object1> / <object0>:',
     'Is <object2> perched up abov <object1>?',
-    "Which hand is <object2> on, from where you're stood?",
     # blind42/43 (fresh13, measured once at 9e35441), refused after this round: words of another language the
     # glossary does not hold (Italian "vero", Dutch "hoe", "ver", Malay "dekat"), a formal register ("by what
     # vertical interval", "were one to draw a line"), a learner's "the most far", asides naming a cue word,
@@ -861,14 +858,8 @@ REFUSED_BY_DESIGN = {
     'From <object0> and <object2>, which one is more up, on the top?',
     'Superjacent of the two, <object0> or <object1>?',
     'L-most obj among <object0>, <object2>, <object1> (cam view)',
-    'Which hand is <object2> on, from you?',
     "Confirm <object2> on robot's left.",
-    '<object1> is not on your left, it is on your right, true?',
     "Kelinta valanda... I mean, <object0> is at what o'clock direction for you now?",
-    'If straight ahead is twelve, at what hour lies <object0>?',
-    'Rotation reqd to face <object1>, CCW, deg?',
-    'If you turn same way like clock hands, how many degree to face <object1>?',
-    'A half-right turn of forty-five degrees, then <object1> lies at what hour?',
     'Reach test: arm 750 mm, target <object2>. Feasible?',
     'Can you grab <object0> with the arm from where you are, ngicela?',
 }
@@ -1390,6 +1381,16 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("Which is the nearest, <object2>, <object0> or <object1>? Not so hard.", "closest_to_camera"),
         ("How tall is <object1> in cm? I cannot see it from here.", "object_height unit=cm"),
         ("How tall is <object1> in cm? Do not make me ask twice.", "object_height unit=cm"),
+        # an accountant's "reqd"; the clock hands' way is clockwise; a half-left/right turn of a stated
+        # amount is a turn of that amount; "at what hour" asks the clock; "which hand is OBJ on" the side;
+        # a side denied and the other said states the one said
+        ("Turn reqd to face <object2>, clockwise, in degrees?", "rotate_to_face"),
+        ("Turning the same way as the clock hands, how many degrees to face <object0>?", "rotate_to_face"),
+        ("After a half-left turn of 30 degrees, where is <object1> in degrees?",
+         "future_direction_degrees turn=left angle_deg=30"),
+        ("Taking straight ahead as twelve, at what hour is <object2>?", "direction_clock"),
+        ("Which hand are <object0> on, seen from the robot?", "side_of_me"),
+        ("<object2> is not to your right, it is to your left, true?", "side_of_me side=left"),
         # formal and crossword synonyms of the families' words
         ("How great is the stature of <object2>, in centimetres?", "object_height unit=cm"),
         ("Is <object0> sinistral of you?", "side_of_me side=left"),
