@@ -595,6 +595,9 @@ _FACE = (
     rf"|\b(?:pointed|pointing|aimed) {_STRAIGHT}(?:at|towards?) OBJ|\b(?:snap|lock) (?:on ?to|to) OBJ"
     # the robot's own pose toward it: "to be oriented towards OBJ", "to take in OBJ" (bring it into view)
     rf"|\b(?:oriented|orientated|directed|aligned) {_STRAIGHT}(?:at|towards?|with) OBJ|\bto take in OBJ"
+    # the heading made to meet it: "to align the heading with OBJ", "to confront OBJ"
+    r"|\balign(?:s|ed|ing)? (?:the |my |your |its |our )?(?:heading|camera|front|nose) (?:with|on|to) OBJ"
+    r"|\bconfront(?:s|ed|ing)? OBJ"
     # twelve o'clock is straight ahead: "how many degrees to put OBJ at 12 o'clock"
     r"|\b(?:until|till|so that|so|to (?:put|get|bring|have)) OBJ (?:is |ends up |sits |lands )?(?:at|on|to) "
     r"(?:my |your |the )?12 ?o'?\s?clock"
@@ -739,7 +742,7 @@ def asked_unit(t: str) -> str:
     unit (a bare "foot" is read only in the plural).
     """
     words = "|".join(_UNITS.values())
-    if _has(t, _HOW_MANY_IN):  # "how many in. between ...": a count of "in." is of inches
+    if _has(t, _HOW_MANY_IN) or _has(t, r"\bin in\."):  # "how many in. ...", "in in.": inches abbreviated
         return "in"
     m = re.search(rf"\bhow (?:many|much) ({words})\b", t) or re.search(rf"\bin ({words})\b", t)
     if m is None:
@@ -909,11 +912,17 @@ def count_objects(question: str, n_regions: int) -> int:
     return (len({r for r in refs if r is not None}) + refs.count(None)) or n_regions
 
 
+# A form of answer denied ("degrees, not o'clock", "not in degrees"): never the form asked.
+_NEGATED_FORM = r"\bnot (?:in |as |an? )?(?:o'?\s?clock|clock|degrees?|angle|bearing)\b"
+
+
 class Question:
     """A normalised question ``t`` about ``n`` objects, with the features several cues read."""
 
     def __init__(self, t: str, n: int) -> None:
         self.t, self.n = t, n
+        # the answer's form without the forms denied ("degrees, not o'clock" does not ask o'clock)
+        self.forms = re.sub(_NEGATED_FORM, " ", t)
         self.unit = asked_unit(t)
         # "Is OBJ or OBJ closer?" offers a choice, like "which"; so does "is OBJ closer or is OBJ?"
         self.yesno = (_has(t, _YESNO) or _has(t, _DECLARED)) and not _has(
@@ -942,6 +951,7 @@ class Question:
             sides = (_turn(c)[0] for c in re.split(r"[,.;:?!]", t)
                      if _has(c, _TURN_VERB) or not _has(c, r"OBJ|\b(?:what|where|which|how)\b"))
             side = next((x for x in sides if x is not None), None)
+        rest = re.sub(_NEGATED_FORM, " ", rest)
         degrees = _has(rest, r"\bdegrees?\b|\bangle\b|\bbearing\b") and not _has(rest, r"o'?\s?clock|clock\b")
         return side, angle, degrees
 
@@ -1009,11 +1019,11 @@ def cue_future_direction_clock(q: Question) -> Slots | None:
 
 
 def cue_direction_clock(q: Question) -> Slots | None:
-    return {} if q.has(r"o'?\s?clock|\bclock\b|\bwhich hour\b") else None
+    return {} if _has(q.forms, r"o'?\s?clock|\bclock\b|\bwhich hour\b") else None
 
 
 def cue_direction_degrees(q: Question) -> Slots | None:
-    return {} if q.has(r"\bbearing\b|\bangle\b|\bdegrees?\b") else None
+    return {} if _has(q.forms, r"\bbearing\b|\bangle\b|\bdegrees?\b") else None
 
 
 def cue_side_of_me(q: Question) -> Slots | None:

@@ -125,9 +125,50 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     if unread is not None:
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but that reading does not use {unread!r}")
+    mismatch = answer_type_mismatch(t, parsed)
+    if mismatch is not None:
+        return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
+                      + (f" ({said})" if said else "") + f", but {mismatch}")
     parsed.objects = stated_objects(question, t)
     parsed.glossed = said
     return parsed, ""
+
+
+# What a question asks for, by its question words (normalised text): one of named objects or sides
+# ("which of / which one / which hand / which side"; "which of the following" picks among values), an
+# amount ("how many / how much / how far / what angle / what distance" opening a clause), or a yes or no
+# to a statement put to confirm ("..., true?", "you would agree that ...?"; the rewrites turn "true?"
+# into "is that so?").
+_ASKS_WHICH = (r"\bwhich (?:one|ones|of(?! the following)|hand|side)\b"
+               r"|^(?:of|between|among) OBJ\b[^?]*\bwhich\b")
+_ASKS_AMOUNT = r"(?:^|[.?!,;:] )(?:how (?:many|much|far)|what (?:angle|distance))\b"
+_ASKS_CONFIRM = r"(?:,|\bor not)\s+(?:is that so|true)\?\s*$|^(?:you would|would you) agree\b"
+
+
+def answer_type_mismatch(t: str, parsed: Parsed) -> str | None:
+    """Why the reading's type of answer is not the one normalised question ``t`` asks for, else None.
+
+    A structural check over every reading, whatever cue chose it: a choice among named objects or sides
+    is never answered by a number, an amount is never answered by a choice or a yes/no, and a statement
+    put to confirm is answered yes or no where the task has that form (a claimed quantity is checked by
+    its measurement, ``claim_check``; a claimed choice or clock hour by the one measured). A mismatch is
+    refused: the cue that chose the reading misread the question, and an answer of the wrong type would
+    be a silent wrong one.
+    """
+    spec = parsed.spec
+    number = spec.kind == "quantity" and spec.unit != "oclock"
+    yesno = parsed.slots.get("form") == "yesno" or (
+        spec.kind == "yesno" and not ("side" in parsed.slots and parsed.slots["side"] is None))
+    which, amount = re.search(_ASKS_WHICH, t), re.search(_ASKS_AMOUNT, t)
+    if which and not amount and number:
+        return f"{which.group(0)!r} asks which one, and that reading answers with a number"
+    if amount and not which and spec.kind != "quantity":
+        return f"{amount.group(0)!r} asks for an amount, and that reading does not answer with one"
+    confirm = re.search(_ASKS_CONFIRM, t)
+    has_yesno = "form" in spec.slots or ("side" in spec.slots and spec.slots["side"] is None)
+    if confirm and has_yesno and not yesno:
+        return f"{confirm.group(0).strip(' ,')!r} asks yes or no, and that reading does not answer so"
+    return None
 
 
 _SYMBOL = {"m": "m", "cm": "cm", "mm": "mm", "ft": "ft", "in": "in", "deg": "degrees"}

@@ -29,7 +29,7 @@ def test_paraphrase_set_size_and_split() -> None:
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
-                        + 209 + 209 + 209 + 207)
+                        + 209 + 209 + 209 + 207 + 202 + 209)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -47,9 +47,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh11") == []  # blind38/39, measured once, are development sets now
     assert split("fresh12") == []  # blind40/41, measured once, are development sets now
     assert split("fresh13") == []  # blind42/43, measured once, are development sets now
-    fresh14 = split("fresh14")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh14) == 202 + 209
-    assert {family for family, _, _ in fresh14} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh14") == []  # blind44/45, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -488,7 +486,6 @@ REFUSED_BY_DESIGN = {
     'No ranking needed: just name which of <object2>, <object0>, <object1> sits nearest the camera.',
     'What is the longest horizontal measurement of <object2>, in mm?',
     'Which of <object1> and <object0> is the lower one?',
-    'On which hand is <object2>, relative to me?',
     # issue 24, blind28/29's round: a word that no rule reads and no English list knows, where a cue
     # belongs (a unit's place, beside a turn verb, a question word's place, a tag), refused with the word:
     # question words and units in another language, and typos past correction in older sets ("farr",
@@ -681,7 +678,6 @@ REFUSED_BY_DESIGN = {
     '<object0> stacked right on top of <object2>, can we confirm that call?',
     'the one furthest to the rite among <object0> <object1> <object2>',
     '<object2> on robot left side or right side?',
-    'If straight ahead is twelve, at what hour position is <object0>?',
     "<object2> ist bei wie viel Uhr? at which o'clock it is from me?",
     'Specify the clockwise yaw rotation, in degrees, required to bring <object2> onto my optical axis.',
     "Wenn ich mich drehe... if I turn right, where is <object1> then in o'clock?",
@@ -781,7 +777,6 @@ REFUSED_BY_DESIGN = {
     'Upper item in stack (<object2>, <object0>):',
     'Lower item of pair <object1> / <object0>:',
     'Is <object2> perched up abov <object1>?',
-    "Which hand is <object2> on, from where you're stood?",
     # blind42/43 (fresh13, measured once at 9e35441), refused after this round: words of another language the
     # glossary does not hold (Italian "vero", Dutch "hoe", "ver", Malay "dekat"), a formal register ("by what
     # vertical interval", "were one to draw a line"), a learner's "the most far", asides naming a cue word,
@@ -815,6 +810,58 @@ REFUSED_BY_DESIGN = {
     'Hoe high is <object0> from bottom to top? In mm please.',
     'Is <object1> sitting lower than <object0>, measured at the bottom?',
     'Just to be certain, which of <object1> and <object0> is the lower one?',
+    # blind44/45 (fresh14, measured once at 87faa44), refused after this round: answers of the wrong type
+    # (the answer-type check: "which hand" read as a distance, a statement to confirm read as a choice),
+    # notation and formal wording, asides after a complete question, crossword synonyms, words of another
+    # language the glossary does not hold, an accountant's abbreviations, a learner's comparatives
+    'Compute the sum of the distances between consecutive camera positions across all frames, in cm.',
+    'Let p be the position of the camera and c the centre of <object0>. Find |p − c| in metres.',
+    'Of <object0> and <object1>, which minimises the distance to the camera?',
+    'Let d(X) be the camera-to-X distance. Is d(<object2>) > d(<object1>)?',
+    '<object0> is more far from camera than <object1>, yes? ki or ara?',
+    "Isn't <object2> further away than <object1>? Confirm it.",
+    'Let a and b be the centroids of <object2> and <object1>. Evaluate ||a − b|| in mm.',
+    '<object1> is lower from <object2>, how many meter lower? measure at the bottom',
+    'Is the length of <object1> strictly less than the length of <object0>?',
+    'Let w(X) denote the width of X. Which element of {<object2>, <object1>} maximises w?',
+    "Isn't <object0> longer than <object2>? Just confirm.",
+    'Of <object0> and <object1>, which has its top at the greater height above the floor?',
+    'Let z(X) be the height of the top of X above the floor. Which of <object0>, <object2>, <object1> '
+    'minimises z?',
+    'Is <object2> mounted lower than <object1>? Measured at the top, obviously.',
+    'Of <object2> and <object1>, identify the lower one in the vertical stacking.',
+    '<object0> is below of <object2>? ara?',
+    "Is <object1> on my right or not? I can't tell from here.",
+    'Let θ be the bearing of <object1> relative to the current heading. Find θ in degrees.',
+    'My son wants to know how many degrees the robot has to spin to the right so it faces <object0>.',
+    'Let the arm length be ℓ = 30 inches. Is <object1> within reach?',
+    'Cryptic clue, if you will: total ambulation of the lens over the whole footage, in metres?',
+    'Witness, state for the record how far you travelled from the first frame to the last. Inches, if '
+    'you please.',
+    'Peregrination of the camera, summed end to end: how many foot?',
+    'Give me the full tally of your wanderings, expressed in inches.',
+    'Kiek toli <object2> from you? in meters pls',
+    'Kuris arčiau? <object0> or <object2>, which one is more near to you?',
+    'Max range from robot: <object0>, <object1>, <object2>. Which?',
+    '<object1>, <object2> and <object0>, which one is not so far like the others, the most close?',
+    'what is distance between <object2> and <object0>? in santimetrai... centimeters',
+    'Kiek centimetrų between <object2> and <object1>?',
+    'By how many feet does the crown of <object2> overtop the crown of <object0>?',
+    'Height delta, tops, <object2> vs <object1>, m',
+    "Sink of <object0>'s base beneath <object2>'s base, in centimetres?",
+    'Length of <object1> (longer horiz. side), in inches',
+    '<object1> L = ? m',
+    'Kiek aukštas <object0>? how tall it is in centimetre',
+    'Loftiest of <object2>, <object0> and <object1>?',
+    "Which base is loftier, <object0>'s or <object2>'s?",
+    'You would agree that the top of <object2> is not as high as the top of <object1>?',
+    'From <object0> and <object2>, which one is more up, on the top?',
+    'Superjacent of the two, <object0> or <object1>?',
+    'L-most obj among <object0>, <object2>, <object1> (cam view)',
+    "Confirm <object2> on robot's left.",
+    "Kelinta valanda... I mean, <object0> is at what o'clock direction for you now?",
+    'Reach test: arm 750 mm, target <object2>. Feasible?',
+    'Can you grab <object0> with the arm from where you are, ngicela?',
 }
 
 
@@ -1328,6 +1375,50 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         ("How far is <object0> from you, in pulgadas?", "distance_to_camera unit=in"),
         ("How far is <object0> from <object1>? Please, v metrech.", "center_distance"),
         ("How tall is <object2>? W centymetrach.", "object_height unit=cm"),
+        # (issue 24, blind44/45's kinds) an aside after a complete question that asserts nothing about
+        # the objects (an order to confirm, impatience, the asker unable to see) is no cue
+        ("Is <object0> closer to you than <object1>? Please confirm.", "closer_to_camera form=yesno"),
+        ("Which is the nearest, <object2>, <object0> or <object1>? Not so hard.", "closest_to_camera"),
+        ("How tall is <object1> in cm? I cannot see it from here.", "object_height unit=cm"),
+        ("How tall is <object1> in cm? Do not make me ask twice.", "object_height unit=cm"),
+        # an accountant's "reqd"; the clock hands' way is clockwise; a half-left/right turn of a stated
+        # amount is a turn of that amount; "at what hour" asks the clock; "which hand is OBJ on" the side;
+        # a side denied and the other said states the one said
+        ("Turn reqd to face <object2>, clockwise, in degrees?", "rotate_to_face"),
+        ("Turning the same way as the clock hands, how many degrees to face <object0>?", "rotate_to_face"),
+        ("After a half-left turn of 30 degrees, where is <object1> in degrees?",
+         "future_direction_degrees turn=left angle_deg=30"),
+        ("Taking straight ahead as twelve, at what hour is <object2>?", "direction_clock"),
+        ("Which hand are <object0> on, seen from the robot?", "side_of_me"),
+        ("<object2> is not to your right, it is to your left, true?", "side_of_me side=left"),
+        # formal and crossword synonyms of the families' words
+        ("How great is the stature of <object2>, in centimetres?", "object_height unit=cm"),
+        ("Is <object0> sinistral of you?", "side_of_me side=left"),
+        ("Is <object2> to your starboard side?", "side_of_me side=right"),
+        ("Which is the most dextral: <object0>, <object1> or <object2>?", "leftmost_choice side=right"),
+        ("On which flank of mine does <object1> sit?", "side_of_me"),
+        ("With my limb 60 cm long, could I touch <object2>?", "reachability arm_length_m=0.6"),
+        ("What is the interval between <object0> and <object1> in metres?", "center_distance"),
+        ("How far betwixt <object2> and <object1>?", "center_distance"),
+        ("How high above the floor is the crown of <object0>?", "height_from_ground point=top"),
+        ("Which is less elevated, <object0> or <object2>?", "higher_choice order=min"),
+        ("Which lies beneath, <object1> or <object2>?", "above_choice relation=below"),
+        ("Which of <object2>, <object0>, <object1> is proximate-most to you?", "closest_to_camera"),
+        ("Name the object at maximal distance from you: <object0>, <object1> or <object2>.",
+         "closest_to_camera order=far"),
+        ("Is <object2> strictly closer than <object0> to you?", "closer_to_camera form=yesno"),
+        # (issue 24, blind44/45's kinds) "in." after the preposition "in" is the inch abbreviated
+        ("Width of <object2>, in in.?", "object_width unit=in"),
+        # the heading made to meet an object is a turn to face it
+        ("What is the clockwise turn, in degrees, to align your heading with <object1>?", "rotate_to_face"),
+        ("Counterclockwise, by how many degrees must you turn to confront <object0>?",
+         "rotate_to_face direction=ccw"),
+        # a form of answer denied is not the form asked: "not in o'clock" asks degrees, "not degrees" hours
+        ("Where is <object1> in degrees, not in o'clock?", "direction_degrees"),
+        ("After turning left by 60 degrees, what angle is <object0> at? Not o'clock.",
+         "future_direction_degrees turn=left angle_deg=60"),
+        ("After a 45 degree left turn, where would <object2> be? Not degrees, clock hours.",
+         "future_direction_clock turn=left angle_deg=45"),
         # (issue 24, blind42/43's kinds) "how many" counts a noun: "in." after it is the inch's abbreviation
         ("How many in. from <object2> to <object0>?", "center_distance unit=in"),
         ("How many in. tall is <object1>?", "object_height unit=in"),
@@ -1579,3 +1670,43 @@ def test_the_reading_lists_every_slot_and_the_objects() -> None:
     assert p.reading([1, 0]) == "height_difference point=top unit=m objects=1,0"
     # the reading is itself a structured task meaning the same question
     assert parse_structured(p.reading([1, 0])).structured() == p.structured()
+
+
+@pytest.mark.parametrize(
+    ("question", "reading", "asked"),
+    [
+        # (issue 24, blind44/45) the reading's type of answer is the one the question asks: whatever cue
+        # chose the reading, a choice among named objects is not answered by a number (the distance between
+        # them), an amount not by a choice, a statement put to confirm not by a choice where the task can
+        # answer yes or no (tasks.py: closer_to_camera, tallest_choice and higher_choice have form=yesno)
+        ("Of <object1> and <object2>, which lessens the gap to you?", "center_distance",
+         "'of OBJ and OBJ, which' asks which one, and that reading answers with a number"),
+        ("What distance separates me from the closer of <object0> and <object1>?", "closer_to_camera",
+         "'what distance' asks for an amount, and that reading does not answer with one"),
+        ("You would agree <object2> is not as wide as <object1>?", "tallest_choice dim=width order=min",
+         "'you would agree' asks yes or no, and that reading does not answer so"),
+    ],
+)
+def test_an_answer_of_another_type_than_asked_is_refused(question: str, reading: str, asked: str) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(f"{PARTLY_READ}: I read {question!r} as {reading}, but {asked}"), why
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the check refuses only a mismatch: a quiz's values ("which of the following") are picked by a
+        # number, a claimed hour or choice is answered by the one measured, "how far" inside a remark is
+        # no amount asked, and a side put to confirm is answered yes or no
+        ("Which of the following is the width of <object0>, in centimeters?", "object_width unit=cm"),
+        ("Someone told me <object0> is at your three o'clock. True?", "direction_clock"),
+        ("<object0> sits on your right, not your left, true?", "side_of_me side=right"),
+        ("I can't judge how far it is. With a one metre arm, could you touch <object1>?",
+         "reachability arm_length_m=1"),
+    ],
+)
+def test_an_answer_of_the_type_asked_passes_the_check(question: str, expected: str) -> None:
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.structured() == parse_structured(expected).structured()
