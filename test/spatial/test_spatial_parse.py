@@ -450,7 +450,6 @@ REFUSED_BY_DESIGN = {
     'Quanto mais alto esta o centro de <object0> em relacao ao centro de <object2>? in centimetros',
     "<object0>'in alti <object1>'in altindan ne kadar asagida? how much lower the bottom, in metre",
     '<object0> nopi-ga myeot senti-yeyo? How tall, in cm?',
-    '<object1> ne kadar genis? the short side, in inch',
     'Quanto e alto <object2>? in millimetri',
     "I've been going back and forth about this with my neighbour, and neither of us can settle it by "
     'eye, so tell me plainly: is <object0> not as wide as <object2>?',
@@ -469,13 +468,11 @@ REFUSED_BY_DESIGN = {
     "PLS CONFIRM <object2> IS ON UNIT'S RIGHT SIDE.",
     '<object0> saginda mi solunda mi? your right or left?',
     "<object0> myeot si banghyang-iyeyo? what o'clock direction?",
-    "<object2> saat kac yonunde? which o'clock",
     'How wide an angle is there between your nose and <object1>, in degrees?',
     '<object2> boryeomyeon myeot do dorayo? clockwise, how much degree turn',
     'Quanti gradi devi girare in senso antiorario per guardare <object1>?',
     "<object0>'a donmek icin saat yonunde kac derece donmelisin? clockwise degree",
     "Sola 135 derece donersen <object1> saat kac yonunde olur? which o'clock",
-    'Gira a destra e dimmi: <object0> a che ora sara? (clock)',
     'Eu acho que seu braco tem 1,2 metros... voce alcanca o <object0>? can reach?',
     "<object0>'a kolunla uzanabilir misin? can reach it?",
     "So chat, the big question: robot, what's your total mileage for this clip? Just the number, no "
@@ -494,7 +491,6 @@ REFUSED_BY_DESIGN = {
     "Wat o'clock direction is <object2> from you currently?",
     'um how fur uh how far is <object1> from you in centimetres',
     '<object0> is sit over the <object1>? wi-e isseoyo?',
-    'Che ora e <object1>? I mean clock direction from you',
     '<object0> angle from your front direction, myeot do-yeyo?',
     'Did you move a lot? How many meter total you have moved, rafiki?',
     'How much space between <object2> and <object1>, in inchi?',
@@ -524,11 +520,9 @@ REFUSED_BY_DESIGN = {
     'Day crew said <object0> is about two metres off you. Confirm?',
     'Base, need a range on <object0>, say in mil, copy?',
     "I was told <object0> sits roughly 6' from the camera. Is that accurate?",
-    'Between <object1> and <object0>, which one is more near to you, kérem?',
     'Confirm <object1> is not closer to you than <object0>.',
     "Unit Three. <object1>, <object0>: which one's the far one? Over.",
     'Three thing: <object2>, <object1>, <object0>. Which is most far from you, parakalo?',
-    'How many meters from <object0> until <object1>? terima kasih',
     'The morning crew reckons <object0> sits 40 in. from <object1>. Confirm?',
     'Measure between centres of <object1> and <object0>, in cms.',
     'The other shift said the centre of <object0> is about a foot above the centre of <object1>. Right?',
@@ -552,7 +546,6 @@ REFUSED_BY_DESIGN = {
     # denied comparisons asked yes or no, limits inside a claim, another person's reach or side, code
     # notations no rule defines, "beam", "range", "track length flown", "mil limetres"
     'Hur långt... sorry, how long way did you walk in total during the film? In meter please.',
-    'Är den längre bort? Is <object1> further from you than <object0>?',
     'Which from these three is most away from you - <object0>, <object2>, <object1>?',
     'Which of <object2>, <object0> and <object1> is the longest way from you? She should not walk too far.',
     'Cât e distanța between <object2> and <object1>? In centimetri please.',
@@ -678,7 +671,6 @@ REFUSED_BY_DESIGN = {
     '<object0> stacked right on top of <object2>, can we confirm that call?',
     'the one furthest to the rite among <object0> <object1> <object2>',
     '<object2> on robot left side or right side?',
-    "<object2> ist bei wie viel Uhr? at which o'clock it is from me?",
     'Specify the clockwise yaw rotation, in degrees, required to bring <object2> onto my optical axis.',
     "Wenn ich mich drehe... if I turn right, where is <object1> then in o'clock?",
     'puedo alcanzar <object1>? my arm is 1 meter',
@@ -702,7 +694,6 @@ REFUSED_BY_DESIGN = {
     # rules read (a thanks alone in its clause is an aside), a slip one letter from a cue word ("abuve")
     'How high is the centre of <object2> abuve the floor in cm?',
     '<object1> stă peste <object2>? I mean, is <object1> lying over <object2>?',
-    'How far is <object2> from you? Prosím answer in metres.',
     '<object0>, <object1>, <object2> 중에... which thing is most far from robot?',
     # blind40/41 (fresh12, measured once at 365e690), refused after this round: words of another language
     # (French, Turkish, Swahili, Vietnamese), apologies that correct or name a cue, a denied comparison to
@@ -727,7 +718,6 @@ REFUSED_BY_DESIGN = {
     "<object2>'nin altı <object1>'in altından ne kadar yüksek? how much higher is the bottom, in cm",
     '<object0> iko juu kuliko <object2> by how much? centimetres',
     'Quelle est la largeur de <object1>? in cm please',
-    '<object2> ne kadar geniş? the width, in millimeter',
     'Urefu wa <object1> ni ngapi? I mean how long it is, the long side, in inch',
     'Which of <object2> and <object1> is narrower... sorry, I mean less wide?',
     'Lequel est le plus long, <object0>, <object2> or <object1>?',
@@ -811,7 +801,8 @@ REFUSED_BY_DESIGN = {
     'Is <object1> sitting lower than <object0>, measured at the bottom?',
     'Just to be certain, which of <object1> and <object0> is the lower one?',
     # blind44/45 (fresh14, measured once at 87faa44), refused after this round: answers of the wrong type
-    # (the answer-type check: "which hand" read as a distance, a statement to confirm read as a choice),
+    # (the answer-type check: "which minimises the distance" read as a distance, a statement to confirm
+    # read as a choice),
     # notation and formal wording, asides after a complete question, crossword synonyms, words of another
     # language the glossary does not hold, an accountant's abbreviations, a learner's comparatives
     'Compute the sum of the distances between consecutive camera positions across all frames, in cm.',
@@ -840,12 +831,9 @@ REFUSED_BY_DESIGN = {
     'you please.',
     'Peregrination of the camera, summed end to end: how many foot?',
     'Give me the full tally of your wanderings, expressed in inches.',
-    'Kiek toli <object2> from you? in meters pls',
-    'Kuris arčiau? <object0> or <object2>, which one is more near to you?',
     'Max range from robot: <object0>, <object1>, <object2>. Which?',
     '<object1>, <object2> and <object0>, which one is not so far like the others, the most close?',
     'what is distance between <object2> and <object0>? in santimetrai... centimeters',
-    'Kiek centimetrų between <object2> and <object1>?',
     'By how many feet does the crown of <object2> overtop the crown of <object0>?',
     'Height delta, tops, <object2> vs <object1>, m',
     "Sink of <object0>'s base beneath <object2>'s base, in centimetres?",
@@ -861,7 +849,6 @@ REFUSED_BY_DESIGN = {
     "Confirm <object2> on robot's left.",
     "Kelinta valanda... I mean, <object0> is at what o'clock direction for you now?",
     'Reach test: arm 750 mm, target <object2>. Feasible?',
-    'Can you grab <object0> with the arm from where you are, ngicela?',
 }
 
 
