@@ -48,6 +48,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh12") == []  # blind40/41, measured once, are development sets now
     assert split("fresh13") == []  # blind42/43, measured once, are development sets now
     assert split("fresh14") == []  # blind44/45, measured once, are development sets now
+    fresh15 = split("fresh15")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh15) == 209 + 207
+    assert {family for family, _, _ in fresh15} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
