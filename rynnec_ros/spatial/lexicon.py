@@ -42,9 +42,12 @@ def strip_accents(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-def _english() -> frozenset[str]:
-    words = resources.files("rynnec_ros.spatial").joinpath("data/english_words.txt").read_text()
-    return frozenset(w.strip() for w in words.splitlines() if w.strip() and not w.startswith("#"))
+@cache
+def english_words() -> frozenset[str]:
+    """The common English words of data/english_words.txt: no glossary word may be one, and the rules'
+    language check (``parse.py``) counts them; one reader for both."""
+    text = resources.files("rynnec_ros.spatial").joinpath("data/english_words.txt").read_text()
+    return frozenset(w for w in map(str.strip, text.splitlines()) if w and not w.startswith("#"))
 
 
 def _could_be_english(spelling: str, english: frozenset[str]) -> bool:
@@ -59,7 +62,7 @@ def glossary() -> dict[str, str]:
     spelling with two glosses, a gloss that is not plain English words)."""
     data = resources.files("rynnec_ros.spatial").joinpath("data/foreign_words.yaml")
     raw = yaml.safe_load(data.read_text(encoding="utf-8"))
-    english = _english() | frozenset(raw["also_english"])
+    english = english_words() | frozenset(raw["also_english"])
     left_out = frozenset(unicodedata.normalize("NFC", str(w)).lower() for w in raw["left_out"])
     written: dict[str, str] = {}
     for language, entries in raw["languages"].items():

@@ -35,7 +35,7 @@ from types import CodeType, FunctionType
 import yaml
 
 from rynnec_ros.core.types import RequestError
-from rynnec_ros.spatial.lexicon import translate
+from rynnec_ros.spatial.lexicon import english_words, translate
 
 Slots = dict[str, str | float | None]
 
@@ -386,8 +386,7 @@ _COMPARATIVE = {
 }
 
 
-_ENGLISH_TXT = resources.files("rynnec_ros.spatial").joinpath("data/english_words.txt").read_text()
-_ENGLISH = frozenset(w for w in map(str.strip, _ENGLISH_TXT.splitlines()) if w and not w.startswith("#"))
+_ENGLISH = english_words()
 # Typed questions carry typos ("distnace", "heigth", "clockwsie"): a word of four letters or more that is
 # one adjacent swap, one dropped letter or one extra letter away from exactly one of the words the rules
 # read is read as that word (words of four or five letters such as "right" only by a swap: "rigth",
@@ -712,7 +711,9 @@ _PLURAL_UNITS = r"centimeters|millimeters|meters|feet|inches|cms?|mm|ft"
 _SINGULAR_UNITS = r"centimeter|millimeter|meter|inch"
 # A unit word without a number before it asks for a unit; after one it states a length ("2 meters").
 _NO_NUMBER_BEFORE = r"(?<![\d.])(?<![\d.] )"
-_HOW_MANY_UNITS = r"\bhow (?:many|much) (?:" + "|".join(_UNITS.values()) + r")\b|\bhow many in\."
+# "how many" counts a noun: "in." after it is the inch's abbreviation, never the preposition
+_HOW_MANY_IN = r"\bhow many in\."
+_HOW_MANY_UNITS = r"\bhow (?:many|much) (?:" + "|".join(_UNITS.values()) + r")\b|" + _HOW_MANY_IN
 _APART = (
     r"how far|distance|apart|separat|spacing|\bgap\b|\b(?:space|room|span)\b.*\bbetween\b"
     r"|\bcenter to center\b"
@@ -728,10 +729,6 @@ def _unit_of(word: str) -> str:
         if re.fullmatch(pattern, word):
             return unit
     return "m"
-
-
-# "how many" counts a noun: "in." after it is the inch's abbreviation, never the preposition
-_HOW_MANY_IN = r"\bhow many in\."
 
 
 def asked_unit(t: str) -> str:

@@ -261,7 +261,7 @@ def test_no_glossary_word_is_an_english_word() -> None:
     file's own list of English words, accents stripped or not; every gloss plain lower-case English."""
     data = lexicon.resources.files("rynnec_ros.spatial") / "data/foreign_words.yaml"
     raw = yaml.safe_load(data.read_text(encoding="utf-8"))
-    english = lexicon._english() | set(raw["also_english"])
+    english = lexicon.english_words() | set(raw["also_english"])
     for spelling, gloss in lexicon.glossary().items():
         assert any(word not in english for word in spelling.split()), spelling
         assert gloss == gloss.lower() and gloss.replace("'", "").replace(" ", "").isalpha(), gloss
