@@ -594,7 +594,6 @@ REFUSED_BY_DESIGN = {
     'Ano ang height ng center of <object0> from floor? in centimetre',
     'Gaano kataas, how much more high is <object0> than <object1>, center to center, in cm?',
     'How many inch is the top of <object2> over the top of <object0>?',
-    'How broad is <object2> across its narrow horizontal side?',
     'Gaano kataas ang <object0>? How tall it is in cm?',
     'Is <object1> more wide than <object2>? Ano/ne.',
     "Which object's top is at the greater height above the floor: <object0> or <object1>?",
@@ -775,8 +774,6 @@ REFUSED_BY_DESIGN = {
     'standing?',
     "Which is nearest the camera: <object1>, <object2> or <object0>? None of them is far, mind you, it's "
     'a compact space!',
-    'Were one to draw a line from the middle of <object2> to the middle of <object1>, how long, in feet, '
-    'would that line be?',
     'By what vertical interval, in millimetres, does the centre of <object1> lie beneath the centre '
     'of <object0>?',
     'Of the two horizontal dimensions of <object1>, take the shorter: what is its magnitude, in feet?',
@@ -848,10 +845,9 @@ REFUSED_BY_DESIGN = {
     # blind46/47 (fresh15, measured once at aa17c12), refused after this round: a choice asked without
     # "which" read as a number (the choice check), a turn's stated angle no reading uses (the number
     # check), words of another language the glossary does not hold ("fut", "santimetri"), radio or
-    # instructor talk around a question not read ("further down the road", "flow", "gimme"), a learner's
-    # "how much is high" (height above the floor or own height?), "which under other", "how much upper
-    # ... the middles", asides naming a cue ("I'll dust the lower one first", "- possible?")
-    "Which one's further down the road from you, <object2> or <object0>?",
+    # instructor talk around a question not read ("flow", "gimme"), a learner's "how much is high" (height
+    # above the floor or own height?), "which under other", "how much upper ... the middles", "more
+    # closer ... of all three", an aside naming a cue ("I'll dust the lower one first")
     'Between <object0> and <object2>, identify the object at greater distance from the sensor.',
     '<object1> and <object2> how far each other? in fut.',
     'Gimme millimeters between <object2> and <object1>, over.',
@@ -860,17 +856,11 @@ REFUSED_BY_DESIGN = {
     'What is the wideness of <object2>? in santimetri.',
     'Which one is down, <object0> or <object1>, which under other?',
     'Flow 135 degrees toward your right; then what clock hour holds <object1>?',
-    'And how far does <object1> stand from our vantage point, in meters, as we look at the board?',
     'Which is more closer to camera of all three: <object1>, <object2>, <object0>?',
-    'How much space is there from the middle of <object2> to the middle of <object0>, in ft?',
     'How tall from floor up to the top of <object1> is it, in fut?',
     'How much upper is <object0> than <object2>, in metres? The middles of them.',
-    'And <object1>, how broad is it across its short side, in centimeters?',
     "Which is placed lower, <object1> or <object0>? I'll dust the lower one first.",
-    "And where's <object2> on the clock face from our vantage point right now?",
-    'If straight ahead is twelve, what hour is <object0> at for you now?',
     'Were you to turn about to the right, 180 degrees, at what angle would <object2> lie, in degrees?',
-    'Arm is 30 inches. Reaching <object1> - possible?',
 }
 
 
@@ -1763,6 +1753,19 @@ def test_an_answer_of_the_type_asked_passes_the_check(question: str, expected: s
          "future_direction_clock turn=left angle_deg=90"),
         ("How far is <object1> from my vantage point?", "distance_to_camera"),
         ("Is <object2> at right or at left?", "side_of_me"),
+        # a gap to the viewer is a distance, not the room under a thing; a question opening with "and"
+        # carries on a conversation; "how broad" is the width; from the middle of one to the middle of
+        # the other is the centres' distance; "further down the road" is farther; "what hour is OBJ at"
+        # the clock hour; "reaching OBJ, possible?" whether it is in reach
+        ("Pick the object with the bigger gap to the camera: <object0> or <object1>.",
+         "closer_to_camera order=far"),
+        ("And what o'clock is <object0> for you?", "direction_clock"),
+        ("How broad is <object1>, in inches?", "object_width unit=in"),
+        ("What is the span from the middle of <object0> to the middle of <object2>?", "center_distance"),
+        ("Of <object1> and <object0>, which sits further down the road from you?",
+         "closer_to_camera order=far"),
+        ("With twelve o'clock dead ahead, what hour is <object1> at?", "direction_clock"),
+        ("Arm of 80 cm. Reaching <object2>, is it possible?", "reachability arm_length_m=0.8"),
     ],
 )
 def test_blind46_47_kinds_are_read(question: str, expected: str) -> None:
