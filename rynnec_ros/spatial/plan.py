@@ -150,7 +150,8 @@ _ASKS_WHICH = (r"\bwhich (?:one|ones|of(?! the following)|hand|side)\b"
                r"|(?:^|[.?!,;:] )(?:(?:which|who|what) (?:is|are|was|comes|goes) )?(?:the )?"
                r"(?:first|last|\w+est|(?!center\b|meter\b|millimeter\b|centimeter\b|under\b|over\b)\w{3,}er)"
                r" (?:one )?of (?:OBJ,? (?:and|or) OBJ|the two|both)\b")
-_ASKS_AMOUNT = r"(?:^|[.?!,;:] )(?:how (?:many|much|far)|what (?:angle|distance))\b"
+_ASKS_AMOUNT = (r"(?:^|[.?!,;:] )(?:how (?:many|much|far)|what (?:angle|distance)"
+                r"|what(?:'s| is) the (?:distance|angle|separation|spacing|gap) (?:between|from|to)\b)\b")
 _ASKS_CONFIRM = r"(?:,|\bor not)\s+(?:is that so|true)\?\s*$|^(?:you would|would you) agree\b"
 
 

@@ -1766,6 +1766,10 @@ def test_an_answer_of_the_type_asked_passes_the_check(question: str, expected: s
          "closer_to_camera order=far"),
         ("With twelve o'clock dead ahead, what hour is <object1> at?", "direction_clock"),
         ("Arm of 80 cm. Reaching <object2>, is it possible?", "reachability arm_length_m=0.8"),
+        # more room under one than under the other compares the two bottoms' heights (yes/no), not the
+        # first under the second
+        ("Is there less room underneath <object2> than beneath <object0>?",
+         "higher_choice point=bottom order=min form=yesno"),
     ],
 )
 def test_blind46_47_kinds_are_read(question: str, expected: str) -> None:
@@ -1792,6 +1796,12 @@ def test_blind46_47_kinds_are_read(question: str, expected: str) -> None:
          "center_distance", "'point out the item' asks which one, and that reading answers with a number"),
         ("Of <object0> and <object2>, name the one with the greater spacing.",
          "center_distance", "'name the one' asks which one, and that reading answers with a number"),
+        # an amount asked of a choice: the distance from me to the nearer of two is a number, not the
+        # choice; "in ft and in" asks two units, one of them unread
+        ("What is the distance between the nearer of <object1> and <object2> and me?", "closer_to_camera",
+         "'what is the distance between' asks for an amount, and that reading does not answer with one"),
+        ("Height of <object0> in ft and in?", "object_height unit=ft",
+         "that reading does not use 'inches'"),
     ],
 )
 def test_an_unused_number_unit_or_choice_is_refused(question: str, reading: str, unused: str) -> None:
