@@ -821,7 +821,8 @@ def _turn_clause(t: str) -> str | None:
     return None
 
 
-_BARE_NUMBER = r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])"
+# a number, also one that ends a sentence ("arm 0.7."), not a range's "1..12"
+_BARE_NUMBER = r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d|\.\.)"
 
 
 def _turn(clause: str) -> tuple[str | None, float]:
@@ -2071,7 +2072,7 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
 
 _LABEL_BEFORE = (
     r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone|line|floor|lane|dock"
-    r"|case|scenario|example|tc"
+    r"|case|scenario|example|tc|problem|exercise|part"
     r"|station|gate|rack|row|cell|bin|sector|section|area|building|truck|forklift|picker|agv|cart|tug|drone"
     r"|robot|bot|vehicle|van|team|crew|channel|ch|car|ticket|job|ref|incident|request|req)\s*#?$"
 )
@@ -2097,6 +2098,8 @@ def _unread_number(
             continue
         if _has(t[: m.start()], _LABEL_BEFORE) or _has(after, r"^ points?\b"):
             continue  # "item 7", "unit 12", "for 10 points": a label, no quantity
+        if _has(t[: m.start()], r"\b(?:returns?|outputs?|yields?)\s*$"):
+            continue  # a test's expected output ("an object on the floor returns 0"): no quantity measured
         if _has(after, r"^ (?:years?|yrs?|months?|weeks?|days?|d\.?p\b|decimal|significant|sig\b|s\.?f\b)"):
             continue  # "I'm 82 years old", "to 2 d.p.", "3 significant figures": no quantity measured
         if direction and m.group(1) == "1" and _has(after, r"^,? (?:to |through |thru )?12\b"):

@@ -184,14 +184,15 @@ def answer_type_mismatch(t: str, parsed: Parsed) -> str | None:
 # A length or angle unit as it is written (normalised text: "metre" is "meter", "deg" "degrees"): names,
 # plurals, abbreviations with and without a dot or an "s", and units the readings never answer in. A bare
 # "m", "foot" or "in." names a unit only where a unit is asked ("in m", "how many foot"): "I m", "on
-# foot" and the preposition do not.
+# foot" and the preposition do not; nor do "steps" or "paces" ("step 2", "a few paces away"), a count no
+# reading answers, but where asked ("how many steps").
 _UNIT_WORDS = {
     "m": r"meters?|mtrs?|mts?", "cm": r"centimeters?|cms?|cm\.", "mm": r"millimeters?|mms?|mm\.",
     "ft": r"feet|fts?\.?|foots?", "in": r"inch(?:es)?|ins\.?|in\.", "deg": r"degrees?|degs?",
     "other": r"yards?|yds?|kilometers?|kms?|miles?|radians?|rads?",
 }
 _ASKED_BY = r"(?:\bin|\bhow (?:many|much)|\bnumber of|\bas|\bto)"
-_SHORT_UNITS = {"m": r"m", "ft": r"foot|ft\.?", "in": r"in\."}
+_SHORT_UNITS = {"m": r"m", "ft": r"foot|ft\.?", "in": r"in\.", "other": r"steps|paces|strides"}
 
 
 def _asked_units(t: str) -> list[tuple[str, str]]:

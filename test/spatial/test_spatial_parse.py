@@ -1802,6 +1802,11 @@ def test_blind46_47_kinds_are_read(question: str, expected: str) -> None:
          "'what is the distance between' asks for an amount, and that reading does not answer with one"),
         ("Height of <object0> in ft and in?", "object_height unit=ft",
          "that reading does not use 'inches'"),
+        # a count of steps is no length; a number that ends a sentence is a number all the same (no arm
+        # length is read from a bare "0.7", so the reach is not measured with the default arm)
+        ("How many steps have you walked?", "walked_distance",
+         "'steps' names a unit no reading answers in"),
+        ("Arm 0.7. Reach <object0>?", "reachability", "that reading does not use '0.7'"),
     ],
 )
 def test_an_unused_number_unit_or_choice_is_refused(question: str, reading: str, unused: str) -> None:
