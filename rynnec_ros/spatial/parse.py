@@ -475,6 +475,7 @@ _REWRITE_CALLS: dict[str, Callable[[re.Match[str]], str]] = {
     "extent_compared": lambda m: (
         (f"{m['verb']} OBJ" if m.start("verb") < m.start("dim") else f"OBJ {m['verb']}")
         + f" {'less' if m['less'] else 'greater'} in {m['dim']} than OBJ"),
+    "extremum_distance": lambda m: "which is " + ("farthest" if m[1].startswith("maxi") else "nearest"),
     "other_side": lambda m: (
         f"{m[1]} or {_OTHER_SIDE[m[1]]}" if _unknown(m[2]) and _like_a_side(m[2]) else m[0]),
 }
@@ -535,6 +536,11 @@ def normalise(question: str) -> str:
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
     t = re.sub(r"\b(\d+) and a half\b", r"\1.5", t)  # "one and a half meters"
+    # the foot and inch marks after a number: 2' 6", 30", 3' (not a quoted number, '"3"', nor "the 90's")
+    t = re.sub(r"(?<![\w\"'.])(\d+) ?[′'] ?(\d+(?:\.\d+)?) ?(?:[″\"]|'')(?=[\s,.?!;:)]|$)",
+               lambda m: f"{12 * int(m[1]) + float(m[2]):g} inches", t)
+    t = re.sub(r"(?<![\w\"'.])(\d+(?:\.\d+)?) ?(?:[″\"]|'')(?=[\s,.?!;:)]|$)", r"\1 inches", t)
+    t = re.sub(r"(?<![\w\"'.])(\d+(?:\.\d+)?) ?[′'](?=[\s,.?!;:)]|$)", r"\1 feet", t)
     # "1 meter and 20 centimeters", "2 feet 6 inches"
     t = re.sub(
         r"\b(\d+) meters? (?:and )?(\d+) centimeters?\b",
@@ -546,6 +552,18 @@ def normalise(question: str) -> str:
         lambda m: f"{12 * int(m[1]) + int(m[2])} inches",
         t,
     )
+    # the smaller unit left unsaid: "two foot six" is 2 ft 6 in (inches under twelve), "one metre twenty"
+    # and "1 m 20" are 1.20 m (two digits of centimetres); "1 m 5" (1.05 or 1.5?) is left, and refused as
+    # a number no reading uses
+    unit_after = rf"(?![ .]?\d| ?(?:{'|'.join(_UNITS.values())}|degrees?|o'?clock)\b)"
+    t = re.sub(
+        rf"\b(\d+) (?:feet|foot|ft) (\d+|{_DIGIT_WORD}|ten|eleven)\b{unit_after}",
+        lambda m: f"{12 * int(m[1]) + int(_ONES.get(m[2], m[2]))} inches" if int(_ONES.get(m[2], m[2])) < 12
+        else m[0],
+        t,
+    )
+    t = re.sub(rf"\b(\d+) (?:meters?|m) ([1-9]\d)\b{unit_after}",
+               lambda m: f"{int(m[1]) + int(m[2]) / 100:g} meters", t)
     # "a third of a full turn", "two thirds of a rotation": degrees
     t = re.sub(
         rf"\b(?:(a|an|one|two|three|five|seven|\d+) )?({'|'.join(_TURN_PARTS)})s? of an? "
@@ -702,9 +720,9 @@ _DECLARED = (
 )
 _UNITS = {
     "cm": r"centimeters?|cms?",
-    "mm": r"millimeters?|mm",
+    "mm": r"millimeters?|mms?",
     "ft": r"feet|foot|ft",
-    "in": r"inch(?:es)?",
+    "in": r"inch(?:es)?|ins",  # "ins": the inch's abbreviation in the plural, as "cms" and "mms"
     "m": r"meters?",
 }
 _PLURAL_UNITS = r"centimeters|millimeters|meters|feet|inches|cms?|mm|ft"
@@ -803,7 +821,8 @@ def _turn_clause(t: str) -> str | None:
     return None
 
 
-_BARE_NUMBER = r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])"
+# a number, also one that ends a sentence ("arm 0.7."), not a range's "1..12"
+_BARE_NUMBER = r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d|\.\.)"
 
 
 def _turn(clause: str) -> tuple[str | None, float]:
@@ -2053,7 +2072,7 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
 
 _LABEL_BEFORE = (
     r"\b(?:item|unit|step|no|number|question|q|task|id|#|point|level|bay|aisle|room|zone|line|floor|lane|dock"
-    r"|case|scenario|example|tc"
+    r"|case|scenario|example|tc|problem|exercise|part"
     r"|station|gate|rack|row|cell|bin|sector|section|area|building|truck|forklift|picker|agv|cart|tug|drone"
     r"|robot|bot|vehicle|van|team|crew|channel|ch|car|ticket|job|ref|incident|request|req)\s*#?$"
 )
@@ -2070,10 +2089,17 @@ def _unread_number(
     direction = "direction" in uses
     for m in re.finditer(_BARE_NUMBER, t):
         after = t[m.end():]
-        if _has(after, r"^ ?o'?\s?clock\b") or (direction and float(m.group(1)) in _CONVENTION_NUMBERS):
+        # a turn's stated angle is never a convention's number: "turn right, 180 degrees" read as a turn
+        # of 90 leaves its 180 unused (a range's ends, 0 and 360, stay the convention's)
+        turned = (isinstance(angle, float) and float(m[1]) not in (0.0, 360.0)
+                  and _has(after, r"^ ?degrees?\b"))
+        if _has(after, r"^ ?o'?\s?clock\b") or (
+                direction and float(m.group(1)) in _CONVENTION_NUMBERS and not turned):
             continue
         if _has(t[: m.start()], _LABEL_BEFORE) or _has(after, r"^ points?\b"):
             continue  # "item 7", "unit 12", "for 10 points": a label, no quantity
+        if _has(t[: m.start()], r"\b(?:returns?|outputs?|yields?)\s*$"):
+            continue  # a test's expected output ("an object on the floor returns 0"): no quantity measured
         if _has(after, r"^ (?:years?|yrs?|months?|weeks?|days?|d\.?p\b|decimal|significant|sig\b|s\.?f\b)"):
             continue  # "I'm 82 years old", "to 2 d.p.", "3 significant figures": no quantity measured
         if direction and m.group(1) == "1" and _has(after, r"^,? (?:to |through |thru )?12\b"):

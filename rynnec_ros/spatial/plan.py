@@ -125,7 +125,7 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     if unread is not None:
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but that reading does not use {unread!r}")
-    mismatch = answer_type_mismatch(t, parsed)
+    mismatch = unused_unit(t, parsed) or answer_type_mismatch(t, parsed)
     if mismatch is not None:
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but {mismatch}")
@@ -140,8 +140,18 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
 # to a statement put to confirm ("..., true?", "you would agree that ...?"; the rewrites turn "true?"
 # into "is that so?").
 _ASKS_WHICH = (r"\bwhich (?:one|ones|of(?! the following)|hand|side)\b"
-               r"|^(?:of|between|among) OBJ\b[^?]*\bwhich\b")
-_ASKS_AMOUNT = r"(?:^|[.?!,;:] )(?:how (?:many|much|far)|what (?:angle|distance))\b"
+               r"|^(?:of|between|among) OBJ\b[^?]*\bwhich\b"
+               # a choice without "which": an order to pick one of the named ("identify the object at ...",
+               # "select the one ...", "name the item that ..."), "OBJ or OBJ?", "the first / last / -est /
+               # -er of OBJ and OBJ"
+               r"|\b(?:identify|select|name|pick|point out|tell me|determine|choose|find|indicate|say)"
+               r" (?:out )?(?:the|which) (?:\w+ )?(?:object|one|item|thing)s?\b(?! of OBJ\b)"
+               r"|\bOBJ,? or OBJ\W*\?"
+               r"|(?:^|[.?!,;:] )(?:(?:which|who|what) (?:is|are|was|comes|goes) )?(?:the )?"
+               r"(?:first|last|\w+est|(?!center\b|meter\b|millimeter\b|centimeter\b|under\b|over\b)\w{3,}er)"
+               r" (?:one )?of (?:OBJ,? (?:and|or) OBJ|the two|both)\b")
+_ASKS_AMOUNT = (r"(?:^|[.?!,;:] )(?:how (?:many|much|far)|what (?:angle|distance)"
+                r"|what(?:'s| is) the (?:distance|angle|separation|spacing|gap) (?:between|from|to)\b)\b")
 _ASKS_CONFIRM = r"(?:,|\bor not)\s+(?:is that so|true)\?\s*$|^(?:you would|would you) agree\b"
 
 
@@ -168,6 +178,64 @@ def answer_type_mismatch(t: str, parsed: Parsed) -> str | None:
     has_yesno = "form" in spec.slots or ("side" in spec.slots and spec.slots["side"] is None)
     if confirm and has_yesno and not yesno:
         return f"{confirm.group(0).strip(' ,')!r} asks yes or no, and that reading does not answer so"
+    return None
+
+
+# A length or angle unit as it is written (normalised text: "metre" is "meter", "deg" "degrees"): names,
+# plurals, abbreviations with and without a dot or an "s", and units the readings never answer in. A bare
+# "m", "foot" or "in." names a unit only where a unit is asked ("in m", "how many foot"): "I m", "on
+# foot" and the preposition do not; nor do "steps" or "paces" ("step 2", "a few paces away"), a count no
+# reading answers, but where asked ("how many steps").
+_UNIT_WORDS = {
+    "m": r"meters?|mtrs?|mts?", "cm": r"centimeters?|cms?|cm\.", "mm": r"millimeters?|mms?|mm\.",
+    "ft": r"feet|fts?\.?|foots?", "in": r"inch(?:es)?|ins\.?|in\.", "deg": r"degrees?|degs?",
+    "other": r"yards?|yds?|kilometers?|kms?|miles?|radians?|rads?",
+}
+_ASKED_BY = r"(?:\bin|\bhow (?:many|much)|\bnumber of|\bas|\bto)"
+_SHORT_UNITS = {"m": r"m", "ft": r"foot|ft\.?", "in": r"in\.", "other": r"steps|paces|strides"}
+
+
+def _asked_units(t: str) -> list[tuple[str, str]]:
+    """``(unit, word)`` of every unit normalised question ``t`` names without a number before it: the
+    units it asks its answer in (a unit after a number states a quantity, whose number is checked as
+    one: ``parse.unread_cue``)."""
+    found = []
+    for unit, words in _UNIT_WORDS.items():
+        short = _SHORT_UNITS.get(unit)
+        pattern = rf"(?<![\w.'])({words})(?![\w'])" + (rf"|{_ASKED_BY} ({short})(?![\w'])" if short else "")
+        for m in re.finditer(pattern, t):
+            start = m.start(1) if m.group(1) else m.start(2)
+            word = m.group(1) or m.group(2)
+            if unit == "ft" and word == "foot" and m.group(1):
+                continue  # "foot" alone: a unit only where asked ("how many foot"), not "on foot"
+            if word == "feet" and re.search(r"\b(?:my|your|his|her|their|our|its|the|on|at) $", t[:start]):
+                continue  # the body's: "without moving your feet", "on my feet"
+            # (the unit repeated after a stated quantity, "180 degrees degree turn", is that quantity's; a
+            # unit denied, "not degrees", "no inches", asks for another)
+            if not re.search(rf"\d\s?(?:(?:{words}) )?$|\b(?:not|no|never|without)(?: in)? $", t[:start]):
+                found.append((unit, word))
+    return found
+
+
+def unused_unit(t: str, parsed: Parsed) -> str | None:
+    """Why a unit normalised question ``t`` asks in is not the one the reading answers in, else None.
+
+    A structural check over every reading, like ``answer_type_mismatch``: a length unit named without a
+    number is the unit asked ("how many ins", "in mtrs"), so a reading must answer in it; an angle unit
+    is asked of a reading in degrees. A unit no reading answers in (yards, miles) is refused by name, not
+    converted silently, and so is one the reading leaves aside (inches asked, metres answered).
+    """
+    answers = parsed.slots.get("unit") if "unit" in parsed.slots else None
+    claimed = parsed.claim[1] if parsed.claim else None
+    for unit, word in _asked_units(t):
+        if unit == "deg":
+            if parsed.spec.unit != "deg" and claimed != "deg":
+                return f"{word!r} asks for degrees, and that reading does not answer in degrees"
+        elif unit == "other":
+            return f"{word!r} names a unit no reading answers in"
+        elif unit != answers and unit != claimed:
+            return (f"{word!r} asks for a length in {unit}, and that reading " + (
+                f"answers in {answers}" if answers else "does not answer with a length"))
     return None
 
 

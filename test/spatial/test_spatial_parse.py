@@ -29,7 +29,7 @@ def test_paraphrase_set_size_and_split() -> None:
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
-                        + 209 + 209 + 209 + 207 + 202 + 209)
+                        + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -48,9 +48,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh12") == []  # blind40/41, measured once, are development sets now
     assert split("fresh13") == []  # blind42/43, measured once, are development sets now
     assert split("fresh14") == []  # blind44/45, measured once, are development sets now
-    fresh15 = split("fresh15")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh15) == 209 + 207
-    assert {family for family, _, _ in fresh15} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh15") == []  # blind46/47, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -478,9 +476,6 @@ REFUSED_BY_DESIGN = {
     "Sola 135 derece donersen <object1> saat kac yonunde olur? which o'clock",
     'Eu acho que seu braco tem 1,2 metros... voce alcanca o <object0>? can reach?',
     "<object0>'a kolunla uzanabilir misin? can reach it?",
-    "So chat, the big question: robot, what's your total mileage for this clip? Just the number, no "
-    'units needed.',
-    'Tell me the full length of the route you took during the video, in cms please.',
     "Chat's betting it's under two feet. Robot, how far is <object1> from the camera, in inches?",
     "Confirm for me that <object0> isn't closer to the camera than <object2>.",
     'No ranking needed: just name which of <object2>, <object0>, <object1> sits nearest the camera.',
@@ -522,7 +517,6 @@ REFUSED_BY_DESIGN = {
     'Picker Six. Distance logged by you, start to stop, in inches. Over.',
     'Day crew said <object0> is about two metres off you. Confirm?',
     'Base, need a range on <object0>, say in mil, copy?',
-    "I was told <object0> sits roughly 6' from the camera. Is that accurate?",
     'Confirm <object1> is not closer to you than <object0>.',
     "Unit Three. <object1>, <object0>: which one's the far one? Over.",
     'Three thing: <object2>, <object1>, <object0>. Which is most far from you, parakalo?',
@@ -600,7 +594,6 @@ REFUSED_BY_DESIGN = {
     'Ano ang height ng center of <object0> from floor? in centimetre',
     'Gaano kataas, how much more high is <object0> than <object1>, center to center, in cm?',
     'How many inch is the top of <object2> over the top of <object0>?',
-    'How broad is <object2> across its narrow horizontal side?',
     'Gaano kataas ang <object0>? How tall it is in cm?',
     'Is <object1> more wide than <object2>? Ano/ne.',
     "Which object's top is at the greater height above the floor: <object0> or <object1>?",
@@ -615,7 +608,6 @@ REFUSED_BY_DESIGN = {
     'How many degree I must turn against clock to look to <object2>?',
     'Required yaw rotation, in degrees, to bring <object1> to the centre of the view.',
     "Turning the same way as a clock's hands, how many degrees until I face <object2>?",
-    'Swinging counterclockwise, how many degrees to line up on <object1>?',
     'Kung kumanan ako, if I turn right, how many degree will be <object0> from my front?',
     'After I turn to the left on 135 degrees, <object0> will be on which hour?',
     'Abot ko ba, can I reach the <object0> with my hand?',
@@ -782,8 +774,6 @@ REFUSED_BY_DESIGN = {
     'standing?',
     "Which is nearest the camera: <object1>, <object2> or <object0>? None of them is far, mind you, it's "
     'a compact space!',
-    'Were one to draw a line from the middle of <object2> to the middle of <object1>, how long, in feet, '
-    'would that line be?',
     'By what vertical interval, in millimetres, does the centre of <object1> lie beneath the centre '
     'of <object0>?',
     'Of the two horizontal dimensions of <object1>, take the shorter: what is its magnitude, in feet?',
@@ -852,6 +842,25 @@ REFUSED_BY_DESIGN = {
     "Confirm <object2> on robot's left.",
     "Kelinta valanda... I mean, <object0> is at what o'clock direction for you now?",
     'Reach test: arm 750 mm, target <object2>. Feasible?',
+    # blind46/47 (fresh15, measured once at aa17c12), refused after this round: a choice asked without
+    # "which" read as a number (the choice check), a turn's stated angle no reading uses (the number
+    # check), words of another language the glossary does not hold ("fut", "santimetri"), radio or
+    # instructor talk around a question not read ("flow", "gimme"), a learner's "how much is high" (height
+    # above the floor or own height?), "which under other", "how much upper ... the middles", "more
+    # closer ... of all three", an aside naming a cue ("I'll dust the lower one first")
+    'Between <object0> and <object2>, identify the object at greater distance from the sensor.',
+    '<object1> and <object2> how far each other? in fut.',
+    'Gimme millimeters between <object2> and <object1>, over.',
+    'Where does the base of <object2> sit? How many metres above the mat, I mean the floor?',
+    'How much is high <object0>?',
+    'What is the wideness of <object2>? in santimetri.',
+    'Which one is down, <object0> or <object1>, which under other?',
+    'Flow 135 degrees toward your right; then what clock hour holds <object1>?',
+    'Which is more closer to camera of all three: <object1>, <object2>, <object0>?',
+    'How tall from floor up to the top of <object1> is it, in fut?',
+    'How much upper is <object0> than <object2>, in metres? The middles of them.',
+    "Which is placed lower, <object1> or <object0>? I'll dust the lower one first.",
+    'Were you to turn about to the right, 180 degrees, at what angle would <object2> lie, in degrees?',
 }
 
 
@@ -1700,3 +1709,108 @@ def test_an_answer_of_the_type_asked_passes_the_check(question: str, expected: s
     p, why = parse_question(question)
     assert p is not None, why
     assert p.structured() == parse_structured(expected).structured()
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # (issue 24, blind46/47) every number is a value the reading uses, read in full: a length whose
+        # smaller unit is left unsaid is 3 ft 4 in = 40 in = 40 × 0.0254 = 1.016 m; "two metres fifteen"
+        # is 2.15 m; the foot and inch marks 2' 6" are 30 in = 0.762 m, 3' is 3 × 0.3048 = 0.9144 m
+        ("With an arm of three foot four, is <object1> within reach?", "reachability arm_length_m=1.016"),
+        ("With an arm of two metres fifteen, could you reach <object0>?", "reachability arm_length_m=2.15"),
+        ("My arm is 2' 6\", can I reach <object0>?", "reachability arm_length_m=0.762"),
+        ("My arm is 3', can I reach <object0>?", "reachability arm_length_m=0.9144"),
+        # every unit word is the unit answered in: the plural abbreviations "ins" and "mtrs", "ft." with
+        # its dot
+        ("How many ins wide is <object1>?", "object_width unit=in"),
+        ("How far is <object0> from you, in mtrs?", "distance_to_camera"),
+        ("How tall is <object0>, in ft.?", "object_height unit=ft"),
+        # the top or bottom of a thing in other words; a learner's "upper than" (a height difference)
+        ("What is the peak of <object0> above the floor, in cm?", "height_from_ground point=top unit=cm"),
+        ("How high above the floor is the lower extremity of <object1>?", "height_from_ground point=bottom"),
+        ("How much cm <object0> is upper than <object2>?", "height_difference unit=cm"),
+        # "the higher, on top" is the one above (a stacking); "goes first from the right" the rightmost
+        ("Which one is the higher, on top: <object0> or <object1>?", "above_choice"),
+        ("Which goes first from the right, <object0> or <object1>?", "leftmost_choice side=right"),
+        # radio procedure and an instructor's preamble around a complete question are dropped
+        ("Breaker one-nine, how far is <object0> from you? Come back.", "distance_to_camera"),
+        ("Breathe in deeply and tell me how tall <object1> is.", "object_height"),
+        # one meaning each: the spread between two is their distance; the whole mileage the walked
+        # distance; the item minimising the distance to the camera the nearest; the larger horizontal
+        # dimension the length
+        ("What is the spread between <object0> and <object1>?", "center_distance"),
+        ("What was the total mileage of the camera over the video?", "walked_distance"),
+        ("Choose the item minimising distance to the camera among <object0>, <object1> and <object2>.",
+         "closest_to_camera"),
+        ("What is the larger horizontal dimension of <object0>?", "object_length"),
+        # a learner's forms
+        ("Which is farer from you, <object0> or <object1>?", "closer_to_camera order=far"),
+        ("What is the wideness of <object0>?", "object_width"),
+        ("Is <object1> leftside to <object0>?", "left_predicate"),
+        ("Can take <object0> with your hand?", "reachability"),
+        ("Hang a left 90 degrees; what o'clock is <object0> then?",
+         "future_direction_clock turn=left angle_deg=90"),
+        ("How far is <object1> from my vantage point?", "distance_to_camera"),
+        ("Is <object2> at right or at left?", "side_of_me"),
+        # a gap to the viewer is a distance, not the room under a thing; a question opening with "and"
+        # carries on a conversation; "how broad" is the width; from the middle of one to the middle of
+        # the other is the centres' distance; "further down the road" is farther; "what hour is OBJ at"
+        # the clock hour; "reaching OBJ, possible?" whether it is in reach
+        ("Pick the object with the bigger gap to the camera: <object0> or <object1>.",
+         "closer_to_camera order=far"),
+        ("And what o'clock is <object0> for you?", "direction_clock"),
+        ("How broad is <object1>, in inches?", "object_width unit=in"),
+        ("What is the span from the middle of <object0> to the middle of <object2>?", "center_distance"),
+        ("Of <object1> and <object0>, which sits further down the road from you?",
+         "closer_to_camera order=far"),
+        ("With twelve o'clock dead ahead, what hour is <object1> at?", "direction_clock"),
+        ("Arm of 80 cm. Reaching <object2>, is it possible?", "reachability arm_length_m=0.8"),
+        # more room under one than under the other compares the two bottoms' heights (yes/no), not the
+        # first under the second
+        ("Is there less room underneath <object2> than beneath <object0>?",
+         "higher_choice point=bottom order=min form=yesno"),
+    ],
+)
+def test_blind46_47_kinds_are_read(question: str, expected: str) -> None:
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.structured() == parse_structured(expected).structured()
+
+
+@pytest.mark.parametrize(
+    ("question", "reading", "unused"),
+    [
+        # (issue 24, blind46/47) a number the reading does not use refuses, naming it: a turn's angle is
+        # never a convention's number ("ninety degrees" after a turn read as another angle is refused in
+        # the reading that drops it); "1 m 5" is 1.05 m or 1.5 m, so the 5 is unread, not guessed
+        ("Spin to your right, a hundred and eighty degrees, which o'clock is <object0> then?",
+         "future_direction_clock turn=right angle_deg=90", "that reading does not use '180'"),
+        ("With an arm of 1 m 5, is <object1> within reach?", "reachability arm_length_m=1",
+         "that reading does not use '5'"),
+        # a unit no reading answers in is refused by name, not converted
+        ("How many yards is <object0> from you?", "distance_to_camera",
+         "'yards' names a unit no reading answers in"),
+        # a choice without "which" is never answered by a number
+        ("Between <object0> and <object1>, point out the item at the larger distance.",
+         "center_distance", "'point out the item' asks which one, and that reading answers with a number"),
+        ("Of <object0> and <object2>, name the one with the greater spacing.",
+         "center_distance", "'name the one' asks which one, and that reading answers with a number"),
+        # an amount asked of a choice: the distance from me to the nearer of two is a number, not the
+        # choice; "in ft and in" asks two units, one of them unread
+        ("What is the distance between the nearer of <object1> and <object2> and me?", "closer_to_camera",
+         "'what is the distance between' asks for an amount, and that reading does not answer with one"),
+        ("Height of <object0> in ft and in?", "object_height unit=ft",
+         "that reading does not use 'inches'"),
+        # a count of steps is no length; a number that ends a sentence is a number all the same (no arm
+        # length is read from a bare "0.7", so the reach is not measured with the default arm)
+        ("How many steps have you walked?", "walked_distance",
+         "'steps' names a unit no reading answers in"),
+        ("Arm 0.7. Reach <object0>?", "reachability", "that reading does not use '0.7'"),
+    ],
+)
+def test_an_unused_number_unit_or_choice_is_refused(question: str, reading: str, unused: str) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(f"{PARTLY_READ}: I read {question!r} as {reading}"), why
+    assert why.endswith(unused), why
