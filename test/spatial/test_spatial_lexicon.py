@@ -183,12 +183,13 @@ FOURTH_PASS_READ = [
     ("kyori between <object0> and <object1>?", "center_distance", "read 'kyori' as 'distance'"),
     ("Is <object0> oreunjjok of <object1>?", "right_predicate", "read 'oreunjjok' as 'right'"),
     ("How far is <object0> from you, shukran?", "distance_to_camera", "read 'shukran' as 'thank you'"),
-    # groups added: Haitian Creole "adwat" (to the right), Malagasy "havia" (left) and "eny sa tsia"
+    # groups added: Haitian Creole "adwat" (to the right), Malagasy "ankavia" (on the left) and "eny sa tsia"
     # (yes or no), Kinyarwanda "ibumoso" (left) and "murakoze" (thank you), Chichewa "kumanzere"
     # (left), Oromo "bitaa" (left), Kyrgyz "сол жакта" (on the left), Turkmen "çepde" (on the left),
     # Quechua "paña" (right)
     ("Is <object0> adwat of <object1>?", "right_predicate", "read 'adwat' as 'right'"),
-    ("Is <object0> havia of <object1>, eny sa tsia?", "left_predicate", "read 'eny sa tsia' as 'yes or no'"),
+    ("Is <object0> ankavia of <object1>, eny sa tsia?", "left_predicate",
+     "read 'eny sa tsia' as 'yes or no'"),
     ("Is <object0> ibumoso of <object1>? murakoze", "left_predicate", "read 'murakoze' as 'thank you'"),
     ("Is <object0> kumanzere of <object1>?", "left_predicate", "read 'kumanzere' as 'left'"),
     ("Is <object0> bitaa of <object1>?", "left_predicate", "read 'bitaa' as 'left'"),
@@ -234,6 +235,8 @@ FOURTH_PASS_REFUSED = [
     # Finnish "pituus" is length and a person's height; "haba" is Tagalog length and romaji width
     ("What is the pituus of <object0>?", ""),
     ("What is the haba of <object0>?", ""),
+    # Romanian "cât" (how much) stripped is English "cat": unread, not "how much"
+    ("cat is the distance between <object0> and <object1>?", "'cat'"),
 ]
 
 
@@ -328,6 +331,14 @@ def test_only_whole_tokens_are_glossed() -> None:
     # "kiri" (Malay: left) inside "kirigami", "destra" inside "destrama": no gloss
     assert lexicon.translate("a kirigami destrama") == ("a kirigami destrama", [])
     assert lexicon.translate("sinistra,destra?")[1] == [("sinistra", "left"), ("destra", "right")]
+
+
+def test_a_stripped_spelling_that_is_another_word_is_not_read() -> None:
+    """Swedish "gå" (walk) stripped is "ga", the Japanese particle; Haitian "mèsi" (thank you) stripped is
+    Italian "mesi" (months); Romanian "cât" (how much) stripped is English "cat": the accented spelling is
+    read, the stripped one is left as written (the file lists them under left_out or also_english)."""
+    assert lexicon.translate("gå mèsi cât")[1] == [("gå", "walk"), ("mèsi", "thank you"), ("cât", "how much")]
+    assert lexicon.translate("ga mesi cat") == ("ga mesi cat", [])
 
 
 def test_no_glossary_word_is_an_english_word() -> None:
