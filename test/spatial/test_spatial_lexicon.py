@@ -165,6 +165,81 @@ THIRD_PASS_REFUSED = [
 ]
 
 
+# The fourth pass (the coverage matrix's gaps, Latin spellings of other scripts, groups added): phrasings
+# of our own, readings from what the words mean.
+FOURTH_PASS_READ = [
+    # Latin spellings as learners type them: Hindi / Urdu "kitna door" (how far), "baayen" (left);
+    # Russian "skolko santimetrov" (how many centimetres), "nalevo" (to the left), "da ili net" (yes or
+    # no); Greek "aristera" (left); pinyin "zuobian" (left side); romaji "ikutsu meetoru" (how many
+    # metres), "kyori" (distance); Korean "oreunjjok" (right side); Arabic "shukran" (thank you)
+    ("kitna door is <object0> from you?", "distance_to_camera", "read 'kitna door' as 'how far'"),
+    ("Is <object0> baayen of <object1>?", "left_predicate", "read 'baayen' as 'left'"),
+    ("skolko santimetrov between <object0> and <object1>?", "center_distance unit=cm",
+     "read 'santimetrov' as 'centimeters'"),
+    ("Is <object0> nalevo of <object1>, da ili net?", "left_predicate", "read 'da ili net' as 'yes or no'"),
+    ("Is <object0> aristera of <object1>?", "left_predicate", "read 'aristera' as 'left'"),
+    ("Is <object0> zuobian of <object1>?", "left_predicate", "read 'zuobian' as 'left'"),
+    ("ikutsu meetoru is <object0> from you?", "distance_to_camera", "read 'meetoru' as 'meters'"),
+    ("kyori between <object0> and <object1>?", "center_distance", "read 'kyori' as 'distance'"),
+    ("Is <object0> oreunjjok of <object1>?", "right_predicate", "read 'oreunjjok' as 'right'"),
+    ("How far is <object0> from you, shukran?", "distance_to_camera", "read 'shukran' as 'thank you'"),
+    # groups added: Haitian Creole "adwat" (to the right), Malagasy "ankavia" (on the left) and "eny sa tsia"
+    # (yes or no), Kinyarwanda "ibumoso" (left) and "murakoze" (thank you), Chichewa "kumanzere"
+    # (left), Oromo "bitaa" (left), Kyrgyz "сол жакта" (on the left), Turkmen "çepde" (on the left),
+    # Quechua "paña" (right)
+    ("Is <object0> adwat of <object1>?", "right_predicate", "read 'adwat' as 'right'"),
+    ("Is <object0> ankavia of <object1>, eny sa tsia?", "left_predicate",
+     "read 'eny sa tsia' as 'yes or no'"),
+    ("Is <object0> ibumoso of <object1>? murakoze", "left_predicate", "read 'murakoze' as 'thank you'"),
+    ("Is <object0> kumanzere of <object1>?", "left_predicate", "read 'kumanzere' as 'left'"),
+    ("Is <object0> bitaa of <object1>?", "left_predicate", "read 'bitaa' as 'left'"),
+    ("Is <object0> сол жакта of <object1>?", "left_predicate", "read 'сол жакта' as 'left'"),
+    ("Is <object0> çepde of <object1>?", "left_predicate", "read 'çepde' as 'left'"),
+    ("Is <object0> paña of <object1>?", "right_predicate", "read 'paña' as 'right'"),
+    # matrix gaps filled: German "oberhalb von" (above), Serbo-Croatian "ispod" (under), Dutch "bovenop"
+    # (on top of, which English reads as above), French "atteindre" (reach), Dutch "lopen" (walk),
+    # Hindi "बजे" (o'clock, after the number), Swedish "längd" (length), Hungarian "szélesség"
+    # (width), Swedish "längst bort" (farthest), Japanese 一番近い (nearest), Thai ใกล้ที่สุด (nearest),
+    # Catalan "a l'esquerra de" (to the left of), Norwegian "snu" (turn)
+    ("Is <object0> oberhalb von <object1>?", "above_predicate", "read 'oberhalb von' as 'above'"),
+    ("Is <object0> ispod <object1>?", "below_predicate", "read 'ispod' as 'under'"),
+    ("Is <object0> bovenop <object1>?", "above_predicate", "read 'bovenop' as 'on top of'"),
+    ("Can you atteindre <object0>?", "reachability", "read 'atteindre' as 'reach'"),
+    ("How far must you lopen to get to <object0>?", "distance_to_camera", "read 'lopen' as 'walk'"),
+    ("<object0> is at 3 बजे?", "direction_clock", "read 'बजे' as \"o'clock\""),
+    ("What is the längd of <object0>?", "object_length", "read 'längd' as 'length'"),
+    ("What is the szélesség of <object0>?", "object_width", "read 'szélesség' as 'width'"),
+    ("Which is längst bort from you, <object0> or <object1>?", "closer_to_camera order=far",
+     "read 'längst bort' as 'farthest'"),
+    ("Which is 一番近い to you, <object0> or <object1>?", "closer_to_camera", "read '一番近い' as 'closest'"),
+    ("Which is ใกล้ที่สุด to you, <object0> or <object1>?", "closer_to_camera",
+     "read 'ใกล้ที่สุด' as 'closest'"),
+    ("Is <object0> a l'esquerra de <object1>?", "left_predicate", "read \"a l'esquerra de\" as 'left of'"),
+    ("snu how many degrees to face <object0>?", "rotate_to_face", "read 'snu' as 'turn'"),
+]
+
+# ... and spellings the fourth pass leaves out, which must still refuse.
+FOURTH_PASS_REFUSED = [
+    # Russian "sleva" (on the left) is Czech "discount"; Persian "chap" is English: no side is read
+    ("Is <object0> sleva of <object1>?", ""),
+    ("Is <object0> chap of <object1>?", ""),
+    # Finnish "päällä" is "on top of" and "switched on"; Dutch "voor" and Polish "przed" are "in front
+    # of" and "before"; Swedish "närmast" is "closest" and "almost"
+    ("Is <object0> päällä <object1>?", ""),
+    ("Is <object0> voor <object1>?", ""),
+    ("Is <object0> przed <object1>?", ""),
+    ("Which is närmast to you, <object0> or <object1>?", ""),
+    # Hindi "paas" (near) is also "to have"; Haitian "mèt" (metre) is also "master": left unread
+    ("kitna door is <object0> from you, paas?", "'paas'"),
+    ("How far is <object0> from you in mèt?", "'mèt'"),
+    # Finnish "pituus" is length and a person's height; "haba" is Tagalog length and romaji width
+    ("What is the pituus of <object0>?", ""),
+    ("What is the haba of <object0>?", ""),
+    # Romanian "cât" (how much) stripped is English "cat": unread, not "how much"
+    ("cat is the distance between <object0> and <object1>?", "'cat'"),
+]
+
+
 @pytest.mark.parametrize(
     ("question", "reading", "said"),
     [
@@ -210,6 +285,7 @@ THIRD_PASS_REFUSED = [
          "read 'a la izquierda de' as 'left of'"),
         *SECOND_PASS_READ,
         *THIRD_PASS_READ,
+        *FOURTH_PASS_READ,
     ],
 )
 def test_foreign_words_are_read_and_the_reading_says_so(question: str, reading: str, said: str) -> None:
@@ -238,6 +314,7 @@ def test_foreign_words_are_read_and_the_reading_says_so(question: str, reading: 
         ("welke van <object0> en <object1> staat hoger? the higher one", "'en'"),
         *SECOND_PASS_REFUSED,
         *THIRD_PASS_REFUSED,
+        *FOURTH_PASS_REFUSED,
     ],
 )
 def test_untranslated_or_ambiguous_words_still_refuse(question: str, unread: str) -> None:
@@ -256,6 +333,14 @@ def test_only_whole_tokens_are_glossed() -> None:
     assert lexicon.translate("sinistra,destra?")[1] == [("sinistra", "left"), ("destra", "right")]
 
 
+def test_a_stripped_spelling_that_is_another_word_is_not_read() -> None:
+    """Swedish "gå" (walk) stripped is "ga", the Japanese particle; Haitian "mèsi" (thank you) stripped is
+    Italian "mesi" (months); Romanian "cât" (how much) stripped is English "cat": the accented spelling is
+    read, the stripped one is left as written (the file lists them under left_out or also_english)."""
+    assert lexicon.translate("gå mèsi cât")[1] == [("gå", "walk"), ("mèsi", "thank you"), ("cât", "how much")]
+    assert lexicon.translate("ga mesi cat") == ("ga mesi cat", [])
+
+
 def test_no_glossary_word_is_an_english_word() -> None:
     """The safety rule of the file, checked on what loaded: no single word in the English list or the
     file's own list of English words, accents stripped or not; every gloss plain lower-case English."""
@@ -267,6 +352,34 @@ def test_no_glossary_word_is_an_english_word() -> None:
         assert gloss == gloss.lower() and gloss.replace("'", "").replace(" ", "").isalpha(), gloss
     for word in ("de", "la", "sol", "bas", "far", "links", "gauche", "derecho", "droite", "sag", "mas"):
         assert word not in lexicon.glossary()
+
+
+def test_every_group_covers_the_concept_matrix() -> None:
+    """Completeness, not words seen anywhere: every group of the glossary glosses each concept of the
+    file's ``coverage`` matrix (the question families' vocabulary, docs/spatial.md) in at least one
+    entry, unless the file lists the concept under ``not_covered`` for that group with its reason (a
+    word that can be English, one with a second sense, one not yet written). The report names, per
+    group, what it lacks; a reason for a concept the group covers is stale and fails too."""
+    data = lexicon.resources.files("rynnec_ros.spatial") / "data/foreign_words.yaml"
+    raw = yaml.safe_load(data.read_text(encoding="utf-8"))
+    concepts: dict[str, list[str]] = raw["coverage"]["concepts"]
+    excused: dict[str, dict[str, str]] = {}
+    for group, gaps in raw["coverage"]["not_covered"].items():
+        assert group in raw["languages"], group
+        for gap in gaps:
+            assert gap["why"].strip() and set(gap["concepts"]) <= set(concepts), (group, gap)
+            excused.setdefault(group, {}).update(dict.fromkeys(gap["concepts"], gap["why"]))
+    lacking: list[str] = []
+    stale: list[str] = []
+    for group, entries in raw["languages"].items():
+        glosses = set(entries.values())
+        missing = [c for c, said in concepts.items() if not glosses & set(said)]
+        unexcused = [c for c in missing if c not in excused.get(group, {})]
+        if unexcused:
+            lacking.append(f"{group}: {', '.join(unexcused)}")
+        stale += [f"{group}: {c}" for c in excused.get(group, {}) if c not in missing]
+    assert not lacking, "groups lack concepts with no reason given:\n" + "\n".join(lacking)
+    assert not stale, "reasons given for concepts the group covers:\n" + "\n".join(stale)
 
 
 def test_the_answer_says_the_translation() -> None:
