@@ -216,6 +216,12 @@ FOURTH_PASS_READ = [
      "read 'ใกล้ที่สุด' as 'closest'"),
     ("Is <object0> a l'esquerra de <object1>?", "left_predicate", "read \"a l'esquerra de\" as 'left of'"),
     ("snu how many degrees to face <object0>?", "rotate_to_face", "read 'snu' as 'turn'"),
+    # phrasings an earlier test refused for the unread word (test_spatial_parse): Swahili "mbali" (far) and
+    # "kiasi gani" (how much); romanised Japanese "hidari" (left) beside a turn
+    ("<object2> iko mbali nawe kiasi gani? how far from you, in meters", "distance_to_camera",
+     "read 'kiasi gani' as 'how much'"),
+    ("If you do a hidari turn of 90 degrees, where is <object2> on the clock?",
+     "future_direction_clock turn=left angle_deg=90", "read 'hidari' as 'left'"),
 ]
 
 # ... and spellings the fourth pass leaves out, which must still refuse.

@@ -464,7 +464,6 @@ REFUSED_BY_DESIGN = {
     'Standing where you are and looking out, if you read the scene left to right like a page, which '
     'of <object0>, <object2> and <object1> would come at the very end, on the right?',
     '<object0> ve <object1>, hangisi daha sagda? the more right one',
-    '<object2> is on the left of you, the robot? oenjjok maja-yo?',
     "Which hand's <object0> on, from where you're stood?",
     "PLS CONFIRM <object2> IS ON UNIT'S RIGHT SIDE.",
     '<object0> saginda mi solunda mi? your right or left?',
@@ -519,7 +518,6 @@ REFUSED_BY_DESIGN = {
     'Base, need a range on <object0>, say in mil, copy?',
     'Confirm <object1> is not closer to you than <object0>.',
     "Unit Three. <object1>, <object0>: which one's the far one? Over.",
-    'Three thing: <object2>, <object1>, <object0>. Which is most far from you, parakalo?',
     'The morning crew reckons <object0> sits 40 in. from <object1>. Confirm?',
     'Measure between centres of <object1> and <object0>, in cms.',
     'The other shift said the centre of <object0> is about a foot above the centre of <object1>. Right?',
@@ -545,7 +543,6 @@ REFUSED_BY_DESIGN = {
     'Hur långt... sorry, how long way did you walk in total during the film? In meter please.',
     'Which from these three is most away from you - <object0>, <object2>, <object1>?',
     'Which of <object2>, <object0> and <object1> is the longest way from you? She should not walk too far.',
-    'Cât e distanța between <object2> and <object1>? In centimetri please.',
     'Surely <object0> and <object2> are less than a foot apart, eh? How many ft exactly?',
     'Could she reach the top of <object0> if she lifts her arm? I need its top height from the floor, in cm.',
     'Hur högt upp är <object1>? How high up is its top edge from the floor, in meter?',
@@ -630,7 +627,6 @@ REFUSED_BY_DESIGN = {
     # reads ("measure it: you to OBJ", "highest up at the top", "cumulative path ... from first to last
     # frame", "the pair OBJ/OBJ, ... the upper item")
     'Measure it: you to <object1>, inches.',
-    'Kyori from you to <object1>? in centimetres onegai.',
     'Czy <object1> is higher from floor than <object2>?',
     'which of <object0> <object1> <object2> is highest up at the top',
     'Hidari most one among <object0>, <object2>, <object1>?',
@@ -659,7 +655,6 @@ REFUSED_BY_DESIGN = {
     " today?",
     '<object0> aur <object2> ke beech... distance between <object0> and <object2> is how many feets?',
     'Wie hoch... how high over the floor is the lowest part of <object1>? in Zentimeter',
-    'kitna tall hai <object1>? how much is the height in inch?',
     'Tallest of the bunch, who takes the crown: <object1>, <object2> or <object0>?',
     '<object2> sits lower than <object0>, measured at the bottom, correct?',
     '<object1> is under of <object0>? yes or no',
@@ -1587,11 +1582,11 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         ("which of these is the lower of the two, <object2> or <object0>", "the lower of the two"),
         # issue 24 (blind26/27): a clause in which few words are English is in another language; the
         # rules would read the English gloss beside it alone (sentences of our own: Spanish, German,
-        # Dutch, Swahili, romanised Japanese, each followed by an English-looking gloss)
+        # romanised Japanese, followed by an English-looking gloss; the Swahili one is read since the
+        # glossary's fourth pass, test_spatial_lexicon)
         # the glossary reads "gira a la izquierda" (turn left), not "dime: donde queda" (tell me: where is)
         ("Gira a la izquierda y dime: donde queda <object0>? (clock)", "donde"),
-        ("<object2> iko mbali nawe kiasi gani? how far from you, in meters", "OBJ iko far nawe kiasi gani"),
-        ("<object0> wa migi ni arimasu ka? is it on your right?", "OBJ wa migi ni arimasu ka"),
+        ("<object0> wa migi ni arimasu ka? is it on your right?", "OBJ wa right ni arimasu ka"),
         # a choice's negation that no rewrite turns: read without its "not" it would pick the other
         ("Which of <object0> and <object1> is not the nearest one to you?", "not"),
         ("between <object2> and <object0>, which isn't the taller one", "isn't the taller"),
@@ -1601,7 +1596,6 @@ def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> Non
         # sentences of our own, Spanish, German, Polish, French, Japanese)
         ("Your arm is 2 stopy long, can you reach <object0>?", "stopy"),
         ("turn gauche 90 degrees, what o'clock is <object0>?", "gauche"),
-        ("If you do a hidari turn of 90 degrees, where is <object2> on the clock?", "hidari"),
         ("Is <object2> on my right hand or on my gauche hand?", "gauche"),
         # an angle and a side are a turn whatever verb says it; a length unit with no arm length read
         ("Snap 90 right, what o'clock is <object2>?", "90 right"),
