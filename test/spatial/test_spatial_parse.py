@@ -49,6 +49,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh13") == []  # blind42/43, measured once, are development sets now
     assert split("fresh14") == []  # blind44/45, measured once, are development sets now
     assert split("fresh15") == []  # blind46/47, measured once, are development sets now
+    fresh16 = split("fresh16")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh16) == 207 + 202
+    assert {family for family, _, _ in fresh16} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
