@@ -29,7 +29,7 @@ def test_paraphrase_set_size_and_split() -> None:
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
-                        + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207)
+                        + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -49,9 +49,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh13") == []  # blind42/43, measured once, are development sets now
     assert split("fresh14") == []  # blind44/45, measured once, are development sets now
     assert split("fresh15") == []  # blind46/47, measured once, are development sets now
-    fresh16 = split("fresh16")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh16) == 207 + 202
-    assert {family for family, _, _ in fresh16} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh16") == []  # blind48/49, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -493,7 +491,6 @@ REFUSED_BY_DESIGN = {
     '<object0> is sit over the <object1>? wi-e isseoyo?',
     '<object0> angle from your front direction, myeot do-yeyo?',
     'Did you move a lot? How many meter total you have moved, rafiki?',
-    'How much space between <object2> and <object1>, in inchi?',
     'Hoe hoog is <object0>? Tell me the height in centimeter.',
     'Po obrocie w lewo, I mean after you turn left 60 degrees, where is <object0> on the clock?',
     'Czy możesz reach <object2> with your arm? It is 1 metr long.',
@@ -638,7 +635,6 @@ REFUSED_BY_DESIGN = {
     'Nan-ji direction is <object2> from you, like clock?',
     'How much turn you need for look to <object0>? In graus.',
     "Depois de virar para direita 90 graus, <object0> is at what o'clock?",
-    'Robot arm have 1 metro. It can catch <object0>?',
     'Item 1.02 - cumulative path travelled by the camera from first to last'
     ' frame, tolerance 0.1 ft; state in foot.',
     'Item 11.02 - for the pair <object0>/<object1>, identify the upper item.',
@@ -859,6 +855,72 @@ REFUSED_BY_DESIGN = {
     'How much upper is <object0> than <object2>, in metres? The middles of them.',
     "Which is placed lower, <object1> or <object0>? I'll dust the lower one first.",
     'Were you to turn about to the right, 180 degrees, at what angle would <object2> lie, in degrees?',
+    # blind48/49 (fresh16, measured once at c8922ee), refused after this round
+    'Pray, what sum of ground did the camera traverse, from the first moment of the recording to its last?',
+    'Total travel of the camera rig, first frame to last. Give it me in mil.',
+    '<object1> is more near to you than <object0>, haa?',
+    '<object0> is not closer to you then <object1>, right yaar?',
+    'Out of <object2> and <object1>, which is the longer run out from you?',
+    "Out of <object0>, <object1>, <object2>, which one's the shortest run from the camera?",
+    "What's the centre-to-centre between <object0> and <object1> in mil?",
+    'How wide a gulf lies betwixt <object1> and <object2>, reckoned in metres?',
+    "What's the height AFF to the top of <object0>, in mil?",
+    'Floor se <object0> ka center kitna upar hai? I mean how high is middle of '
+    '<object0> from floor, in meter',
+    'How much higher is the top of <object0> than the top of <object1>, in mil?',
+    'By how many feet does the crown of <object2> fall short of the crown of <object0>?',
+    'How much meter the bottom of <object0> is more low than bottom of <object2>, walaal?',
+    'How much loftier, in metres, is the middle of <object1> than the middle of <object0>?',
+    'How tall is <object0>, in mil?',
+    'What is the height of <object1>, from its foot to its crown, reckoned in feet?',
+    'Of what length is <object0> along its greater side, in inches?',
+    '<object1> is not taller than <object0>, correct ba?',
+    'Doth the top of <object1> rise higher above the floor than that of <object2>?',
+    'Bottom of <object1> is not more high than bottom of <object0>, right walaal?',
+    'Between <object0> and <object2>, which one is the upper, hvad?',
+    '<object2> or <object1>, which is the lower one, down side?',
+    'On which hand, as the camera beholds them, does <object0> stand in relation to <object2>?',
+    '<object2>, <object1>, <object0>: which is most on left side from you, walaal?',
+    '<object2> on your right, recruit? Yes or no!',
+    'Upon which hand of the camera does <object1> presently lie?',
+    "Clock direction to <object0> from the camera right now: what are we talking, two o'clock, ten?",
+    "Through how many degrees must the camera turn widdershins, against the motion "
+    "of a clock's hands, to face <object0>?",
+    'Counter-clockwise, how many degrees do you rotate to be square-on to <object1>?',
+    "How many degrees would the camera have to revolve in the manner of a clock's "
+    "hands to look upon <object2>?",
+    'For facing <object1>, how much degree to turn in clockwise side, bhai?',
+    'Should the camera turn half a circle to its left, at what hour of the clock '
+    'would <object0> then appear?',
+    'If your arm is 80 cms long, <object1> you can touch from here?',
+    "Your arm's 600 mil. Can you get to <object1> from where you're stood?",
+    "Is <object0> within arm's reach, recruit?",
+    'Is <object1> within the compass of my arm, as I now stand?',
+    'HOW FAR HAVE YOU RUN THIS WHOLE DRILL, ROBOT? GIVE IT TO ME IN METRES!',
+    'How many INCHES of floor did you eat up in that whole clip?!',
+    'How long is it from you to the <object0>? I want it in millimeter, tak.',
+    "Between <object2> and <object0>, which one's further from you, hun?",
+    'Is <object0> more far away from you than <object2>, ja?',
+    '<object2> is closer to you compare to <object1>? yego or oya?',
+    "Which of those three - <object0>, <object2>, <object1> - is nearest you, d'you think?",
+    'Of the three <object0>, <object1>, <object2>, which has the less distance to the camera?',
+    "How far is <object0> from <object1>, d'you reckon? In feet, my head doesn't do metric.",
+    'The <object0> and the <object2>, how much they are separated? in centimeter please, eskerrik asko',
+    'How many tommer (inch) the top of <object1> is more down than the top of <object2>?',
+    "What's the height of <object0> in feet, d'you reckon?",
+    '<object1> is more small than <object0> in the height? yego?',
+    'Is <object1> placed more high than <object0> from floor, ji?',
+    'Of <object1> and <object2>, identify which item is positioned uppermost.',
+    '<object2> is up of <object0>? yego or oya',
+    'In your view, <object0> is in which side of <object2>, ezkerra or eskuina?',
+    'Among <object1>, <object0>, <object2>, who is most right side?',
+    'Which one of <object1>, <object2> and <object0> is the most on the left, mesedez?',
+    '<object1> is on your left hand side, ji?',
+    'Is <object0> in your left, ezkerrean?',
+    "Which o'clock is <object0> at from you right now, d'you reckon?",
+    "How much would you need to turn to face <object0>, d'you think?",
+    'Document the clockwise rotation in degrees needed to orient the device towards <object1>.',
+    'How many degrees turning to left (ezkerrera) you need to look direct at <object0>?',
 }
 
 
@@ -1807,6 +1869,51 @@ def test_blind46_47_kinds_are_read(question: str, expected: str) -> None:
     ],
 )
 def test_an_unused_number_unit_or_choice_is_refused(question: str, reading: str, unused: str) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(f"{PARTLY_READ}: I read {question!r} as {reading}"), why
+    assert why.endswith(unused), why
+
+
+# Issue 24, blind48/49 round: every side word is consumed, and a misspelt unit is a unit. Sentences of
+# our own; the readings are worked by hand.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the parade ground's "left face" / "right face" is a quarter turn to that side; "half right" an
+        # eighth (45 degrees); the direction after it is asked, not the current one
+        ("Right face! Where is <object1> on the clock now?",
+         "future_direction_clock turn=right angle_deg=90"),
+        ("Left face. Give me <object0>'s bearing in degrees.",
+         "future_direction_degrees turn=left angle_deg=90"),
+        ("Half left! What o'clock is <object2>?", "future_direction_clock turn=left angle_deg=45"),
+        # a side after a number states the direction's convention, not a turn
+        ("Angle of <object0>, in degrees, with 0 ahead and 90 to the right?", "direction_degrees"),
+        # a unit misspelt by one letter, where only one unit is that near: "inchs" (a dropped e), "fet"
+        # (a dropped e of feet), "inchus" (a changed letter of inches) are read as that unit
+        ("How many inchus tall is <object0>?", "object_height unit=in"),
+        ("What is the width of <object1> in fet?", "object_width unit=ft"),
+        ("How far apart are <object0> and <object1>, inchs?", "center_distance unit=in"),
+    ],
+)
+def test_sides_and_misspelt_units_are_read(question: str, expected: str) -> None:
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.structured() == parse_structured(expected).structured()
+
+
+@pytest.mark.parametrize(
+    ("question", "reading", "unused"),
+    [
+        # a side said apart from every object is a turn the current direction would leave unread
+        ("Right! Now, what o'clock is <object0>?", "direction_clock", "that reading does not use 'right'"),
+        # a slip as near two words of the rules, "frot" (foot or front), is refused, not skipped
+        ("How tall is <object1> in frot?", "object_height", "that reading does not use 'frot'"),
+    ],
+)
+def test_an_unread_side_or_an_ambiguous_unit_slip_is_refused(
+    question: str, reading: str, unused: str
+) -> None:
     p, why = parse_question(question)
     assert p is None
     assert why.startswith(f"{PARTLY_READ}: I read {question!r} as {reading}"), why
