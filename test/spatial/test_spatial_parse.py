@@ -501,7 +501,6 @@ REFUSED_BY_DESIGN = {
     'Ik wil weten: how long is the route you drove in whole video, in centimeter?',
     'confirm: <object0> NOT closer than <object1>',
     'Kipi kiko karibu zaidi: <object1>, <object0> au <object2>? Which is nearest to you?',
-    'On which hand does <object2> lie relative to you?',
     'Bên trái hay bên phải? I mean, <object1> is on which side of you?',
     'I need a tape measurement, sensor to <object2>, in cm.',
     'Careful: not the gap between two objects. How far is <object0> from the camera itself, in inches?',
@@ -532,7 +531,6 @@ REFUSED_BY_DESIGN = {
     '<object1> is on the left from <object0>, benar?',
     'Heard <object2> is the furthest right of <object0>, <object1> and <object2>. Right?',
     'Other shift said <object0> is about 30 degrees off your nose. True?',
-    "<object2> vs <object1> - which one's the shorter run from me?",
     'Whose top is not as high: <object1> or <object2>?',
     "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
     'If your arm were a metre long, would <object2> be within your reach?',
@@ -557,7 +555,6 @@ REFUSED_BY_DESIGN = {
     'Chand daraje? How many degree is angle between your front and <object2>?',
     'Cât trebuie? How many degree you must rotate anti-clockwise for facing <object1>?',
     'Om du vänder dig... If you turn left 120 degree, in which clock direction is <object1>?',
-    'Give yourself an arm reach of about 65 cms, like hers. From your spot, could you touch <object2>?',
     'Kan du nå <object0>? Arm is 1,1 meter.',
     'how many metres did the camera go all together sorry altogether during the video',
     'Confirm the full track length flown by the camera during the recording, in centimetres.',
@@ -646,8 +643,6 @@ REFUSED_BY_DESIGN = {
     'Wie viel... sorry, how many centimeter has the camera moved total during the recording?',
     'Cuánto... how long is the way the robot made in whole video, in cms?',
     'Wie weit... how far is <object1> away of you, in Fuß?',
-    'camera se <object1> kitna door hai? please tell in feets',
-    "<object0> or <object1>, who's got the shorter run to the camera?",
     'Identify, of the three objects <object1>, <object2> and <object0>, the one with the minimum'
     ' straight-line distance from the camera centre.',
     "Three contenders on the pitch, <object2>, <object1> and <object0>! Who's the closest to our camera"
@@ -814,8 +809,6 @@ REFUSED_BY_DESIGN = {
     'My son wants to know how many degrees the robot has to spin to the right so it faces <object0>.',
     'Let the arm length be ℓ = 30 inches. Is <object1> within reach?',
     'Cryptic clue, if you will: total ambulation of the lens over the whole footage, in metres?',
-    'Witness, state for the record how far you travelled from the first frame to the last. Inches, if '
-    'you please.',
     'Peregrination of the camera, summed end to end: how many foot?',
     'Give me the full tally of your wanderings, expressed in inches.',
     'Max range from robot: <object0>, <object1>, <object2>. Which?',
@@ -828,7 +821,6 @@ REFUSED_BY_DESIGN = {
     '<object1> L = ? m',
     'Kiek aukštas <object0>? how tall it is in centimetre',
     'Loftiest of <object2>, <object0> and <object1>?',
-    "Which base is loftier, <object0>'s or <object2>'s?",
     'You would agree that the top of <object2> is not as high as the top of <object1>?',
     'From <object0> and <object2>, which one is more up, on the top?',
     'Superjacent of the two, <object0> or <object1>?',
@@ -856,70 +848,33 @@ REFUSED_BY_DESIGN = {
     "Which is placed lower, <object1> or <object0>? I'll dust the lower one first.",
     'Were you to turn about to the right, 180 degrees, at what angle would <object2> lie, in degrees?',
     # blind48/49 (fresh16, measured once at c8922ee), refused after this round
-    'Pray, what sum of ground did the camera traverse, from the first moment of the recording to its last?',
     'Total travel of the camera rig, first frame to last. Give it me in mil.',
     '<object1> is more near to you than <object0>, haa?',
     '<object0> is not closer to you then <object1>, right yaar?',
-    'Out of <object2> and <object1>, which is the longer run out from you?',
-    "Out of <object0>, <object1>, <object2>, which one's the shortest run from the camera?",
     "What's the centre-to-centre between <object0> and <object1> in mil?",
-    'How wide a gulf lies betwixt <object1> and <object2>, reckoned in metres?',
     "What's the height AFF to the top of <object0>, in mil?",
-    'Floor se <object0> ka center kitna upar hai? I mean how high is middle of '
-    '<object0> from floor, in meter',
     'How much higher is the top of <object0> than the top of <object1>, in mil?',
-    'By how many feet does the crown of <object2> fall short of the crown of <object0>?',
     'How much meter the bottom of <object0> is more low than bottom of <object2>, walaal?',
-    'How much loftier, in metres, is the middle of <object1> than the middle of <object0>?',
     'How tall is <object0>, in mil?',
-    'What is the height of <object1>, from its foot to its crown, reckoned in feet?',
     'Of what length is <object0> along its greater side, in inches?',
     '<object1> is not taller than <object0>, correct ba?',
-    'Doth the top of <object1> rise higher above the floor than that of <object2>?',
     'Bottom of <object1> is not more high than bottom of <object0>, right walaal?',
     'Between <object0> and <object2>, which one is the upper, hvad?',
     '<object2> or <object1>, which is the lower one, down side?',
-    'On which hand, as the camera beholds them, does <object0> stand in relation to <object2>?',
     '<object2>, <object1>, <object0>: which is most on left side from you, walaal?',
-    '<object2> on your right, recruit? Yes or no!',
-    'Upon which hand of the camera does <object1> presently lie?',
     "Clock direction to <object0> from the camera right now: what are we talking, two o'clock, ten?",
-    "Through how many degrees must the camera turn widdershins, against the motion "
-    "of a clock's hands, to face <object0>?",
-    'Counter-clockwise, how many degrees do you rotate to be square-on to <object1>?',
-    "How many degrees would the camera have to revolve in the manner of a clock's "
-    "hands to look upon <object2>?",
     'For facing <object1>, how much degree to turn in clockwise side, bhai?',
-    'Should the camera turn half a circle to its left, at what hour of the clock '
-    'would <object0> then appear?',
-    'If your arm is 80 cms long, <object1> you can touch from here?',
     "Your arm's 600 mil. Can you get to <object1> from where you're stood?",
-    "Is <object0> within arm's reach, recruit?",
-    'Is <object1> within the compass of my arm, as I now stand?',
-    'HOW FAR HAVE YOU RUN THIS WHOLE DRILL, ROBOT? GIVE IT TO ME IN METRES!',
-    'How many INCHES of floor did you eat up in that whole clip?!',
-    'How long is it from you to the <object0>? I want it in millimeter, tak.',
-    "Between <object2> and <object0>, which one's further from you, hun?",
     'Is <object0> more far away from you than <object2>, ja?',
     '<object2> is closer to you compare to <object1>? yego or oya?',
-    "Which of those three - <object0>, <object2>, <object1> - is nearest you, d'you think?",
-    'Of the three <object0>, <object1>, <object2>, which has the less distance to the camera?',
-    "How far is <object0> from <object1>, d'you reckon? In feet, my head doesn't do metric.",
     'The <object0> and the <object2>, how much they are separated? in centimeter please, eskerrik asko',
     'How many tommer (inch) the top of <object1> is more down than the top of <object2>?',
-    "What's the height of <object0> in feet, d'you reckon?",
     '<object1> is more small than <object0> in the height? yego?',
     'Is <object1> placed more high than <object0> from floor, ji?',
-    'Of <object1> and <object2>, identify which item is positioned uppermost.',
-    '<object2> is up of <object0>? yego or oya',
     'In your view, <object0> is in which side of <object2>, ezkerra or eskuina?',
-    'Among <object1>, <object0>, <object2>, who is most right side?',
     'Which one of <object1>, <object2> and <object0> is the most on the left, mesedez?',
     '<object1> is on your left hand side, ji?',
     'Is <object0> in your left, ezkerrean?',
-    "Which o'clock is <object0> at from you right now, d'you reckon?",
-    "How much would you need to turn to face <object0>, d'you think?",
-    'Document the clockwise rotation in degrees needed to orient the device towards <object1>.',
     'How many degrees turning to left (ezkerrera) you need to look direct at <object0>?',
 }
 
@@ -1918,3 +1873,58 @@ def test_an_unread_side_or_an_ambiguous_unit_slip_is_refused(
     assert p is None
     assert why.startswith(f"{PARTLY_READ}: I read {question!r} as {reading}"), why
     assert why.endswith(unused), why
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # an address or a tag after a complete question asks nothing: the question before it is read
+        # ("friend" also stands for other languages' address terms, which the glossary glosses so)
+        ("Which is taller, <object1> or <object0>, pal?", "tallest_choice"),
+        ("How wide is <object2> in centimetres, do you reckon?", "object_width unit=cm"),
+        ("Is <object0> to your left, sir? Yes or no.", "side_of_me side=left"),
+        ("Is <object1> nearer to you than <object0>, right friend?", "closer_to_camera form=yesno"),
+        ("How far apart are <object0> and <object1>, I wonder?", "center_distance"),
+        # literary English: "doth" is does, "loftier" higher, "upon which hand" on which side, a clock's
+        # hands' way clockwise and "widdershins" its opposite, "the compass of my arm" its reach, "a gulf
+        # betwixt" the distance, "fall short of" lower than (a height difference at the named tops)
+        ("Doth <object1> sit loftier than <object0>?", "higher_choice form=yesno"),
+        ("Upon which hand of the camera sits <object2>?", "side_of_me"),
+        ("Turning widdershins, how many degrees until you face <object1>?", "rotate_to_face direction=ccw"),
+        ("How far must you rotate in the manner of a clock's hands to look upon <object0>?",
+         "rotate_to_face"),
+        ("Lies <object2> within the compass of your arm?", "reachability"),
+        ("How great a gulf lies between <object0> and <object1>?", "center_distance"),
+        ("By how many centimetres does the top of <object0> fall short of the top of <object1>?",
+         "height_difference point=top unit=cm"),
+        ("What sum of ground have you traversed since the recording began?", "walked_distance"),
+        # the longer / shorter run from you is farther / nearer; half a circle is 180 degrees (but three
+        # quarters of a full circle stays 270); "square on to" faces; "has the least distance to" nearest
+        ("Of <object0> and <object1>, which is the longer run from the camera?",
+         "closer_to_camera order=far"),
+        ("Turn half a circle to your right: what o'clock is <object0> then?",
+         "future_direction_clock turn=right angle_deg=180"),
+        ("Turning three quarters of a full circle to the left, where is <object1> on the clock?",
+         "future_direction_clock turn=left angle_deg=270"),
+        ("How many degrees to be square on to <object2>?", "rotate_to_face"),
+        ("Which of <object0>, <object1> and <object2> has the least distance to you?", "closest_to_camera"),
+        ("Which is the most left side, <object0> or <object1>?", "leftmost_choice"),
+        # a learner's "up of" is above, "more small than OBJ in height" shorter, "then" after a
+        # comparative "than"; "how long is it from you to OBJ" a distance, never the object's length
+        ("<object1> is up of <object0>?", "above_predicate"),
+        ("<object0> is more small than <object2> in height?", "tallest_choice order=min form=yesno"),
+        ("Is <object1> wider then <object0>?", "tallest_choice dim=width form=yesno"),
+        ("How long is it from me to <object0>, in feet?", "distance_to_camera unit=ft"),
+        # the rotation needed to orient towards OBJ is the turn to face it; "positioned uppermost" on top;
+        # AFF is above the floor; the floor eaten up in the whole clip the walk; "70 cms" 70 cm
+        ("The rotation required to orient the robot towards <object2>, in degrees?", "rotate_to_face"),
+        ("Which is positioned uppermost, <object0> or <object1>?", "above_choice"),
+        ("Height AFF of <object0>, in metres?", "height_from_ground"),
+        ("How much ground did the robot eat up in this whole clip?", "walked_distance"),
+        ("With an arm of 70 cms, can you reach <object1>?", "reachability arm_length_m=0.7"),
+    ],
+)
+def test_blind48_49_kinds_are_read(question: str, expected: str) -> None:
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.structured() == parse_structured(expected).structured()
