@@ -847,7 +847,10 @@ REFUSED_BY_DESIGN = {
     'How much upper is <object0> than <object2>, in metres? The middles of them.',
     "Which is placed lower, <object1> or <object0>? I'll dust the lower one first.",
     'Were you to turn about to the right, 180 degrees, at what angle would <object2> lie, in degrees?',
-    # blind48/49 (fresh16, measured once at c8922ee), refused after this round
+    # blind48/49 (fresh16, measured once at c8922ee), refused after this round: millimetres as "mil"
+    # (a thousandth of an inch to others), words of another language the glossary does not hold
+    # ("walaal", "ji", "yego", "ezkerra" ...; a yes/no to "not X-er than" stays refused after them), "the
+    # lower one, down side", two clock hours offered as guesses ("two o'clock, ten?": ten, or 2:10?)
     'Total travel of the camera rig, first frame to last. Give it me in mil.',
     '<object1> is more near to you than <object0>, haa?',
     '<object0> is not closer to you then <object1>, right yaar?',
@@ -856,7 +859,6 @@ REFUSED_BY_DESIGN = {
     'How much higher is the top of <object0> than the top of <object1>, in mil?',
     'How much meter the bottom of <object0> is more low than bottom of <object2>, walaal?',
     'How tall is <object0>, in mil?',
-    'Of what length is <object0> along its greater side, in inches?',
     '<object1> is not taller than <object0>, correct ba?',
     'Bottom of <object1> is not more high than bottom of <object0>, right walaal?',
     'Between <object0> and <object2>, which one is the upper, hvad?',
@@ -1922,6 +1924,8 @@ def test_an_unread_side_or_an_ambiguous_unit_slip_is_refused(
         ("Height AFF of <object0>, in metres?", "height_from_ground"),
         ("How much ground did the robot eat up in this whole clip?", "walked_distance"),
         ("With an arm of 70 cms, can you reach <object1>?", "reachability arm_length_m=0.7"),
+        # a length along the greater side is the length
+        ("What length does <object2> measure along its greater side?", "object_length"),
     ],
 )
 def test_blind48_49_kinds_are_read(question: str, expected: str) -> None:
