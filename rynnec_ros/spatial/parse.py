@@ -1575,11 +1575,12 @@ _ANGLE_AND_SIDE = (
 )
 # "turn left 90 and walk forward", "if I step to the left": a move of the camera, after which no reading
 # knows where anything is (the walk's own length aside).
-_MOVE = (  # ("without stepping forward" is no move)
+_MOVE = (  # ("without stepping forward" is no move; "walk (half a circle) around OBJ" is one)
     r"(?<!\bwithout )(?<!\bnot )(?<!\bno )(?<!\bnever )"
     r"\b(?:walk|step|move|drive|roll|shift|slide|back up|strafe)(?:s|ed|ing|ped|ping)? (?:\w+ )?"
     r"(?:forward|forwards|ahead|back|backwards?|straight|sideways|(?:to )?(?:the |my |your )?(?:left|right)"
-    r"|\d+(?:\.\d+)? (?:m|meters?|feet|ft|steps?|cm))\b"
+    r"|\d+(?:\.\d+)? (?:m|meters?|feet|ft|steps?|cm)"
+    r"|(?:(?:half|all) )?(?:a |the )?(?:way |circle )?(?:a)?round|(?:half |a )?(?:full )?circle)\b"
 )
 # "which way do I turn to face OBJ" asks a side, which a turn's angle does not say.
 _WHICH_WAY_TO_TURN = (
@@ -1686,10 +1687,11 @@ def _side_without_an_object(t: str) -> list[str]:
     words before the question state, which a reading of the current direction would leave unread and
     answer as if it were not said. A side after a number states a convention ("0 straight
     ahead and 90 to your right"); "clockwise" there is one too ("degrees, clockwise from ahead"), and a
-    counterclockwise turn is the turn cues'."""
+    counterclockwise turn is the turn cues'. "All right" places nothing."""
     after_number = r"\d (?:degrees? )?(?:(?:is|=|to|on|at) )?(?:(?:the|your|my) )?$"
     return [m.group(0) for clause in re.split(r"[,.;:?!]", t) if "OBJ" not in clause
-            for m in re.finditer(_SIDE_WORD, clause) if not _has(clause[: m.start()], after_number)]
+            for m in re.finditer(_SIDE_WORD, clause)
+            if not _has(clause[: m.start()], after_number) and not _has(clause[: m.start()], r"\ball $")]
 
 
 def _side_of_an_object(t: str) -> list[str]:

@@ -1844,6 +1844,8 @@ def test_an_unused_number_unit_or_choice_is_refused(question: str, reading: str,
         ("Left face. Give me <object0>'s bearing in degrees.",
          "future_direction_degrees turn=left angle_deg=90"),
         ("Half left! What o'clock is <object2>?", "future_direction_clock turn=left angle_deg=45"),
+        # "all right" places nothing
+        ("All right, what o'clock is <object2>?", "direction_clock"),
         # a side after a number states the direction's convention, not a turn
         ("Angle of <object0>, in degrees, with 0 ahead and 90 to the right?", "direction_degrees"),
         # a unit misspelt by one letter, where only one unit is that near: "inchs" (a dropped e), "fet"
@@ -1864,6 +1866,9 @@ def test_sides_and_misspelt_units_are_read(question: str, expected: str) -> None
     [
         # a side said apart from every object is a turn the current direction would leave unread
         ("Right! Now, what o'clock is <object0>?", "direction_clock", "that reading does not use 'right'"),
+        # a walk round an object is a move (found probing "half a circle", a turn only after a turn verb)
+        ("If I walk half a circle round <object1>, what o'clock is it?", "direction_clock",
+         "that reading does not use 'walk half a circle round'"),
         # a slip as near two words of the rules, "frot" (foot or front), is refused, not skipped
         ("How tall is <object1> in frot?", "object_height", "that reading does not use 'frot'"),
     ],
