@@ -27,7 +27,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cached_property
 from importlib import resources
 from types import CodeType, FunctionType
@@ -409,19 +409,34 @@ _CUE_WORDS = [
 _REAL_WORDS = {"loner", "waked", "metes", "eight", "loser", "angel", "angels"}
 
 
+def _one_edit(word: str) -> Iterator[tuple[str, int, str]]:
+    """Every slip one edit from ``word``, as (kind, position, slip): two adjacent letters swapped, a
+    letter dropped, added (before ``position``) or changed. The corrector (``_typo_table``), the check
+    for slips it leaves (``_near_cue``) and the units' slips (``_unit_slips``) each keep the kinds and
+    positions they trust."""
+    for i in range(len(word) - 1):
+        yield "swap", i, word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    for i in range(len(word)):
+        yield "drop", i, word[:i] + word[i + 1 :]
+    for i in range(len(word) + 1):
+        for c in "abcdefghijklmnopqrstuvwxyz":
+            yield "add", i, word[:i] + c + word[i:]
+            if i < len(word):
+                yield "change", i, word[:i] + c + word[i + 1 :]
+
+
 def _typo_table(words: list[str]) -> dict[str, str]:
     variants: dict[str, set[str]] = {}
     for w in words:
-        found = {w[:i] + w[i + 1] + w[i] + w[i + 2 :] for i in range(len(w) - 1)}
-        if len(w) >= 6:
-            found |= {w[:i] + w[i + 1 :] for i in range(len(w) - 1) if i > 0 or len(w) > 6}
-            found |= {w[:i] + c + w[i:] for i in range(len(w)) for c in "abcdefghijklmnopqrstuvwxyz"}
-        for v in found - {w}:
-            variants.setdefault(v, set()).add(w)
+        for kind, i, v in _one_edit(w):
+            if kind == "swap" or (len(w) >= 6 and (
+                    (kind == "drop" and i < len(w) - 1 and (i > 0 or len(w) > 6))
+                    or (kind == "add" and i < len(w)))):
+                variants.setdefault(v, set()).add(w)
     for w in words:  # a letter changed in a long word ("distence"), where no other slip reads that way
         if len(w) >= 7:
-            for v in {w[:i] + c + w[i + 1:] for i in range(1, len(w)) for c in "abcdefghijklmnopqrstuvwxyz"}:
-                if v != w and (v not in variants or w in variants[v]):
+            for kind, i, v in _one_edit(w):
+                if kind == "change" and i >= 1 and v != w and (v not in variants or w in variants[v]):
                     variants.setdefault(v, set()).add(w)
     known = set(words) | _REAL_WORDS | _ENGLISH
     # (a slip as close to a word's plural as to the word, "degres", is that word either way)
@@ -431,6 +446,46 @@ def _typo_table(words: list[str]) -> dict[str, str]:
 
 
 _TYPOS = _typo_table(_CUE_WORDS)
+# The names of the units a reading converts to, each spelling with its unit.
+_UNIT_SPELLINGS = {
+    **dict.fromkeys(("inch", "inches"), "in"), **dict.fromkeys(("foot", "feet"), "ft"),
+    **dict.fromkeys(("meter", "meters", "metre", "metres"), "m"),
+    **dict.fromkeys(("centimeter", "centimeters", "centimetre", "centimetres"), "cm"),
+    **dict.fromkeys(("millimeter", "millimeters", "millimetre", "millimetres"), "mm"),
+    **dict.fromkeys(("degree", "degrees"), "deg"),
+}
+
+
+def _unit_slips() -> tuple[dict[str, str], frozenset[str]]:
+    """A unit misspelt is still a unit ("how many inchis" asks inches; skipped, the answer came in
+    meters): a word one edit from a unit's name, any kind and place, that is no English word, is read as
+    that unit's name where every word of the rules (``_CUE_WORDS``) and unit name that near is a spelling
+    of that one unit (the shortest), and is refused where two are ("frot": foot or front, "menter": meter
+    or center). Returns the slips read and the slips refused."""
+    near: dict[str, set[str]] = {}
+    for w in {*_UNIT_SPELLINGS, *_CUE_WORDS}:
+        for _kind, _i, v in _one_edit(w):
+            near.setdefault(v, set()).add(w)
+    known = _ENGLISH | _REAL_WORDS | set(_CUE_WORDS) | set(_UNIT_SPELLINGS)
+    read, refused = {}, set()
+    for v, words in near.items():
+        if v in known or len(v) < 3 or not words & _UNIT_SPELLINGS.keys() or v in _TYPOS:
+            continue
+        if len({_UNIT_SPELLINGS.get(w) for w in words}) == 1:
+            read[v] = min(sorted(words), key=len)
+        else:
+            refused.add(v)
+    return read, frozenset(refused)
+
+
+_UNIT_SLIPS, _UNIT_SLIPS_REFUSED = _unit_slips()
+# Where a word names a unit: after a number, "in", "into", "how many / much", or alone closing a clause
+# after a comma ("..., inchis?"). Only there is a slip read as a unit: the hand-written English list is
+# short, and "food" or "meet" elsewhere are those words.
+_UNIT_PLACE = (
+    r"(?:(?<=\d)|(?<=\d )|(?<=\bin )|(?<=\binto )|(?<=\bmany )|(?<=\bmuch ))[a-z]{3,}\b"
+    r"|(?<=, )[a-z]{3,}(?=\s*(?:please\s*)?[?.!;]*$)"
+)
 
 
 # Whole phrasings rewritten to the form the rules read, in order (after dashes became commas): the table is
@@ -508,6 +563,7 @@ def normalise(question: str) -> str:
     t = _OBJ_RE.sub("\x00", question).lower().replace("\x00", "OBJ")
     t = translate(t)[0]  # words of other languages (lexicon.py) first: no typo rule makes them English
     t = re.sub(r"[a-z]{4,}", lambda m: _TYPOS.get(m.group(0), m.group(0)), t)
+    t = re.sub(_UNIT_PLACE, lambda m: _UNIT_SLIPS.get(m.group(0), m.group(0)), t)
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
     for rewrite, replacement in _PHRASE_REWRITES:
@@ -1519,11 +1575,12 @@ _ANGLE_AND_SIDE = (
 )
 # "turn left 90 and walk forward", "if I step to the left": a move of the camera, after which no reading
 # knows where anything is (the walk's own length aside).
-_MOVE = (  # ("without stepping forward" is no move)
+_MOVE = (  # ("without stepping forward" is no move; "walk (half a circle) around OBJ" is one)
     r"(?<!\bwithout )(?<!\bnot )(?<!\bno )(?<!\bnever )"
     r"\b(?:walk|step|move|drive|roll|shift|slide|back up|strafe)(?:s|ed|ing|ped|ping)? (?:\w+ )?"
     r"(?:forward|forwards|ahead|back|backwards?|straight|sideways|(?:to )?(?:the |my |your )?(?:left|right)"
-    r"|\d+(?:\.\d+)? (?:m|meters?|feet|ft|steps?|cm))\b"
+    r"|\d+(?:\.\d+)? (?:m|meters?|feet|ft|steps?|cm)"
+    r"|(?:(?:half|all) )?(?:a |the )?(?:way |circle )?(?:a)?round|(?:half |a )?(?:full )?circle)\b"
 )
 # "which way do I turn to face OBJ" asks a side, which a turn's angle does not say.
 _WHICH_WAY_TO_TURN = (
@@ -1623,6 +1680,18 @@ _OWN_EXTENT = frozenset({
     "length", "end", "top", "bottom", "base", "tip", "front", "back", "way", "distance", "range", "of", "in",
     "and", "or", "than",
 })
+
+
+def _side_without_an_object(t: str) -> list[str]:
+    """Side words in a clause that names no object ("Left! Where is OBJ now?"): a turn or a facing the
+    words before the question state, which a reading of the current direction would leave unread and
+    answer as if it were not said. A side after a number states a convention ("0 straight
+    ahead and 90 to your right"); "clockwise" there is one too ("degrees, clockwise from ahead"), and a
+    counterclockwise turn is the turn cues'. "All right" places nothing."""
+    after_number = r"\d (?:degrees? )?(?:(?:is|=|to|on|at) )?(?:(?:the|your|my) )?$"
+    return [m.group(0) for clause in re.split(r"[,.;:?!]", t) if "OBJ" not in clause
+            for m in re.finditer(_SIDE_WORD, clause)
+            if not _has(clause[: m.start()], after_number) and not _has(clause[: m.start()], r"\ball $")]
 
 
 def _side_of_an_object(t: str) -> list[str]:
@@ -1773,7 +1842,9 @@ def _rule_words() -> frozenset[str]:
     # (not the misspellings the corrector reads as their word, nor the module's dunders, nor the rewrite
     # table's loader and its names for the replacement functions, nor the stems of units in other languages:
     # plumbing and unknown words, not words a rule reads)
-    plumbing = {id(_TYPOS), id(_load_rewrites), id(_REWRITE_CALLS), id(_UNIT_STEM)}
+    plumbing = {id(_TYPOS), id(_load_rewrites), id(_REWRITE_CALLS), id(_UNIT_STEM), id(_UNIT_SLIPS),
+                id(_UNIT_SLIPS_REFUSED), id(_NEAR_CUES),
+                id(_UNIT_PLACE)}
     module = [v for k, v in globals().items() if id(v) not in plumbing and not k.startswith("__")]
     module.append(list(_REWRITE_CALLS.values()))
     for value in module:  # docstrings first: a walk may meet a code object before its function
@@ -1835,9 +1906,13 @@ def _unread_words(t: str) -> list[str]:
     tokens = re.findall(rf"OBJ|{_WORD}|\d+(?:\.\d+)?|[,.;:?!]", t)
     found = []
     for i, token in enumerate(tokens):
+        before, after = ["", "", *tokens][i : i + 2], [*tokens, ""][i + 1]
+        # a slip as near two units (or a unit and a cue) in a unit's place: which one?
+        if token in _UNIT_SLIPS_REFUSED and re.fullmatch(r"\d+(?:\.\d+)?|in|into|many|much", before[1]):
+            found.append(token)
+            continue
         if not _unknown(token):
             continue
-        before, after = ["", "", *tokens][i : i + 2], [*tokens, ""][i + 1]
         clause_end = next((x for x in tokens[i + 1 :] if x in _BREAKS), "")
         if (
             re.fullmatch(_UNIT_STEM, token)
@@ -1873,19 +1948,12 @@ def _near_cue(word: str) -> bool:
     """Whether unknown ``word`` is one edit (a letter changed, dropped, added, or two swapped) from a cue
     word of five letters or more that the corrector did not mend (``_TYPOS``: a slip one edit from two cue
     words, or a letter changed): read without it, the question would answer another cue's question."""
-    def one_edit(a: str, b: str) -> bool:
-        if abs(len(a) - len(b)) > 1 or a == b:
-            return False
-        if len(a) == len(b):
-            diff = [i for i in range(len(a)) if a[i] != b[i]]
-            return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
-                                      and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
-        short, long_ = sorted((a, b), key=len)
-        return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+    return len(word) >= 5 and word in _NEAR_CUES
 
-    # (a slip keeps the first letter: "block" and "racing" are words, not "clock" and "facing")
-    cues = (cue for cue in _CUE_WORDS if len(cue) >= 5 and cue[0] == word[0])
-    return len(word) >= 5 and any(one_edit(word, cue) for cue in cues)
+
+# (a slip keeps the first letter: "block" and "racing" are words, not "clock" and "facing")
+_NEAR_CUES = frozenset(v for cue in _CUE_WORDS if len(cue) >= 5
+                       for _kind, _i, v in _one_edit(cue) if v != cue and v[:1] == cue[0])
 
 
 def _question_particle(t: str) -> list[str]:
@@ -2038,6 +2106,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "OBJ is at left from you, yes?" read as a distance: a side of the view, which only readings across
     # the view use ("right now", "right above it" name no side)
     ("a side", _side_of_an_object, lambda s, u, _w: "horizontal" in u),
+    # "left face! where is OBJ, in clock terms?": a side said apart from every object is a turn or a
+    # side asked; the current direction (which takes no side) would answer as if it were not said
+    ("a side apart from the objects", _side_without_an_object,
+     lambda s, u, _w: "turn" in u or "direction" not in u),
 )
 
 

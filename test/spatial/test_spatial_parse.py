@@ -29,7 +29,7 @@ def test_paraphrase_set_size_and_split() -> None:
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
-                        + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207)
+                        + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -49,9 +49,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh13") == []  # blind42/43, measured once, are development sets now
     assert split("fresh14") == []  # blind44/45, measured once, are development sets now
     assert split("fresh15") == []  # blind46/47, measured once, are development sets now
-    fresh16 = split("fresh16")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh16) == 207 + 202
-    assert {family for family, _, _ in fresh16} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh16") == []  # blind48/49, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -493,7 +491,6 @@ REFUSED_BY_DESIGN = {
     '<object0> is sit over the <object1>? wi-e isseoyo?',
     '<object0> angle from your front direction, myeot do-yeyo?',
     'Did you move a lot? How many meter total you have moved, rafiki?',
-    'How much space between <object2> and <object1>, in inchi?',
     'Hoe hoog is <object0>? Tell me the height in centimeter.',
     'Po obrocie w lewo, I mean after you turn left 60 degrees, where is <object0> on the clock?',
     'Czy możesz reach <object2> with your arm? It is 1 metr long.',
@@ -504,7 +501,6 @@ REFUSED_BY_DESIGN = {
     'Ik wil weten: how long is the route you drove in whole video, in centimeter?',
     'confirm: <object0> NOT closer than <object1>',
     'Kipi kiko karibu zaidi: <object1>, <object0> au <object2>? Which is nearest to you?',
-    'On which hand does <object2> lie relative to you?',
     'Bên trái hay bên phải? I mean, <object1> is on which side of you?',
     'I need a tape measurement, sensor to <object2>, in cm.',
     'Careful: not the gap between two objects. How far is <object0> from the camera itself, in inches?',
@@ -535,7 +531,6 @@ REFUSED_BY_DESIGN = {
     '<object1> is on the left from <object0>, benar?',
     'Heard <object2> is the furthest right of <object0>, <object1> and <object2>. Right?',
     'Other shift said <object0> is about 30 degrees off your nose. True?',
-    "<object2> vs <object1> - which one's the shorter run from me?",
     'Whose top is not as high: <object1> or <object2>?',
     "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
     'If your arm were a metre long, would <object2> be within your reach?',
@@ -560,7 +555,6 @@ REFUSED_BY_DESIGN = {
     'Chand daraje? How many degree is angle between your front and <object2>?',
     'Cât trebuie? How many degree you must rotate anti-clockwise for facing <object1>?',
     'Om du vänder dig... If you turn left 120 degree, in which clock direction is <object1>?',
-    'Give yourself an arm reach of about 65 cms, like hers. From your spot, could you touch <object2>?',
     'Kan du nå <object0>? Arm is 1,1 meter.',
     'how many metres did the camera go all together sorry altogether during the video',
     'Confirm the full track length flown by the camera during the recording, in centimetres.',
@@ -638,7 +632,6 @@ REFUSED_BY_DESIGN = {
     'Nan-ji direction is <object2> from you, like clock?',
     'How much turn you need for look to <object0>? In graus.',
     "Depois de virar para direita 90 graus, <object0> is at what o'clock?",
-    'Robot arm have 1 metro. It can catch <object0>?',
     'Item 1.02 - cumulative path travelled by the camera from first to last'
     ' frame, tolerance 0.1 ft; state in foot.',
     'Item 11.02 - for the pair <object0>/<object1>, identify the upper item.',
@@ -650,8 +643,6 @@ REFUSED_BY_DESIGN = {
     'Wie viel... sorry, how many centimeter has the camera moved total during the recording?',
     'Cuánto... how long is the way the robot made in whole video, in cms?',
     'Wie weit... how far is <object1> away of you, in Fuß?',
-    'camera se <object1> kitna door hai? please tell in feets',
-    "<object0> or <object1>, who's got the shorter run to the camera?",
     'Identify, of the three objects <object1>, <object2> and <object0>, the one with the minimum'
     ' straight-line distance from the camera centre.',
     "Three contenders on the pitch, <object2>, <object1> and <object0>! Who's the closest to our camera"
@@ -818,8 +809,6 @@ REFUSED_BY_DESIGN = {
     'My son wants to know how many degrees the robot has to spin to the right so it faces <object0>.',
     'Let the arm length be ℓ = 30 inches. Is <object1> within reach?',
     'Cryptic clue, if you will: total ambulation of the lens over the whole footage, in metres?',
-    'Witness, state for the record how far you travelled from the first frame to the last. Inches, if '
-    'you please.',
     'Peregrination of the camera, summed end to end: how many foot?',
     'Give me the full tally of your wanderings, expressed in inches.',
     'Max range from robot: <object0>, <object1>, <object2>. Which?',
@@ -832,7 +821,6 @@ REFUSED_BY_DESIGN = {
     '<object1> L = ? m',
     'Kiek aukštas <object0>? how tall it is in centimetre',
     'Loftiest of <object2>, <object0> and <object1>?',
-    "Which base is loftier, <object0>'s or <object2>'s?",
     'You would agree that the top of <object2> is not as high as the top of <object1>?',
     'From <object0> and <object2>, which one is more up, on the top?',
     'Superjacent of the two, <object0> or <object1>?',
@@ -859,6 +847,37 @@ REFUSED_BY_DESIGN = {
     'How much upper is <object0> than <object2>, in metres? The middles of them.',
     "Which is placed lower, <object1> or <object0>? I'll dust the lower one first.",
     'Were you to turn about to the right, 180 degrees, at what angle would <object2> lie, in degrees?',
+    # blind48/49 (fresh16, measured once at c8922ee), refused after this round: millimetres as "mil"
+    # (a thousandth of an inch to others), words of another language the glossary does not hold
+    # ("walaal", "ji", "yego", "ezkerra" ...; a yes/no to "not X-er than" stays refused after them), "the
+    # lower one, down side", two clock hours offered as guesses ("two o'clock, ten?": ten, or 2:10?)
+    'Total travel of the camera rig, first frame to last. Give it me in mil.',
+    '<object1> is more near to you than <object0>, haa?',
+    '<object0> is not closer to you then <object1>, right yaar?',
+    "What's the centre-to-centre between <object0> and <object1> in mil?",
+    "What's the height AFF to the top of <object0>, in mil?",
+    'How much higher is the top of <object0> than the top of <object1>, in mil?',
+    'How much meter the bottom of <object0> is more low than bottom of <object2>, walaal?',
+    'How tall is <object0>, in mil?',
+    '<object1> is not taller than <object0>, correct ba?',
+    'Bottom of <object1> is not more high than bottom of <object0>, right walaal?',
+    'Between <object0> and <object2>, which one is the upper, hvad?',
+    '<object2> or <object1>, which is the lower one, down side?',
+    '<object2>, <object1>, <object0>: which is most on left side from you, walaal?',
+    "Clock direction to <object0> from the camera right now: what are we talking, two o'clock, ten?",
+    'For facing <object1>, how much degree to turn in clockwise side, bhai?',
+    "Your arm's 600 mil. Can you get to <object1> from where you're stood?",
+    'Is <object0> more far away from you than <object2>, ja?',
+    '<object2> is closer to you compare to <object1>? yego or oya?',
+    'The <object0> and the <object2>, how much they are separated? in centimeter please, eskerrik asko',
+    'How many tommer (inch) the top of <object1> is more down than the top of <object2>?',
+    '<object1> is more small than <object0> in the height? yego?',
+    'Is <object1> placed more high than <object0> from floor, ji?',
+    'In your view, <object0> is in which side of <object2>, ezkerra or eskuina?',
+    'Which one of <object1>, <object2> and <object0> is the most on the left, mesedez?',
+    '<object1> is on your left hand side, ji?',
+    'Is <object0> in your left, ezkerrean?',
+    'How many degrees turning to left (ezkerrera) you need to look direct at <object0>?',
 }
 
 
@@ -1811,3 +1830,110 @@ def test_an_unused_number_unit_or_choice_is_refused(question: str, reading: str,
     assert p is None
     assert why.startswith(f"{PARTLY_READ}: I read {question!r} as {reading}"), why
     assert why.endswith(unused), why
+
+
+# Issue 24, blind48/49 round: every side word is consumed, and a misspelt unit is a unit. Sentences of
+# our own; the readings are worked by hand.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the parade ground's "left face" / "right face" is a quarter turn to that side; "half right" an
+        # eighth (45 degrees); the direction after it is asked, not the current one
+        ("Right face! Where is <object1> on the clock now?",
+         "future_direction_clock turn=right angle_deg=90"),
+        ("Left face. Give me <object0>'s bearing in degrees.",
+         "future_direction_degrees turn=left angle_deg=90"),
+        ("Half left! What o'clock is <object2>?", "future_direction_clock turn=left angle_deg=45"),
+        # "all right" places nothing
+        ("All right, what o'clock is <object2>?", "direction_clock"),
+        # a side after a number states the direction's convention, not a turn
+        ("Angle of <object0>, in degrees, with 0 ahead and 90 to the right?", "direction_degrees"),
+        # a unit misspelt by one letter, where only one unit is that near: "inchs" (a dropped e), "fet"
+        # (a dropped e of feet), "inchus" (a changed letter of inches) are read as that unit
+        ("How many inchus tall is <object0>?", "object_height unit=in"),
+        ("What is the width of <object1> in fet?", "object_width unit=ft"),
+        ("How far apart are <object0> and <object1>, inchs?", "center_distance unit=in"),
+    ],
+)
+def test_sides_and_misspelt_units_are_read(question: str, expected: str) -> None:
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.structured() == parse_structured(expected).structured()
+
+
+@pytest.mark.parametrize(
+    ("question", "reading", "unused"),
+    [
+        # a side said apart from every object is a turn the current direction would leave unread
+        ("Right! Now, what o'clock is <object0>?", "direction_clock", "that reading does not use 'right'"),
+        # a walk round an object is a move (found probing "half a circle", a turn only after a turn verb)
+        ("If I walk half a circle round <object1>, what o'clock is it?", "direction_clock",
+         "that reading does not use 'walk half a circle round'"),
+        # a slip as near two words of the rules, "frot" (foot or front), is refused, not skipped
+        ("How tall is <object1> in frot?", "object_height", "that reading does not use 'frot'"),
+    ],
+)
+def test_an_unread_side_or_an_ambiguous_unit_slip_is_refused(
+    question: str, reading: str, unused: str
+) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(f"{PARTLY_READ}: I read {question!r} as {reading}"), why
+    assert why.endswith(unused), why
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # an address or a tag after a complete question asks nothing: the question before it is read
+        # ("friend" also stands for other languages' address terms, which the glossary glosses so)
+        ("Which is taller, <object1> or <object0>, pal?", "tallest_choice"),
+        ("How wide is <object2> in centimetres, do you reckon?", "object_width unit=cm"),
+        ("Is <object0> to your left, sir? Yes or no.", "side_of_me side=left"),
+        ("Is <object1> nearer to you than <object0>, right friend?", "closer_to_camera form=yesno"),
+        ("How far apart are <object0> and <object1>, I wonder?", "center_distance"),
+        # literary English: "doth" is does, "loftier" higher, "upon which hand" on which side, a clock's
+        # hands' way clockwise and "widdershins" its opposite, "the compass of my arm" its reach, "a gulf
+        # betwixt" the distance, "fall short of" lower than (a height difference at the named tops)
+        ("Doth <object1> sit loftier than <object0>?", "higher_choice form=yesno"),
+        ("Upon which hand of the camera sits <object2>?", "side_of_me"),
+        ("Turning widdershins, how many degrees until you face <object1>?", "rotate_to_face direction=ccw"),
+        ("How far must you rotate in the manner of a clock's hands to look upon <object0>?",
+         "rotate_to_face"),
+        ("Lies <object2> within the compass of your arm?", "reachability"),
+        ("How great a gulf lies between <object0> and <object1>?", "center_distance"),
+        ("By how many centimetres does the top of <object0> fall short of the top of <object1>?",
+         "height_difference point=top unit=cm"),
+        ("What sum of ground have you traversed since the recording began?", "walked_distance"),
+        # the longer / shorter run from you is farther / nearer; half a circle is 180 degrees (but three
+        # quarters of a full circle stays 270); "square on to" faces; "has the least distance to" nearest
+        ("Of <object0> and <object1>, which is the longer run from the camera?",
+         "closer_to_camera order=far"),
+        ("Turn half a circle to your right: what o'clock is <object0> then?",
+         "future_direction_clock turn=right angle_deg=180"),
+        ("Turning three quarters of a full circle to the left, where is <object1> on the clock?",
+         "future_direction_clock turn=left angle_deg=270"),
+        ("How many degrees to be square on to <object2>?", "rotate_to_face"),
+        ("Which of <object0>, <object1> and <object2> has the least distance to you?", "closest_to_camera"),
+        ("Which is the most left side, <object0> or <object1>?", "leftmost_choice"),
+        # a learner's "up of" is above, "more small than OBJ in height" shorter, "then" after a
+        # comparative "than"; "how long is it from you to OBJ" a distance, never the object's length
+        ("<object1> is up of <object0>?", "above_predicate"),
+        ("<object0> is more small than <object2> in height?", "tallest_choice order=min form=yesno"),
+        ("Is <object1> wider then <object0>?", "tallest_choice dim=width form=yesno"),
+        ("How long is it from me to <object0>, in feet?", "distance_to_camera unit=ft"),
+        # the rotation needed to orient towards OBJ is the turn to face it; "positioned uppermost" on top;
+        # AFF is above the floor; the floor eaten up in the whole clip the walk; "70 cms" 70 cm
+        ("The rotation required to orient the robot towards <object2>, in degrees?", "rotate_to_face"),
+        ("Which is positioned uppermost, <object0> or <object1>?", "above_choice"),
+        ("Height AFF of <object0>, in metres?", "height_from_ground"),
+        ("How much ground did the robot eat up in this whole clip?", "walked_distance"),
+        ("With an arm of 70 cms, can you reach <object1>?", "reachability arm_length_m=0.7"),
+        # a length along the greater side is the length
+        ("What length does <object2> measure along its greater side?", "object_length"),
+    ],
+)
+def test_blind48_49_kinds_are_read(question: str, expected: str) -> None:
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.structured() == parse_structured(expected).structured()
