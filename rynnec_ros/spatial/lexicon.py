@@ -32,7 +32,8 @@ _UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u
 # A token is a run of anything but spaces and punctuation (combining marks of Devanagari, Thai ... are
 # not ``\w``, so ``\b`` would cut inside words).
 _EDGE = r"\s.,;:!?¿¡\"()\[\]{}<>«»“”„、。，？！：；"
-_GLOSS = re.compile(r"[a-z' ]+")
+# plain English words; "right?" (a tag, "oder?", "nicht wahr") keeps its question mark for the rules
+_GLOSS = re.compile(r"[a-z' ]+\??")
 
 
 def strip_accents(text: str) -> str:
@@ -54,7 +55,8 @@ def english_words() -> frozenset[str]:
 
 
 def _could_be_english(spelling: str, english: frozenset[str]) -> bool:
-    return all(token in english for token in spelling.split())
+    # a tag's question mark ("oder?", "verdad?") is part of the spelling, not of the word: "na?" is "na"
+    return all(token in english for token in spelling.removesuffix("?").split())
 
 
 @cache
