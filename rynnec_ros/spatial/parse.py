@@ -406,7 +406,16 @@ _CUE_WORDS = [
     *("above", "below", "right", "width", "which", "clock", "under", "wider", "front", "angle", "angles"),
     *("leftmost", "rightmost", "long", "left", "tall", "high", "wide", "near"),
 ]
-_REAL_WORDS = {"loner", "waked", "metes", "eight", "loser", "angel", "angels"}
+# Words one edit from a cue word or a unit's name that are words, not slips: English ones the short
+# English list lacks, and words of other languages a mixed question carries (Italian/Spanish "foto",
+# French "météo", Dutch "meer"); read as a unit, "how much food" or "in foto" would be asked in feet.
+_REAL_WORDS = {
+    "loner", "waked", "metes", "eight", "loser", "angel", "angels",
+    *("beet", "boot", "coot", "decree", "deter", "deters", "fee", "feed", "fees", "feat", "felt", "fest"),
+    *("fete", "fleet", "food", "fool", "fort", "fret", "hoot", "itch", "loot", "meet", "mere", "mete"),
+    *("mitre", "moot", "peter", "pinch", "cinch", "finch", "winch", "root", "soot", "toot"),
+    *("foto", "meteo", "meer", "mater", "feit"),
+}
 
 
 def _one_edit(word: str) -> Iterator[tuple[str, int, str]]:

@@ -153,6 +153,12 @@ _ASKS_WHICH = (r"\bwhich (?:one|ones|of(?! the following)|hand|side)\b"
 _ASKS_AMOUNT = (r"(?:^|[.?!,;:] )(?:how (?:many|much|far)|what (?:angle|distance)"
                 r"|what(?:'s| is) the (?:distance|angle|separation|spacing|gap) (?:between|from|to)\b)\b")
 _ASKS_CONFIRM = r"(?:,|\bor not)\s+(?:is that so|true)\?\s*$|^(?:you would|would you) agree\b"
+# Two relations offered as the answers ("is OBJ above OBJ or below it?"): a choice between them, which a
+# yes or no to the first one does not answer.
+_RELATION = (r"above|below|under|over|beneath|underneath|left|right|higher|lower|nearer|closer|farther"
+             r"|further|taller|shorter|in front|behind")
+_OFFERS_TWO = (rf"\b({_RELATION})\b[^?.,;:]*?\bor (?:is it |it is |is OBJ )?(?:on |to |at )?"
+               rf"(?:the |your |my )?({_RELATION})\b")
 
 
 def answer_type_mismatch(t: str, parsed: Parsed) -> str | None:
@@ -178,6 +184,10 @@ def answer_type_mismatch(t: str, parsed: Parsed) -> str | None:
     has_yesno = "form" in spec.slots or ("side" in spec.slots and spec.slots["side"] is None)
     if confirm and has_yesno and not yesno:
         return f"{confirm.group(0).strip(' ,')!r} asks yes or no, and that reading does not answer so"
+    two = re.search(_OFFERS_TWO, t)
+    # (left_right_choice is a yes/no task by kind, but its answer is the side itself)
+    if two and yesno and parsed.task != "left_right_choice" and two.group(1) != two.group(2):
+        return f"{two.group(0)!r} offers two answers, and that reading answers yes or no"
     return None
 
 

@@ -490,7 +490,6 @@ REFUSED_BY_DESIGN = {
     'um how fur uh how far is <object1> from you in centimetres',
     '<object0> is sit over the <object1>? wi-e isseoyo?',
     '<object0> angle from your front direction, myeot do-yeyo?',
-    'Did you move a lot? How many meter total you have moved, rafiki?',
     'Hoe hoog is <object0>? Tell me the height in centimeter.',
     'Po obrocie w lewo, I mean after you turn left 60 degrees, where is <object0> on the clock?',
     'Czy możesz reach <object2> with your arm? It is 1 metr long.',
@@ -706,7 +705,6 @@ REFUSED_BY_DESIGN = {
     'Which of <object2> and <object1> is narrower... sorry, I mean less wide?',
     'Lequel est le plus long, <object0>, <object2> or <object1>?',
     "<object0> daha uzun mu <object1>'den? I mean longer, horizontal",
-    'Top of <object2> is higher than top of <object0>, đúng không?',
     'Lequel est placé le plus haut, <object2>, <object1> ou <object0>, by the top?',
     '<object1> mi daha alçakta, <object0> mı? measured at the bottom',
     "<object2>, <object1>'in altında mı? is it under?",
@@ -769,7 +767,6 @@ REFUSED_BY_DESIGN = {
     'Among <object2>, <object0> and <object1>, which possesses the least length along its longer '
     'horizontal axis?',
     "Isn't the <object1> placed higher than the <object2>? Lovely eye-line.",
-    'The <object0> is at right of the <object2>, vero?',
     'Using the clock-face convention, with twelve denoting your present heading, at what hour does '
     '<object0> lie?',
     'Supposing you turned in the clockwise direction, how many degrees of rotation would bring '
@@ -865,18 +862,11 @@ REFUSED_BY_DESIGN = {
     '<object2> or <object1>, which is the lower one, down side?',
     '<object2>, <object1>, <object0>: which is most on left side from you, walaal?',
     "Clock direction to <object0> from the camera right now: what are we talking, two o'clock, ten?",
-    'For facing <object1>, how much degree to turn in clockwise side, bhai?',
     "Your arm's 600 mil. Can you get to <object1> from where you're stood?",
     'Is <object0> more far away from you than <object2>, ja?',
     '<object2> is closer to you compare to <object1>? yego or oya?',
-    'The <object0> and the <object2>, how much they are separated? in centimeter please, eskerrik asko',
-    'How many tommer (inch) the top of <object1> is more down than the top of <object2>?',
     '<object1> is more small than <object0> in the height? yego?',
-    'Is <object1> placed more high than <object0> from floor, ji?',
     'In your view, <object0> is in which side of <object2>, ezkerra or eskuina?',
-    'Which one of <object1>, <object2> and <object0> is the most on the left, mesedez?',
-    '<object1> is on your left hand side, ji?',
-    'Is <object0> in your left, ezkerrean?',
     'How many degrees turning to left (ezkerrera) you need to look direct at <object0>?',
 }
 
@@ -1853,6 +1843,9 @@ def test_an_unused_number_unit_or_choice_is_refused(question: str, reading: str,
         ("How many inchus tall is <object0>?", "object_height unit=in"),
         ("What is the width of <object1> in fet?", "object_width unit=ft"),
         ("How far apart are <object0> and <object1>, inchs?", "center_distance unit=in"),
+        # (the lead, after the merge) a word one edit from a unit's name that is a word is no slip: Italian
+        # "in foto" is "in the photo", so the height is asked in the default metres, never in feet
+        ("How tall is <object0> in foto?", "object_height"),
     ],
 )
 def test_sides_and_misspelt_units_are_read(question: str, expected: str) -> None:
@@ -1871,6 +1864,12 @@ def test_sides_and_misspelt_units_are_read(question: str, expected: str) -> None
          "that reading does not use 'walk half a circle round'"),
         # a slip as near two words of the rules, "frot" (foot or front), is refused, not skipped
         ("How tall is <object1> in frot?", "object_height", "that reading does not use 'frot'"),
+        # (the lead, after the merge) two relations offered as the answers ask a choice between them: a
+        # yes or no to one of them ("below": yes) would not say which
+        ("Is <object2> above <object0> or below it?", "below_predicate",
+         "'above OBJ or below' offers two answers, and that reading answers yes or no"),
+        ("Is <object1> under <object0> or over it?", "below_predicate",
+         "'under OBJ or over' offers two answers, and that reading answers yes or no"),
     ],
 )
 def test_an_unread_side_or_an_ambiguous_unit_slip_is_refused(
