@@ -50,6 +50,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh14") == []  # blind44/45, measured once, are development sets now
     assert split("fresh15") == []  # blind46/47, measured once, are development sets now
     assert split("fresh16") == []  # blind48/49, measured once, are development sets now
+    fresh17 = split("fresh17")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh17) == 209 + 200
+    assert {family for family, _, _ in fresh17} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
