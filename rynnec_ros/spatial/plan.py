@@ -125,13 +125,47 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     if unread is not None:
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but that reading does not use {unread!r}")
-    mismatch = unused_unit(t, parsed) or answer_type_mismatch(t, parsed)
+    mismatch = (unused_unit(t, parsed) or answer_type_mismatch(t, parsed)
+                or _aside_changes(question, n, parsed) or _height_in_height(t, parsed))
     if mismatch is not None:
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but {mismatch}")
     parsed.objects = stated_objects(question, t)
     parsed.glossed = said
     return parsed, ""
+
+
+def _height_in_height(t: str, parsed: Parsed) -> str | None:
+    """Why "lowest / highest in height" is not read as a placement, else None: "in height" names the
+    object's own dimension, "low / high" its placement; writers label it either way."""
+    both = re.search(r"\b(?:high|low)(?:er|est)? in height\b", t)
+    if both and parsed.task in {"higher_choice", "height_from_ground", "height_difference"}:
+        return f"{both.group(0)!r} may mean how high it is placed or how tall it is"
+    return None
+
+
+# A tail that asks again, corrects or names the answer's form is part of the question, not an aside: a
+# second question, a question word, a correction, the answers offered ("left or right"), a unit or the
+# clock / degrees asked
+_ASKS_AGAIN = (r"\?|\b(?:how|what|which|where|who|whose|tell|give|answer|reply|say|no|or|options?|degrees?"
+               r"|o'?\s?clock|clock|hours?|units?|meters?|metres?|cm|mm|ft|feet|foot|inch(?:es)?|centimet\w*|millimet\w*)\b")
+
+
+def _aside_changes(question: str, n: int, parsed: Parsed) -> str | None:
+    """Why the words after a complete question change its reading, else None.
+
+    An aside after the question mark ("... ? The bunting goes above the higher one.") may carry a cue
+    word about something else; the question before it, read alone, is what was asked. A tail that only
+    adds a unit, a form or a tag leaves the task as it was; one that changes the task is refused.
+    """
+    head, mark, tail = question.partition("?")
+    if not mark or not re.search(r"[^\W\d_]", tail) or re.search(_ASKS_AGAIN, tail.lower()):
+        return None
+    alone = _decide(Question(normalise(head + mark), count_objects(head, 0) or n))
+    if alone is None or alone.task == parsed.task:
+        return None
+    return (f"the question before the '?' reads as {alone.task} alone, and the words after it "
+            f"({tail.strip()!r}) change that")
 
 
 # What a question asks for, by its question words (normalised text): one of named objects or sides
@@ -153,6 +187,13 @@ _ASKS_WHICH = (r"\bwhich (?:one|ones|of(?! the following)|hand|side)\b"
 _ASKS_AMOUNT = (r"(?:^|[.?!,;:] )(?:how (?:many|much|far)|what (?:angle|distance)"
                 r"|what(?:'s| is) the (?:distance|angle|separation|spacing|gap) (?:between|from|to)\b)\b")
 _ASKS_CONFIRM = r"(?:,|\bor not)\s+(?:is that so|true)\?\s*$|^(?:you would|would you) agree\b"
+# "who" among named objects asks which of them, as "which" does ("of OBJ and OBJ, who is nearer?")
+_ASKS_WHO = r"(?:^|[.?!,;:] )(?:(?:from|of|between|among) OBJ[^?]*?)?\bwho(?:'s| is| are| comes| stands)\b"
+# A comparison stated with a question mark and no question word ("OBJ is less wide than OBJ?"): a
+# statement put to confirm, asked yes or no
+_STATED_QUESTION = (r"^(?:the (?:top|bottom|center|middle) of )?OBJ(?: (?:top|bottom|center|middle))?"
+                    r" (?:is|are|sits|stands|looks)\b(?![^?]*\b(?:which|what|who|whose|how|where)\b)"
+                    r"[^?]*\b(?:than|as)\b[^?]*\?")
 # Two relations offered as the answers ("is OBJ above OBJ or below it?"): a choice between them, which a
 # yes or no to the first one does not answer.
 _RELATION = (r"above|below|under|over|beneath|underneath|left|right|higher|lower|nearer|closer|farther"
@@ -178,15 +219,22 @@ def answer_type_mismatch(t: str, parsed: Parsed) -> str | None:
     which, amount = re.search(_ASKS_WHICH, t), re.search(_ASKS_AMOUNT, t)
     if which and not amount and number:
         return f"{which.group(0)!r} asks which one, and that reading answers with a number"
+    # (left_right_choice is a yes/no task by kind, but its answer is the side itself)
+    names_side = parsed.task == "left_right_choice"
+    who = re.search(_ASKS_WHO, t)
+    if who and yesno and not names_side:
+        return f"{who.group(0)!r} asks which one, and that reading answers yes or no"
+    said = re.search(_STATED_QUESTION, t)
+    has_yesno = "form" in spec.slots or ("side" in spec.slots and spec.slots["side"] is None)
+    if said and not which and not amount and has_yesno and not yesno:
+        return f"{said.group(0)!r} states a comparison to confirm, and that reading does not answer yes or no"
     if amount and not which and spec.kind != "quantity":
         return f"{amount.group(0)!r} asks for an amount, and that reading does not answer with one"
     confirm = re.search(_ASKS_CONFIRM, t)
-    has_yesno = "form" in spec.slots or ("side" in spec.slots and spec.slots["side"] is None)
     if confirm and has_yesno and not yesno:
         return f"{confirm.group(0).strip(' ,')!r} asks yes or no, and that reading does not answer so"
     two = re.search(_OFFERS_TWO, t)
-    # (left_right_choice is a yes/no task by kind, but its answer is the side itself)
-    if two and yesno and parsed.task != "left_right_choice" and two.group(1) != two.group(2):
+    if two and yesno and not names_side and two.group(1) != two.group(2):
         return f"{two.group(0)!r} offers two answers, and that reading answers yes or no"
     return None
 

@@ -29,7 +29,7 @@ def test_paraphrase_set_size_and_split() -> None:
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
-                        + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202)
+                        + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202 + 209 + 200)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -50,9 +50,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh14") == []  # blind44/45, measured once, are development sets now
     assert split("fresh15") == []  # blind46/47, measured once, are development sets now
     assert split("fresh16") == []  # blind48/49, measured once, are development sets now
-    fresh17 = split("fresh17")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh17) == 209 + 200
-    assert {family for family, _, _ in fresh17} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh17") == []  # blind50/51, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -871,6 +869,46 @@ REFUSED_BY_DESIGN = {
     '<object1> is more small than <object0> in the height? yego?',
     'In your view, <object0> is in which side of <object2>, ezkerra or eskuina?',
     'How many degrees turning to left (ezkerrera) you need to look direct at <object0>?',
+    # blind50/51 (fresh17, measured once at a90e1ec), refused after the lead's generalisation: asides of
+    # the askers' trades after a complete question, denied comparisons, words of another language the
+    # glossary does not hold, and the five silent wrong ones, now refused by kind (a comparison stated
+    # with a question mark and read as a choice, "who" read as a yes/no, an aside after the '?' that
+    # changes the reading, "lowest in height")
+    "How many metres away from me is <object2> right now? I've got a frame in my hands and can't look.",
+    '<object2> is not closer to you than <object1>, yes or no?',
+    'How much space is there from <object0> to <object2>? I need inches for the aisle runner.',
+    'How tall up from the floor does <object1> reach at its highest point, in ft?',
+    'Top of <object1> over top of <object2>, by how many centimetres?',
+    'Lowest in height of <object1>, <object0>, <object2> — which?',
+    'Whose top reaches higher, <object2> or <object1>? The bunting goes above the higher one.',
+    'Is <object1> not sitting lower than <object0>? Confirm.',
+    'Which one is upper, <object1> or <object2>? Prosím, tell me.',
+    'Name the item nearest the left edge of your view among <object0>, <object1> and <object2>.',
+    'Where is <object2> as clock direction from robot now, dayachesi?',
+    "Give <object1>'s direction from me in o'clock terms — I can't turn my head in this suit.",
+    'Spin clockwise, how many degrees to square up with <object1>, going twice!',
+    "Tell me the turn in degrees to point yourself at <object2> — I'll swing the smoker the same way.",
+    'Rotating with the clock hands, how many degrees until you face <object1>?',
+    'Kem cho robot, how much distance you are moving in whole video? Tell in feets please.',
+    "Measure me your full travel over the video the way I'd measure an inseam: in inches, start to finish.",
+    'Did you move much? Give me the sum of all your movement in the video, in cm.',
+    'Is <object1> not as far from me as <object2>? Да or не?',
+    "Of <object0> and <object1>, which one's hugging the camera more closely?",
+    '<object0> is not more far than <object2> from me, right?',
+    'Measure <object2> to <object0> for me like a shoulder width — in inches.',
+    'How much <object0> is more low than <object2> at the top, in mm?',
+    'How much high is the centre of <object1> compare to the centre of <object0>, in cm?',
+    'Measure the width of <object1> for me, the shorter way across, in inches.',
+    '<object2> is less wide than <object0>? Say haan or nahi.',
+    '<object0> center is more low than <object2> center?',
+    'Which is placed the least high, at the top: <object0>, <object2> or <object1>?',
+    'Is <object2> above <object1>? Ewe or hayi?',
+    '<object0> and <object1> — who is the upper one?',
+    'From <object0> and <object1>, who is more on left from your seeing?',
+    'Name whichever of <object1>, <object2> and <object0> is farthest to your right.',
+    'If twelve is straight ahead, what time is <object2> right now?',
+    'How much degree I turn to look <object1>?',
+    'Robot spins right, 30 degrees — what angle is <object2> at after that, in degrees?',
 }
 
 
@@ -1936,6 +1974,51 @@ def test_an_unread_side_or_an_ambiguous_unit_slip_is_refused(
     ],
 )
 def test_blind48_49_kinds_are_read(question: str, expected: str) -> None:
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.structured() == parse_structured(expected).structured()
+
+
+# Issue 24, after fresh17 (the lead's round): three answer-type holes and an aside, closed by kind.
+# Sentences of our own; each refusal's reason is the check that fires, worked out by hand from the words.
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # a comparison stated with a question mark and no question word is put to confirm: a choice
+        # reading ("which of the two is higher") would name an object where yes or no was asked
+        ("<object0> middle is more high than <object1> middle?",
+         "states a comparison to confirm, and that reading does not answer yes or no"),
+        # "who" among named objects asks which of them: a yes/no reading ("is OBJ to the right?") does not
+        # say which
+        ("Of <object0> and <object2>, who is more to the right?",
+         "'of OBJ and OBJ, who is' asks which one, and that reading answers yes or no"),
+        # an aside after the question that names another relation must not choose the reading: the
+        # question before the '?' alone asks which is nearer, the aside's "above" would make it a stacking
+        ("Which is nearer to you, <object0> or <object1>? My cat sleeps above the nearer one.",
+         "the question before the '?' reads as closer_to_camera alone"),
+        # "highest / lowest in height": placement to some askers, the object's own height to others
+        ("Highest in height among <object0>, <object1>, <object2>?",
+         "'highest in height' may mean how high it is placed or how tall it is"),
+    ],
+)
+def test_an_answer_of_another_type_or_an_aside_reading_is_refused(question: str, reason: str) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(PARTLY_READ) and reason in why, why
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the stated comparison that the yes/no reading already answers stays read (subject first)
+        ("<object2> is narrower than <object0>?", "tallest_choice dim=width order=min form=yesno"),
+        # a tail that gives a reason, thanks, the answers offered or the unit leaves the reading as it is
+        ("Which of <object0> and <object1> is nearer to you? Thanks a lot.", "closer_to_camera"),
+        ("Which is taller, <object0> or <object1>? I need to know for the shelf.", "tallest_choice"),
+        ("Is <object0> left or right of <object1>? left or right", "left_right_choice"),
+    ],
+)
+def test_a_tail_that_changes_nothing_is_read(question: str, expected: str) -> None:
     p, why = parse_question(question)
     assert p is not None, why
     assert p.structured() == parse_structured(expected).structured()
