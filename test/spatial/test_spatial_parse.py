@@ -938,6 +938,13 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         paraphrases.families("blind99")
 
 
+def _assert_reads(question: str, expected: str) -> None:
+    """``question`` is read, as the structured task ``expected`` (its slots' defaults filled in)."""
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.structured() == parse_structured(expected).structured()
+
+
 # Issue 24: a reading must use every cue the question carries. Each sentence below carries a cue (a turn,
 # a top or bottom, a threshold, a negation, a second question ...) that a plausible reading would drop;
 # the expected outcome is read off the sentence by hand: the task it means, or a refusal naming the cue.
@@ -1502,9 +1509,7 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
     ],
 )
 def test_cues_that_a_reading_needs_are_read(question: str, expected: str) -> None:
-    p, why = parse_question(question)
-    assert p is not None, why
-    assert p.structured() == parse_structured(expected).structured()
+    _assert_reads(question, expected)
 
 
 @pytest.mark.parametrize(
@@ -1753,9 +1758,7 @@ def test_an_answer_of_another_type_than_asked_is_refused(question: str, reading:
     ],
 )
 def test_an_answer_of_the_type_asked_passes_the_check(question: str, expected: str) -> None:
-    p, why = parse_question(question)
-    assert p is not None, why
-    assert p.structured() == parse_structured(expected).structured()
+    _assert_reads(question, expected)
 
 
 @pytest.mark.parametrize(
@@ -1820,9 +1823,7 @@ def test_an_answer_of_the_type_asked_passes_the_check(question: str, expected: s
     ],
 )
 def test_blind46_47_kinds_are_read(question: str, expected: str) -> None:
-    p, why = parse_question(question)
-    assert p is not None, why
-    assert p.structured() == parse_structured(expected).structured()
+    _assert_reads(question, expected)
 
 
 @pytest.mark.parametrize(
@@ -1890,9 +1891,7 @@ def test_an_unused_number_unit_or_choice_is_refused(question: str, reading: str,
     ],
 )
 def test_sides_and_misspelt_units_are_read(question: str, expected: str) -> None:
-    p, why = parse_question(question)
-    assert p is not None, why
-    assert p.structured() == parse_structured(expected).structured()
+    _assert_reads(question, expected)
 
 
 @pytest.mark.parametrize(
@@ -1974,9 +1973,7 @@ def test_an_unread_side_or_an_ambiguous_unit_slip_is_refused(
     ],
 )
 def test_blind48_49_kinds_are_read(question: str, expected: str) -> None:
-    p, why = parse_question(question)
-    assert p is not None, why
-    assert p.structured() == parse_structured(expected).structured()
+    _assert_reads(question, expected)
 
 
 # Issue 24, after fresh17 (the lead's round): three answer-type holes and an aside, closed by kind.
@@ -2019,6 +2016,4 @@ def test_an_answer_of_another_type_or_an_aside_reading_is_refused(question: str,
     ],
 )
 def test_a_tail_that_changes_nothing_is_read(question: str, expected: str) -> None:
-    p, why = parse_question(question)
-    assert p is not None, why
-    assert p.structured() == parse_structured(expected).structured()
+    _assert_reads(question, expected)
