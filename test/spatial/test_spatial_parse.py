@@ -51,6 +51,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh15") == []  # blind46/47, measured once, are development sets now
     assert split("fresh16") == []  # blind48/49, measured once, are development sets now
     assert split("fresh17") == []  # blind50/51, measured once, are development sets now
+    fresh18 = split("fresh18")  # converted by eval/blind_labels.py, every entry kept
+    assert len(fresh18) == 209 + 207
+    assert {family for family, _, _ in fresh18} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
