@@ -981,7 +981,10 @@ def stated_objects(question: str, t: str) -> list[int] | None:
         # (a parenthetical remark restates, it does not ask: "is OBJ beneath OBJ (OBJ over it)?")
         plain = re.sub(r"\([^)]*\)", " ", question)
         last = [c for c in re.split(r"[,.;:?!]", plain) if object_references(c)][-1]
-        subject = next(r for r in object_references(last) if r is not None)
+        in_last = [r for r in object_references(last) if r is not None]
+        # (unless that clause marks its first object as the reference: "... how far above OBJ is OBJ")
+        second_marked = len(set(in_last)) == 2 and len(in_last) == 2 and _subject_second(normalise(last))
+        subject = in_last[1] if second_marked else in_last[0]
         return [subject, distinct[0]] if subject != distinct[0] else None
     return [distinct[1], distinct[0]] if _subject_second(t) else None
 
@@ -1396,6 +1399,7 @@ _OTHER_UNIT = (
     r"\b(?:mils?|millis?|thou|yards?|yds?|km|kilometers?|decimeters?|dm|miles?|microns?|furlongs?|paces?"
     r"|steps|hands|cubits?|kilometres?)\b(?= *(?:[,;:.?!]|$| please))|\b(?:in|into) (?:mils?|millis?|thou"
     r"|yards?|yds?|km|kilometers?|decimeters?|miles?|microns?|paces|steps)\b"
+    r"|\bhow (?:many|much) (?:mils?|millis?|thou)\b"
 )
 # A comparative or superlative ("the highest", "taller", "nearer") asks to compare; a reading of one
 # object's quantity would answer another question ("the highest" read as a centre height).

@@ -126,7 +126,8 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but that reading does not use {unread!r}")
     mismatch = (unused_unit(t, parsed) or answer_type_mismatch(t, parsed)
-                or _aside_changes(question, n, parsed) or _height_in_height(t, parsed))
+                or _aside_changes(question, n, parsed) or _height_in_height(t, parsed)
+                or _turn_to_face(t, parsed))
     if mismatch is not None:
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but {mismatch}")
@@ -136,11 +137,28 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
 
 
 def _height_in_height(t: str, parsed: Parsed) -> str | None:
-    """Why "lowest / highest in height" is not read as a placement, else None: "in height" names the
-    object's own dimension, "low / high" its placement; writers label it either way."""
-    both = re.search(r"\b(?:high|low)(?:er|est)? in height\b", t)
+    """Why "lowest / highest in height" or "top to bottom" is not read as a placement, else None: "in
+    height" and "top to bottom" name the object's own extent, "low / high" its placement; writers label
+    "highest in height" either way, and "how tall … top to bottom" is the object's own height."""
+    both = re.search(r"\b(?:high|low)(?:er|est)? in height\b|\b(?:top to bottom|bottom to top)\b", t)
     if both and parsed.task in {"higher_choice", "height_from_ground", "height_difference"}:
-        return f"{both.group(0)!r} may mean how high it is placed or how tall it is"
+        return f"{both.group(0)!r} may mean the object's own height, and that reading is a placement"
+    return None
+
+
+# Words that put an object in front ("point yourself at OBJ", "till OBJ's dead ahead", "so OBJ is in
+# front of me"): the turn that does so is the turn to face it
+_FACES = (r"\b(?:point (?:yourself|itself|the camera|your \w+) at|face|facing) OBJ\b"
+          r"|\bOBJ(?:'s| is| be) (?:dead|straight|directly|right) ahead\b|\bOBJ is in front of (?:me|you)\b")
+
+
+def _turn_to_face(t: str, parsed: Parsed) -> str | None:
+    """Why a turn read with a default amount is not the turn to face an object the question names, else
+    None: "rotate counterclockwise till OBJ's dead ahead: how many degrees?" asks the turn to face it,
+    and a quarter turn then a bearing would answer a different question."""
+    faces = re.search(_FACES, t)
+    if faces and parsed.task.startswith("future_direction"):
+        return f"{faces.group(0)!r} asks the turn to face it, and that reading turns by a set amount"
     return None
 
 

@@ -29,7 +29,8 @@ def test_paraphrase_set_size_and_split() -> None:
     dev = split("dev")
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
-                        + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202 + 209 + 200)
+                        + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202 + 209 + 200
+                        + 209 + 207)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -51,9 +52,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh15") == []  # blind46/47, measured once, are development sets now
     assert split("fresh16") == []  # blind48/49, measured once, are development sets now
     assert split("fresh17") == []  # blind50/51, measured once, are development sets now
-    fresh18 = split("fresh18")  # converted by eval/blind_labels.py, every entry kept
-    assert len(fresh18) == 209 + 207
-    assert {family for family, _, _ in fresh18} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh18") == []  # blind52/53, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -912,6 +911,82 @@ REFUSED_BY_DESIGN = {
     'If twelve is straight ahead, what time is <object2> right now?',
     'How much degree I turn to look <object1>?',
     'Robot spins right, 30 degrees — what angle is <object2> at after that, in degrees?',
+    # blind52/53 (fresh18, measured once at 2f8f4e3), refused after the lead's generalisation: words of
+    # another language the glossary does not hold (Marathi, Wolof, Slovenian, Haitian Creole), asides of
+    # the askers' trades, and the six silent wrong ones now refused or read by kind (a turn to face said
+    # with a turn verb and no amount, "how many mil", "top to bottom" as a placement)
+    'Koliko... sorry, how much the camera move all together in this video? answer in mm.',
+    'Ladies and gentlemen, the moment of truth: how far has our robot journeyed from start to finish?',
+    'And for the bonus round, the sum of every little shuffle our robot made in this video... in inches!',
+    'For ten thousand points: how many feet separate you from <object2>?!',
+    'My girls count distance in steps, but you give it to me in millimeters: how far is <object1> '
+    'from you right now?',
+    'Three summits on the horizon: <object2>, <object0>, <object1>. Which one is the farthest from '
+    'our position?',
+    "Which of <object1>, <object2> and <object0> is the closest to the camera, dancers? Who's in "
+    "the front row?",
+    'Among <object0>, <object2> and <object1>, point me the one that is the longest way from the lens.',
+    'If I walked straight to each of <object2>, <object1> and <object0>, which would I reach first?',
+    "The space from <object0> to <object1>, is it a grand jeté's worth? Give it to me in centimeters.",
+    'By how much does the top of <object1> rise above the top of <object0>, like a relevé? Metres.',
+    'How much deeper down is the middle of <object2> than the middle of <object1>, in ft?',
+    'Koliko niže? How much more low is bottom of <object0> than bottom of <object1>, in inches?',
+    'Standing up straight like a dancer, how tall would <object1> be, top to bottom, in inches?',
+    'Which of <object0> and <object2> is the broader one, side to side across its narrow dimension?',
+    '<object1> is sitting above <object0>. Can you confirm, dancers?',
+    "Saat neçədir... which clock is <object2> from you, like 2 o'clock or 10 o'clock?",
+    'Ethra degree between your front and <object1>?',
+    "To point yourself at <object1>, turning with the clock, what's the angle?",
+    'Quarter turn to the right, dancers, and tell me: at what hour on the clock is <object2> now?',
+    'Kiti distance you moved in the whole video? Tell in feets please.',
+    'Retractor, please. Camera movement summed over the whole recording - in mm.',
+    'Quick, grab-and-go order: how many inches to <object1> from you?',
+    'Kiti lamb aahe <object0> from you? in centimeter please',
+    'How many mil from the camera to <object2>, prosim?',
+    "Oat milk's on <object0> - how far off is it from you, in feet?",
+    'Ndax <object2> is more far from you than <object0>? waaw or no',
+    'Between <object0> and <object2> wich one is more away from you?',
+    "Sponge count later. <object2> isn't farther away from you than <object0>, is it?",
+    'Which from <object0>, <object1>, <object2> is most near to you, sanga na?',
+    'Katera od <object2>, <object0> and <object1> is nearest to camera?',
+    "How far is <object0> from <object1>, in metres? Grinder's jammed, be quick.",
+    'Kiti antar between <object1> and <object2>? in meter',
+    'Tell me the space from <object0> to <object2> in inchs, mesi.',
+    'Kiti unch <object0> from floor, middle of it, in inch?',
+    'Koliko visoko is center of <object0> above the floor, in centimetre?',
+    "Milk steamer's screaming - how high off the ground is <object1>, in feet?",
+    'Bottoms only: how far is <object0> below <object1>, in millimetres? Cautery ready.',
+    'Kiti jaast unch is <object2> than <object1>, at the bottom, in feet?',
+    'Koliko nizje is the bottom of <object2> compared to the bottom of <object0>, in inches?',
+    'Konbyen santimet <object1> pi wo pase <object0> at the top?',
+    'Kiti unchi of <object0> in feet?',
+    'Koliko je visok <object1>, in inch?',
+    'Ndax you can tell me long side of <object0> in centimetre?',
+    'Ndax <object1> is more wide than <object0>? waaw?',
+    'Eske <object2> is less tall than <object1>?',
+    'Kon jaast unch at the top, <object1> ki <object2>?',
+    'Ndax bottom of <object2> is more high than bottom of <object1>?',
+    'Kiles ki pi wo from floor, <object1> oswa <object0>?',
+    'Je <object0> levo od <object2>, from you view?',
+    "Left or right - where's <object1> compared to <object2>? Grande mocha up.",
+    'Kote <object0> ye, goch or dwat of <object1>?',
+    'Katera is najbolj desno: <object0>, <object1> ali <object2>?',
+    'Kiles ki pi a dwat, <object0> oswa <object2>?',
+    'Ndax <object2> is on you right side?',
+    'Je <object2> na tvoji levi?',
+    'Kote <object2> ye, on your goch or dwat?',
+    'Kiti vajta direction is <object1> from you now?',
+    'Ndax you say <object1> position as clock hour from you now?',
+    'A ki le <object0> ye from you, like clock direction?',
+    'Kiti degree is <object1> from your front direction?',
+    'Kiti degree you must turn clockwise to look <object1>?',
+    "Rotate counter-clockwise till <object1>'s dead ahead: how many degrees? Needle.",
+    'Ndax how many degree you turn in anti-clock way to face <object1>?',
+    'Kiti vajta is <object2> after you turn left 60 degree?',
+    'Ko se obrnes desno, 120 degrees, how many degrees is <object0> then?',
+    'Si ou vire a goch, ki le <object2> ap ye on the clock?',
+    'Ndax you arm can reach <object1>?',
+    'Ali lahko doseze <object1> with your arm, it is 1.2 meter long?',
 }
 
 
@@ -1998,7 +2073,17 @@ def test_blind48_49_kinds_are_read(question: str, expected: str) -> None:
          "the question before the '?' reads as closer_to_camera alone"),
         # "highest / lowest in height": placement to some askers, the object's own height to others
         ("Highest in height among <object0>, <object1>, <object2>?",
-         "'highest in height' may mean how high it is placed or how tall it is"),
+         "'highest in height' may mean the object's own height, and that reading is a placement"),
+        # (after fresh18) "top to bottom" is the object's own extent: the top's height above the floor
+        # would answer another question
+        ("How tall is <object1> when it stands up, top to bottom, in feet?",
+         "'top to bottom' may mean the object's own height, and that reading is a placement"),
+        # a turn verb with no amount beside words that put the object in front is the turn to face it:
+        # a quarter turn then a bearing would answer another question
+        ("Point yourself at <object2> by turning clockwise: what angle?",
+         "asks the turn to face it, and that reading turns by a set amount"),
+        # "how many mil": a millimetre or a thousandth of an inch, refused as "in mil" is
+        ("How many mil is <object0> from the camera?", "does not use 'how many mil'"),
     ],
 )
 def test_an_answer_of_another_type_or_an_aside_reading_is_refused(question: str, reason: str) -> None:
@@ -2016,6 +2101,13 @@ def test_an_answer_of_another_type_or_an_aside_reading_is_refused(question: str,
         ("Which of <object0> and <object1> is nearer to you? Thanks a lot.", "closer_to_camera"),
         ("Which is taller, <object0> or <object1>? I need to know for the shelf.", "tallest_choice"),
         ("Is <object0> left or right of <object1>? left or right", "left_right_choice"),
+        # (after fresh18) a turn's direction said as "anti-clock way" is counterclockwise
+        ("How many degrees do you turn the anti-clock way to face <object2>?",
+         "rotate_to_face direction=ccw"),
+        # an object named again: the last clause "how far above OBJ is OBJ" marks its first object as the
+        # reference, so the subject is <object1>, the one above
+        ("From <object0> up to <object1>: how far above <object0> is <object1>?",
+         "height_difference objects=1,0"),
     ],
 )
 def test_a_tail_that_changes_nothing_is_read(question: str, expected: str) -> None:
