@@ -1016,6 +1016,14 @@ def test_a_set_edited_after_it_was_pinned_is_refused(monkeypatch) -> None:
         paraphrases.families("blind99")
 
 
+def _assert_refused(question: str, reading: str, unused: str) -> None:
+    """``question`` is refused as partly read: read as ``reading``, the reason ending in ``unused``."""
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(f"{PARTLY_READ}: I read {question!r} as {reading}"), why
+    assert why.endswith(unused), why
+
+
 def _assert_reads(question: str, expected: str) -> None:
     """``question`` is read, as the structured task ``expected`` (its slots' defaults filled in)."""
     p, why = parse_question(question)
@@ -1936,10 +1944,7 @@ def test_blind46_47_kinds_are_read(question: str, expected: str) -> None:
     ],
 )
 def test_an_unused_number_unit_or_choice_is_refused(question: str, reading: str, unused: str) -> None:
-    p, why = parse_question(question)
-    assert p is None
-    assert why.startswith(f"{PARTLY_READ}: I read {question!r} as {reading}"), why
-    assert why.endswith(unused), why
+    _assert_refused(question, reading, unused)
 
 
 # Issue 24, blind48/49 round: every side word is consumed, and a misspelt unit is a unit. Sentences of
@@ -1993,10 +1998,7 @@ def test_sides_and_misspelt_units_are_read(question: str, expected: str) -> None
 def test_an_unread_side_or_an_ambiguous_unit_slip_is_refused(
     question: str, reading: str, unused: str
 ) -> None:
-    p, why = parse_question(question)
-    assert p is None
-    assert why.startswith(f"{PARTLY_READ}: I read {question!r} as {reading}"), why
-    assert why.endswith(unused), why
+    _assert_refused(question, reading, unused)
 
 
 @pytest.mark.parametrize(
