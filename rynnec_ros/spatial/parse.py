@@ -1856,8 +1856,7 @@ def _rule_words() -> frozenset[str]:
     # table's loader and its names for the replacement functions, nor the stems of units in other languages:
     # plumbing and unknown words, not words a rule reads)
     plumbing = {id(_TYPOS), id(_load_rewrites), id(_REWRITE_CALLS), id(_UNIT_STEM), id(_UNIT_SLIPS),
-                id(_UNIT_SLIPS_REFUSED), id(_NEAR_CUES),
-                id(_UNIT_PLACE)}
+                id(_UNIT_SLIPS_REFUSED), id(_NEAR_CUES), id(_UNIT_PLACE)}
     module = [v for k, v in globals().items() if id(v) not in plumbing and not k.startswith("__")]
     module.append(list(_REWRITE_CALLS.values()))
     for value in module:  # docstrings first: a walk may meet a code object before its function

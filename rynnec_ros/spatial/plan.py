@@ -232,15 +232,16 @@ def answer_type_mismatch(t: str, parsed: Parsed) -> str | None:
     """
     spec = parsed.spec
     number = spec.kind == "quantity" and spec.unit != "oclock"
+    # (a yes/no task whose question picks between named answers, left_right_choice, answers with the
+    # side itself, as a side_of_me asked "which side" does)
     yesno = parsed.slots.get("form") == "yesno" or (
-        spec.kind == "yesno" and not ("side" in parsed.slots and parsed.slots["side"] is None))
+        spec.kind == "yesno" and "choice" not in spec.uses
+        and not ("side" in parsed.slots and parsed.slots["side"] is None))
     which, amount = re.search(_ASKS_WHICH, t), re.search(_ASKS_AMOUNT, t)
     if which and not amount and number:
         return f"{which.group(0)!r} asks which one, and that reading answers with a number"
-    # (left_right_choice is a yes/no task by kind, but its answer is the side itself)
-    names_side = parsed.task == "left_right_choice"
     who = re.search(_ASKS_WHO, t)
-    if who and yesno and not names_side:
+    if who and yesno:
         return f"{who.group(0)!r} asks which one, and that reading answers yes or no"
     said = re.search(_STATED_QUESTION, t)
     has_yesno = "form" in spec.slots or ("side" in spec.slots and spec.slots["side"] is None)
@@ -252,7 +253,7 @@ def answer_type_mismatch(t: str, parsed: Parsed) -> str | None:
     if confirm and has_yesno and not yesno:
         return f"{confirm.group(0).strip(' ,')!r} asks yes or no, and that reading does not answer so"
     two = re.search(_OFFERS_TWO, t)
-    if two and yesno and not names_side and two.group(1) != two.group(2):
+    if two and yesno and two.group(1) != two.group(2):
         return f"{two.group(0)!r} offers two answers, and that reading answers yes or no"
     return None
 
@@ -301,7 +302,7 @@ def unused_unit(t: str, parsed: Parsed) -> str | None:
     is asked of a reading in degrees. A unit no reading answers in (yards, miles) is refused by name, not
     converted silently, and so is one the reading leaves aside (inches asked, metres answered).
     """
-    answers = parsed.slots.get("unit") if "unit" in parsed.slots else None
+    answers = parsed.slots.get("unit")
     claimed = parsed.claim[1] if parsed.claim else None
     for unit, word in _asked_units(t):
         if unit == "deg":
