@@ -53,6 +53,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh16") == []  # blind48/49, measured once, are development sets now
     assert split("fresh17") == []  # blind50/51, measured once, are development sets now
     assert split("fresh18") == []  # blind52/53, measured once, are development sets now
+    fresh19 = split("fresh19")  # converted by eval/blind_labels.py
+    assert len(fresh19) == 195 + 206
+    assert {family for family, _, _ in fresh19} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
