@@ -360,6 +360,13 @@ SIXTH_PASS_READ = [
     ("çiqas dûr is <object0> from you?", "distance_to_camera", "read 'çiqas dûr' as 'how far'"),
     ("hayk'a karu is <object0> from you?", "distance_to_camera", "read \"hayk'a karu\" as 'how far'"),
     ("kutali bwanji is <object0> from you?", "distance_to_camera", "read 'kutali bwanji' as 'how far'"),
+    # Afrikaans "aan die linkerkant" (on the left side), "watter" (which); Sundanese "sabaraha jauh"
+    # (how much far: how far), "katuhu" (right)
+    ("Is <object0> aan die linkerkant of <object1>?", "left_predicate",
+     "read 'aan die linkerkant' as 'left'"),
+    ("watter is closer, <object0> or <object1>?", "closer_to_camera", "read 'watter' as 'which'"),
+    ("sabaraha jauh is <object0> from you?", "distance_to_camera", "read 'sabaraha jauh' as 'how far'"),
+    ("Is <object0> katuhu of <object1>?", "right_predicate", "read 'katuhu' as 'right'"),
 ]
 
 # ... and the spellings the sixth pass leaves out (another language's word, a second sense, a lone
