@@ -298,8 +298,7 @@ SIXTH_PASS_READ = [
     # Kannada "eshtu doora", Malayalam "ethra dooram" (how far)
     ("kitne door is <object0> from you?", "distance_to_camera", "read 'kitne door' as 'how far'"),
     ("kiti dur is <object0> from you?", "distance_to_camera", "read 'kiti dur' as 'how far'"),
-    ("Kiti vajta will <object0> be if you turn left 90 degrees?",
-     "future_direction_clock turn=left angle_deg=90", "read 'kiti vajta' as \"what o'clock\""),
+    ("<object0> is at kiti vajta from you?", "direction_clock", "read 'kiti vajta' as \"what o'clock\""),
     ("koto meter between <object0> and <object1>?", "center_distance",
      "read 'koto meter' as 'how many meters'"),
     ("ketlu dur is <object0> from you?", "distance_to_camera", "read 'ketlu dur' as 'how far'"),
@@ -350,8 +349,8 @@ SIXTH_PASS_READ = [
     ("unsa kalayo is <object0> from you?", "distance_to_camera", "read 'unsa kalayo' as 'how far'"),
     ("ohatrinona ny elanelana between <object0> and <object1>?", "center_distance",
      "read 'ohatrinona ny elanelana' as 'what is the distance'"),
-    ("Si ou vire a goch 90 degrees, where is <object0> on the clock?",
-     "future_direction_clock turn=left angle_deg=90", "read 'si ou vire' as 'if you turn'"),
+    ("Si ou vire right by 90 degrees, how many degrees would <object0> be from your front?",
+     "future_direction_degrees turn=right angle_deg=90", "read 'si ou vire' as 'if you turn'"),
     # Cebuano "pila ka metro" (how many metres), Javanese "sepira adoh" (how far), Kurdish "çiqas dûr"
     # (how far), Quechua "hayk'a karu" (how far), Chichewa "kutali bwanji" (far how: how far)
     ("pila ka metro between <object0> and <object1>?", "center_distance",
