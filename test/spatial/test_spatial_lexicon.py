@@ -289,6 +289,99 @@ FIFTH_PASS_REFUSED = [
     ("How far is <object0> from you, друг?", "'друг'"),
 ]
 
+# The glossary's sixth pass (Latin spellings of other scripts, core question words, Cebuano, whole
+# question phrases): phrasings of our own, readings from what the words mean.
+SIXTH_PASS_READ = [
+    # Latin spellings of other scripts, as a learner types them: Hindi "kitne door" (how far), Marathi
+    # "kiti dur" (how far) and "kiti vajta" (at what o'clock), Bengali "koto meter" (how many metres),
+    # Gujarati "ketlu dur" (how far), Tamil "evvalavu dooram" (how much distance), Telugu "entha dooram",
+    # Kannada "eshtu doora", Malayalam "ethra dooram" (how far)
+    ("kitne door is <object0> from you?", "distance_to_camera", "read 'kitne door' as 'how far'"),
+    ("kiti dur is <object0> from you?", "distance_to_camera", "read 'kiti dur' as 'how far'"),
+    ("<object0> is at kiti vajta from you?", "direction_clock", "read 'kiti vajta' as \"what o'clock\""),
+    ("koto meter between <object0> and <object1>?", "center_distance",
+     "read 'koto meter' as 'how many meters'"),
+    ("ketlu dur is <object0> from you?", "distance_to_camera", "read 'ketlu dur' as 'how far'"),
+    ("evvalavu dooram is <object0> from you?", "distance_to_camera", "read 'evvalavu dooram' as 'how far'"),
+    ("entha dooram is <object0> from you?", "distance_to_camera", "read 'entha dooram' as 'how far'"),
+    ("eshtu doora is <object0> from you?", "distance_to_camera", "read 'eshtu doora' as 'how far'"),
+    ("ethra dooram is <object0> from you?", "distance_to_camera", "read 'ethra dooram' as 'how far'"),
+    # sides: Hindi "baayi taraf" (on the left side), Bengali "daan dike" (to the right side), Marathi
+    # "davikade" (to the left), Punjabi "sajje" (right), Georgian "marcxniv" (to the left), Armenian "dzakh"
+    ("Is <object0> baayi taraf of <object1>?", "left_predicate", "read 'baayi taraf' as 'left'"),
+    ("Is <object0> daan dike of <object1>?", "right_predicate", "read 'daan dike' as 'right'"),
+    ("Is <object0> davikade of <object1>?", "left_predicate", "read 'davikade' as 'left'"),
+    ("Is <object0> sajje of <object1>?", "right_predicate", "read 'sajje' as 'right'"),
+    ("Is <object0> marcxniv of <object1>?", "left_predicate", "read 'marcxniv' as 'left'"),
+    ("Is <object0> dzakh of <object1>?", "left_predicate", "read 'dzakh' as 'left'"),
+    # which / or / more: Hindi "kaunsa" (which), Greek "poio" (which) and Russian "ili" (or), Haitian
+    # "oswa" (or), Marathi "jaast" (more: "more far than" is "farther than"), Greek "pio konta" (more
+    # near, closer), Persian "nazdiktar" (nearer)
+    ("kaunsa is closer, <object0> or <object1>?", "closer_to_camera",
+     "read 'kaunsa' as 'which'"),
+    ("poio is closer, <object0> ili <object1>?", "closer_to_camera",
+     "read 'ili' as 'or'"),
+    ("Which is closer, <object0> oswa <object1>?", "closer_to_camera",
+     "read 'oswa' as 'or'"),
+    ("Is <object0> jaast far than <object1>?", "closer_to_camera order=far form=yesno",
+     "read 'jaast' as 'more'"),
+    ("Is <object0> pio konta to you than <object1>?", "closer_to_camera form=yesno",
+     "read 'pio konta' as 'closer'"),
+    ("Is <object0> nazdiktar than <object1>?", "closer_to_camera form=yesno",
+     "read 'nazdiktar' as 'closer'"),
+    # Russian transliterated "rasstoyaniye" (distance), Slovenian "razdalja" (distance), "najbolj
+    # oddaljen" (the most distant), Persian "faseleh" (distance)
+    ("rasstoyaniye between <object0> and <object1>?", "center_distance",
+     "read 'rasstoyaniye' as 'distance'"),
+    ("What is the razdalja between <object0> and <object1>?", "center_distance",
+     "read 'razdalja' as 'distance'"),
+    ("Which is najbolj oddaljen, <object0> or <object1>?", "closer_to_camera order=far",
+     "read 'najbolj oddaljen' as 'farthest'"),
+    ("faseleh between <object0> and <object1>?", "center_distance", "read 'faseleh' as 'distance'"),
+    # politeness around a question: Lao "khop jai", Thai "khop khun khrap" (thank you), Hindi "kripaya"
+    ("khop jai, how far is <object0> from you?", "distance_to_camera", "read 'khop jai' as 'thank you'"),
+    ("How far is <object0> from you? khop khun khrap", "distance_to_camera",
+     "read 'khop khun khrap' as 'thank you'"),
+    ("kripaya, how far is <object0> from you?", "distance_to_camera", "read 'kripaya' as 'please'"),
+    # multi-word question phrases where the words alone are unsafe: Cebuano "unsa kalayo" (what
+    # distance: how far; "kalayo" alone is also fire), Malagasy "ohatrinona ny elanelana" (how much is
+    # the distance), Haitian "si ou vire" (if you turn: "si" and "ou" are English-listed)
+    ("unsa kalayo is <object0> from you?", "distance_to_camera", "read 'unsa kalayo' as 'how far'"),
+    ("ohatrinona ny elanelana between <object0> and <object1>?", "center_distance",
+     "read 'ohatrinona ny elanelana' as 'what is the distance'"),
+    ("Si ou vire right by 90 degrees, how many degrees would <object0> be from your front?",
+     "future_direction_degrees turn=right angle_deg=90", "read 'si ou vire' as 'if you turn'"),
+    # Cebuano "pila ka metro" (how many metres), Javanese "sepira adoh" (how far), Kurdish "çiqas dûr"
+    # (how far), Quechua "hayk'a karu" (how far), Chichewa "kutali bwanji" (far how: how far)
+    ("pila ka metro between <object0> and <object1>?", "center_distance",
+     "read 'pila ka metro' as 'how many meters'"),
+    ("sepira adoh is <object0> from you?", "distance_to_camera", "read 'sepira adoh' as 'how far'"),
+    ("çiqas dûr is <object0> from you?", "distance_to_camera", "read 'çiqas dûr' as 'how far'"),
+    ("hayk'a karu is <object0> from you?", "distance_to_camera", "read \"hayk'a karu\" as 'how far'"),
+    ("kutali bwanji is <object0> from you?", "distance_to_camera", "read 'kutali bwanji' as 'how far'"),
+    # Afrikaans "aan die linkerkant" (on the left side), "watter" (which); Sundanese "sabaraha jauh"
+    # (how much far: how far), "katuhu" (right)
+    ("Is <object0> aan die linkerkant of <object1>?", "left_predicate",
+     "read 'aan die linkerkant' as 'left'"),
+    ("watter is closer, <object0> or <object1>?", "closer_to_camera", "read 'watter' as 'which'"),
+    ("sabaraha jauh is <object0> from you?", "distance_to_camera", "read 'sabaraha jauh' as 'how far'"),
+    ("Is <object0> katuhu of <object1>?", "right_predicate", "read 'katuhu' as 'right'"),
+]
+
+# ... and the spellings the sixth pass leaves out (another language's word, a second sense, a lone
+# yes / no, a question particle), which must still refuse.
+SIXTH_PASS_REFUSED = [
+    # Marathi "kiti" alone is left out (Swahili "chair"): "kiti dur" is read, "kiti" before an English
+    # unit is not; Slovenian "ali" (or, and the question particle; Croatian "but") stays unread
+    ("kiti meters is <object0> from you?", "'kiti'"),
+    ("Ali is <object0> left of <object1>?", "'ali'"),
+    # one word for high and tall (Marathi "unch", Slovenian "višje"): no comparison is chosen
+    ("Is <object0> unch than <object1>?", ""),
+    ("Is <object0> višje than <object1>?", ""),
+    # Hindi "zyada far" alone is "too far" as much as "farther": with no "than" nothing is read
+    ("Is <object0> zyada far?", ""),
+]
+
 
 def test_words_around_a_question_are_glossed_by_kind() -> None:
     """Address terms and tags: the words a speaker adds around a complete question, glossed to "friend"
@@ -364,6 +457,7 @@ def test_words_around_a_question_are_glossed_by_kind() -> None:
         *THIRD_PASS_READ,
         *FOURTH_PASS_READ,
         *FIFTH_PASS_READ,
+        *SIXTH_PASS_READ,
     ],
 )
 def test_foreign_words_are_read_and_the_reading_says_so(question: str, reading: str, said: str) -> None:
@@ -394,6 +488,7 @@ def test_foreign_words_are_read_and_the_reading_says_so(question: str, reading: 
         *THIRD_PASS_REFUSED,
         *FOURTH_PASS_REFUSED,
         *FIFTH_PASS_REFUSED,
+        *SIXTH_PASS_REFUSED,
     ],
 )
 def test_untranslated_or_ambiguous_words_still_refuse(question: str, unread: str) -> None:
@@ -419,6 +514,25 @@ def test_a_stripped_spelling_that_is_another_word_is_not_read() -> None:
     assert lexicon.translate("gå mèsi cât")[1] == [("gå", "walk"), ("mèsi", "thank you"), ("cât", "how much")]
     assert lexicon.translate("ga mesi cat") == ("ga mesi cat", [])
 
+
+
+def test_a_spelling_with_a_second_sense_is_read_only_in_its_phrase() -> None:
+    """Learners' Latin spellings collide with other languages' words: Marathi "kiti" (how many) is
+    Swahili "chair", "konta" Bengali / Marathi "which" and Greek "near", Persian "koja" (where) Croatian
+    "which", Haitian "kote" (where) also "side", "goch" Welsh "red", "dwat" also "straight", Cebuano
+    "kalayo" (distance) also "fire", "asa" Malagasy "work", "hain" Hindi "are", Gujarati "ketli" Hindi
+    "kettle", Telugu "entha" Malayalam "what", "aduthu" also "next"; question particles (Slovenian "ali",
+    Wolof "ndax", Haitian "èske"), a lone yes (Wolof "waaw"), "walla" (or; an oath), words for "than"
+    that follow the compared object (Hindi "se", Marathi "peksha") and height words that are also tall
+    (Marathi "unch", Slovenian "višje", Russian "vyshe"). None of them alone is glossed; the phrases
+    whose other words fix the sense are ("kiti dur" how far, "ki kote" where, "sou bò dwat" on the
+    right, "unsa kalayo" how far, "asa man" where, Greek "pio konta" more near)."""
+    alone = ("kiti konta koja kote goch dwat ali ndax èske waaw walla se peksha unch višje vyshe kalayo asa "
+             "hain ketli entha aduthu")
+    assert lexicon.translate(alone) == (alone, [])
+    assert lexicon.translate("kiti dur, ki kote, sou bò dwat, unsa kalayo, asa man, pio konta")[1] == [
+        ("kiti dur", "how far"), ("ki kote", "where"), ("sou bò dwat", "right"), ("unsa kalayo", "how far"),
+        ("asa man", "where"), ("pio konta", "closer")]
 
 def test_no_glossary_word_is_an_english_word() -> None:
     """The safety rule of the file, checked on what loaded: no single word in the English list or the
