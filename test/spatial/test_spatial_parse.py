@@ -30,7 +30,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
                         + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202 + 209 + 200
-                        + 209 + 207)
+                        + 209 + 207 + 195 + 206)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -53,9 +53,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh16") == []  # blind48/49, measured once, are development sets now
     assert split("fresh17") == []  # blind50/51, measured once, are development sets now
     assert split("fresh18") == []  # blind52/53, measured once, are development sets now
-    fresh19 = split("fresh19")  # converted by eval/blind_labels.py
-    assert len(fresh19) == 195 + 206
-    assert {family for family, _, _ in fresh19} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh19") == []  # blind54/55, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -990,6 +988,52 @@ REFUSED_BY_DESIGN = {
     'Si ou vire a goch, ki le <object2> ap ye on the clock?',
     'Ndax you arm can reach <object1>?',
     'Ali lahko doseze <object1> with your arm, it is 1.2 meter long?',
+    # blind54/55 (fresh19, measured once at 21184d7), refused after this round's generalisation: words of
+    # another language the glossary does not hold (wt/lex6's), and the kinds docs/spatial.md lists as
+    # left refused
+    "I'm flat on my back under this sink and can't see you — what's the total distance you've moved "
+    'so far, in centimetres?',
+    'How many cms the camera travel in total? khop jai',
+    'Before I sign off the walk-around: how far is <object0> from the camera, in feet?',
+    'Give me the distance from you to <object2> in mil — I need it to cut the pipe.',
+    '<object2> is less far from you then <object0>, houda?',
+    'what is more a prop to you from <object0>, <object1> and <object2>? gràcies',
+    'Which is the closest one to where you are: <object1>, <object2> or <object0>? khop jai',
+    "What's the height of the centre of <object0> above the bench-room floor, in millimetres?",
+    'Which one is the upper, <object0> or <object2>?',
+    'which hour of clock is <object2> for you now? khop jai',
+    'how much degree you must turn for look <object2>? gràcies',
+    "Hold still for me, open a little wider... sorry, robot: what's the total path you moved during "
+    'that clip, in centimetres?',
+    'Standby cue 14 — camera, give me your total distance travelled over the whole video, in inches.',
+    'Unsa kalayo... how far you walk altogether in the video? Answer in meter.',
+    'Open wide... robot, distance from the camera to <object0>? Metres is fine.',
+    'Cue 31 depends on it: about how many centimetres is <object1> from you?',
+    'Ohatrinona ny elanelana... how far is <object0> from the robot, in metre?',
+    'Between <object1> and <object2>, which one is not as far from the camera?',
+    'Am I right that <object0> is not nearer to you than <object2>? Asking from the rail.',
+    'Which is nearest to you from the deck — <object1>, <object2> or <object0>?',
+    'Among <object0>, <object1>, <object2>, which is the least far from you? Tilt your head back '
+    'for me... robot, go ahead.',
+    'Range between <object2> and <object1>, metres, for the watch log.',
+    'How wide is <object2>, in millimetres? Open a touch wider for me.',
+    'Is <object2> longer than <object0>? Tongue to the left, please.',
+    'Confirm <object0> is longer than <object1>, then go cue 9.',
+    'Which of <object1> and <object0> is mounted lower, by its middle? Cue 40 coming.',
+    'Of <object1>, <object2>, <object0>, which one is highest above the floor? Slight bite, please.',
+    'Of <object0> and <object2>, which is the lower one? Standby.',
+    "Camera's view, not stage left: is <object2> to the left of <object1>?",
+    'Of <object2>, <object1>, <object0>, which is the leftmost as the camera sees it? Not stage '
+    'left — camera left.',
+    'Of <object2>, <object0> and <object1>, which is farthest to the right as you look? Cotton roll in.',
+    'Is <object2> on you left side?',
+    'Using clock positions, where does <object0> sit relative to you? Like upper-right molar is 2 '
+    "o'clock for me.",
+    'In degrees, how far is <object2> from dead ahead of you? Cue 50 is waiting.',
+    'How many degrees to swing you round clockwise onto <object1>?',
+    'Going the opposite way to the clock hands, how many degrees to face <object0>?',
+    'After turning right by 45°, how many degrees off your heading is <object1>? Open wide.',
+    # (end of blind54/55)
 }
 
 
@@ -2117,3 +2161,42 @@ def test_an_answer_of_another_type_or_an_aside_reading_is_refused(question: str,
 )
 def test_a_tail_that_changes_nothing_is_read(question: str, expected: str) -> None:
     _assert_reads(question, expected)
+
+
+# Issue 24, after fresh19 (blind54/55): two invariants. Sentences of our own; readings worked by hand.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # among N objects, the one not as far to one side as the others is less far that way than every
+        # other one: the one furthest the other way (with "the other two" / "the rest" naming all others)
+        ("Among <object2>, <object0> and <object1>, which isn't as far to the left as the rest?",
+         "leftmost_choice side=right"),
+        ("Of <object1>, <object0>, <object2>, which one sits not so far right as the other two?",
+         "leftmost_choice"),
+        # a spoken mixed number is one number: 1 + 1/2 = 1.5 m; 2 + 1/4 = 2.25 ft = 0.6858 m (2.25 x
+        # 0.3048); "a metre and half" = 1.5 m; "1 and 3/4" = 1.75 m
+        ("My reach is one and half metres; can I get to <object0>?", "reachability arm_length_m=1.5"),
+        ("Could an arm of two and a quarter feet touch <object1>?", "reachability arm_length_m=0.6858"),
+        ("With a metre and half of arm, is <object2> reachable?", "reachability arm_length_m=1.5"),
+        ("Arm of 1 and 3/4 m: reach <object0>?", "reachability arm_length_m=1.75"),
+        ("Could an arm one and three quarters metres long reach <object2>?",
+         "reachability arm_length_m=1.75"),
+    ],
+)
+def test_a_negated_side_superlative_and_mixed_numbers_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reading", "unused"),
+    [
+        # every negation is consumed: "not as far left" turned into a nearer-than by the distance rewrite
+        # is no distance from the viewer; a side asked yes or no leaves its "not" unread
+        ("Is <object1> not as far left as <object2>?", "left_predicate", "that reading does not use 'not'"),
+        # "not the leftmost" among three may be either of two others: the negation stays unread
+        ("Which of <object0>, <object1>, <object2> is not the leftmost?", "leftmost_choice",
+         "that reading does not use 'not'"),
+    ],
+)
+def test_an_unconsumed_negation_is_refused(question: str, reading: str, unused: str) -> None:
+    _assert_refused(question, reading, unused)
