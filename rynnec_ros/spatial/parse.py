@@ -2164,6 +2164,45 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
 )
 
 
+# What a sentence beside a question may say and still change nothing the question asks: no question word
+# or "or", no object or pronoun for one, no side, clock or unit word (a unit, "in." included: the answer's
+# unit may be said apart, "Metres is fine."), no point of an object, no place or reference ("from the
+# rail" may be the distance's other end), no comparison, turn, move, correction (also opening the
+# sentence: "Sorry, wrong question."), claim or confirmation,
+# and no negation but of the asker's own state ("I can't see you", "I'm not sure"). Numbers are a slot's
+# only where the reading has one (``plan``). A word no English list knows may be any of these.
+_OWN_STATE = r"\b(?:i|i'm|im|we|we're)(?: am| are)? (?:can't|cannot|couldn't|don't|didn't|won't|not)\b"
+_SLOT_WORDS = (
+    r"\b(?:how|what|which|where|who|whose|when|why|or|either|whether|if|tell|give|answer|reply|say|OBJ"
+    r"|it|its|them|their|one|ones|left|right|clockwise|counterclockwise|clock|o'?\s?clock|hours?|degrees?"
+    r"|angle|bearing|heading|inch(?:es)?|units?|no|none|neither|nor|never|nothing|nowhere"
+    r"|confirm\w*|verif\w*|validat\w*|compar\w*|check\w*|claim\w*|guess\w*|estimat\w*|think|reckon|said"
+    r"|says|true|correct|yes|mean|meant|that is|sorry|wrong|mistake|scratch|ignore|instead|actually|rather"
+    r"|wait|question|measur\w*|tops?|bottoms?|bases?|undersides?|center|middle"
+    r"|edges?|sides?|points?|parts?|height|width|length|depth|distance|range|size|floor|ground|from|to"
+    r"|between|above|below|under|over|beneath|underneath|behind|beside|near|next|front|toward|towards"
+    r"|onto|into|against|along|across|up|down|high|low|far|close)\b|\bin\."
+    rf"|{_NEGATED}|{_LENGTH_UNIT_WORD}|{_OTHER_UNIT}|{_COMPARED}|{_ANY_TURN}|{_MOVED}|{_MOVE}|{_CORRECTION}"
+)
+
+
+def aside_cue(t: str) -> str | None:
+    """The first word of normalised sentence ``t`` that could fill or change a question's slot (see
+    ``_SLOT_WORDS``, or a word no English list knows), else None: a sentence without one, beside a
+    complete question, is an aside."""
+    t = re.sub(_OWN_STATE, " ", t)
+    found = re.search(_SLOT_WORDS, t)
+    if found is not None:
+        return found.group(0)
+    # (English words the list leaves out, "a slight nudge, please", are fewer than those it knows; a
+    # sentence mostly of unknown words may be another language's, and one near a cue word a slip of it)
+    words = re.findall(_WORD, t)
+    unknown = [w for w in words if _unknown(w)]
+    if 2 * len(unknown) >= len(words) or any(_near_cue(w) or re.fullmatch(_UNIT_STEM, w) for w in unknown):
+        return unknown[0]
+    return None
+
+
 # Cues whose words later cues read too ("how tall is the stack": "tall" is a size word, and "how tall" a
 # quantity asked).
 _KEEP_WORDS = frozenset({"a size word"})

@@ -877,7 +877,6 @@ REFUSED_BY_DESIGN = {
     # glossary does not hold, and the five silent wrong ones, now refused by kind (a comparison stated
     # with a question mark and read as a choice, "who" read as a yes/no, an aside after the '?' that
     # changes the reading, "lowest in height")
-    "How many metres away from me is <object2> right now? I've got a frame in my hands and can't look.",
     '<object2> is not closer to you than <object1>, yes or no?',
     'How much space is there from <object0> to <object2>? I need inches for the aisle runner.',
     'How tall up from the floor does <object1> reach at its highest point, in ft?',
@@ -891,7 +890,6 @@ REFUSED_BY_DESIGN = {
     "Give <object1>'s direction from me in o'clock terms — I can't turn my head in this suit.",
     'Spin clockwise, how many degrees to square up with <object1>, going twice!',
     "Tell me the turn in degrees to point yourself at <object2> — I'll swing the smoker the same way.",
-    'Rotating with the clock hands, how many degrees until you face <object1>?',
     'Kem cho robot, how much distance you are moving in whole video? Tell in feets please.',
     "Measure me your full travel over the video the way I'd measure an inseam: in inches, start to finish.",
     'Did you move much? Give me the sum of all your movement in the video, in cm.',
@@ -999,40 +997,29 @@ REFUSED_BY_DESIGN = {
     '<object2> is less far from you then <object0>, houda?',
     'what is more a prop to you from <object0>, <object1> and <object2>? gràcies',
     'Which is the closest one to where you are: <object1>, <object2> or <object0>? khop jai',
-    "What's the height of the centre of <object0> above the bench-room floor, in millimetres?",
     'Which one is the upper, <object0> or <object2>?',
     'which hour of clock is <object2> for you now? khop jai',
     'how much degree you must turn for look <object2>? gràcies',
     "Hold still for me, open a little wider... sorry, robot: what's the total path you moved during "
     'that clip, in centimetres?',
-    'Standby cue 14 — camera, give me your total distance travelled over the whole video, in inches.',
     'Unsa kalayo... how far you walk altogether in the video? Answer in meter.',
-    'Open wide... robot, distance from the camera to <object0>? Metres is fine.',
     'Cue 31 depends on it: about how many centimetres is <object1> from you?',
     'Ohatrinona ny elanelana... how far is <object0> from the robot, in metre?',
-    'Between <object1> and <object2>, which one is not as far from the camera?',
     'Am I right that <object0> is not nearer to you than <object2>? Asking from the rail.',
     'Which is nearest to you from the deck — <object1>, <object2> or <object0>?',
     'Among <object0>, <object1>, <object2>, which is the least far from you? Tilt your head back '
     'for me... robot, go ahead.',
-    'Range between <object2> and <object1>, metres, for the watch log.',
     'How wide is <object2>, in millimetres? Open a touch wider for me.',
     'Is <object2> longer than <object0>? Tongue to the left, please.',
     'Confirm <object0> is longer than <object1>, then go cue 9.',
-    'Which of <object1> and <object0> is mounted lower, by its middle? Cue 40 coming.',
     'Of <object1>, <object2>, <object0>, which one is highest above the floor? Slight bite, please.',
     'Of <object0> and <object2>, which is the lower one? Standby.',
     "Camera's view, not stage left: is <object2> to the left of <object1>?",
     'Of <object2>, <object1>, <object0>, which is the leftmost as the camera sees it? Not stage '
     'left — camera left.',
     'Of <object2>, <object0> and <object1>, which is farthest to the right as you look? Cotton roll in.',
-    'Is <object2> on you left side?',
     'Using clock positions, where does <object0> sit relative to you? Like upper-right molar is 2 '
     "o'clock for me.",
-    'In degrees, how far is <object2> from dead ahead of you? Cue 50 is waiting.',
-    'How many degrees to swing you round clockwise onto <object1>?',
-    'Going the opposite way to the clock hands, how many degrees to face <object0>?',
-    'After turning right by 45°, how many degrees off your heading is <object1>? Open wide.',
     # (end of blind54/55)
 }
 
@@ -2200,3 +2187,61 @@ def test_a_negated_side_superlative_and_mixed_numbers_are_read(question: str, ex
 )
 def test_an_unconsumed_negation_is_refused(question: str, reading: str, unused: str) -> None:
     _assert_refused(question, reading, unused)
+
+
+# Issue 24, after fresh19: a trade's aside beside a complete question, and single kinds. Sentences of our
+# own; readings worked by hand from the words.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a sentence that names no object, is no question, reads no task alone and holds no slot word is
+        # an aside: the question is read without it (a label's number, "Bay 7", where no slot is a number)
+        ("Keep the tray steady. Which of <object0> and <object1> is nearer to you?", "closer_to_camera"),
+        ("How tall is <object2>, in centimetres? Bay 7 is clear.", "object_height unit=cm"),
+        # a size word alone is no task about no object: "Hold it wide" beside a distance changes nothing
+        ("Hold the door wide... robot, how far is <object1> from you?", "distance_to_camera"),
+        # the unit said in its own sentence is still read
+        ("Paint the rail first. How high is <object0> above the floor? Feet, please.",
+         "height_from_ground unit=ft"),
+        # a learner's "you" for "your" before a side
+        ("Is <object1> on you left?", "side_of_me side=left"),
+        # against the clock's hands is counterclockwise; a turn round onto an object faces it
+        ("Turning against the clock hands, how many degrees until you face <object2>?",
+         "rotate_to_face direction=ccw"),
+        ("How many degrees to spin yourself round counterclockwise onto <object0>?",
+         "rotate_to_face direction=ccw"),
+        # "range between" two objects is the distance between their centres; a room's floor is the floor
+        ("Range between <object1> and <object0>, in feet?", "center_distance unit=ft"),
+        ("How high is <object2> off the store-room floor?", "height_from_ground"),
+        # "not as far from the camera" of two is the nearer one
+        ("Of <object0> and <object2>, which is not as far from the robot?", "closer_to_camera"),
+    ],
+)
+def test_asides_and_fresh19_kinds_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # a sentence with a side word may be the question's side: kept, and refused where it changes it
+        ("Is <object0> taller than <object1>? Lean to the right, please.",
+         "the question before the '?' reads as tallest_choice alone"),
+        # a number beside a reading that holds a number may be that number: the sentence stays
+        ("Can you reach <object1>? Shelf 3 is next.", "that reading does not use '3'"),
+        # a clockwise bearing (330 for 30 degrees to the left) does not answer the angle toward the left
+        ("What angle left of dead ahead is <object2>, in degrees?",
+         "'left' asks the angle toward the left, and that reading is the clockwise bearing"),
+        # (found writing these tests) the passive "until OBJ is faced" puts the object in front: a turn
+        # by a set amount then a bearing would answer another question
+        ("Turning clockwise, how many degrees until <object2> is faced?",
+         "asks the turn to face it, and that reading turns by a set amount"),
+        # a lone side word after a question no reading of a distance uses
+        ("How far is <object1> from the camera? right",
+         "'right' after the question names a side, and that reading measures none"),
+    ],
+)
+def test_a_sentence_that_may_change_the_question_is_refused(question: str, reason: str) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(PARTLY_READ) and reason in why, why
