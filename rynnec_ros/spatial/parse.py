@@ -1405,6 +1405,11 @@ _DENIED_COMPARISON = (
     r"|\b(?:not|isn't|aren't|isnt|arent|wasn't|is it not|are they not)\b(?! only\b)(?: (?!or\b)\w+){0,3}? (?:"
     r"(?:high|tall|low|near|clos|far|furth|wid|long|short|big|small|narrow|larg|thick|deep)er\b"
     r"|(?:more|less) (?:high|tall|low|near|close|far|wide|long|big|small)\b|(?:as|so) \w+ as\b)"
+    # "no" between a verb and a comparative denies it as "not" does ("OBJ is no taller"; "no more than" a
+    # number is a threshold; "its bottom no lower than the other's top" states a definition)
+    r"|\b(?:is|are|was|sits?|stands?|lies?|'s|OBJ) no (?:(?:high|tall|low|near|clos|farth|furth|wid|long"
+    r"|short|big|small|narrow|larg|thick|deep)er\b"
+    r"|(?:more|less) (?:high|tall|low|near|close|far|wide|long|big|small)\b)"
 )
 # Units no reading converts to ("in mil": a millimetre to some, a thousandth of an inch to others): the
 # answer would come in meters, a different number than the one asked for.

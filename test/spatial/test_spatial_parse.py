@@ -2183,6 +2183,12 @@ def test_a_negated_side_superlative_and_mixed_numbers_are_read(question: str, ex
         # "not the leftmost" among three may be either of two others: the negation stays unread
         ("Which of <object0>, <object1>, <object2> is not the leftmost?", "leftmost_choice",
          "that reading does not use 'not'"),
+        # (found probing the negations) "no" between a verb and a comparative denies it as "not" does: read
+        # without it, "is OBJ no farther" would ask whether it is farther
+        ("Is <object2> no farther from the camera than <object0>?", "closer_to_camera order=far form=yesno",
+         "that reading does not use 'OBJ no farther'"),
+        ("Of <object1> and <object0>, which sits no higher?", "higher_choice",
+         "that reading does not use 'sits no higher'"),
     ],
 )
 def test_an_unconsumed_negation_is_refused(question: str, reading: str, unused: str) -> None:
