@@ -553,6 +553,10 @@ _REWRITE_CALLS: dict[str, Callable[[re.Match[str]], str]] = {
         (f"{m['verb']} OBJ" if m.start("verb") < m.start("dim") else f"OBJ {m['verb']}")
         + f" {'less' if m['less'] else 'greater'} in {m['dim']} than OBJ"),
     "extremum_distance": lambda m: "which is " + ("farthest" if m[1].startswith("maxi") else "nearest"),
+    # a theatre's "stage left" is the performer's left, the camera's right when it faces the stage: denied
+    # beside the camera's view said ("camera's view, not stage left", "not stage left, camera left") it
+    # asks nothing; else it stays, and is refused as unread
+    "stage_denied": lambda m: "" if re.search(r"\bcamera(?:'s)? (?:view|left|right)\b", m.string) else m[0],
     "other_side": lambda m: (
         f"{m[1]} or {_OTHER_SIDE[m[1]]}" if _unknown(m[2]) and _like_a_side(m[2]) else m[0]),
 }
@@ -2078,6 +2082,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # unturned, and read without its "not" it would pick the other)
     ("a denied comparison", _matches(_DENIED_COMPARISON), _denial_read),
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
+    # a theatre's "stage left / right" is the performer's side, the camera's other side when it faces the
+    # stage, and whether it does the question does not say (denied beside the camera's view, the rewrites
+    # drop it)
+    ("a stage direction", _matches(r"\bstage (?:left|right)\b"), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),
     ("a person's body or reach as the reference", _matches(_BODY_REFERENCE), lambda s, u, _w: False),

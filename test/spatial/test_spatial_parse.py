@@ -1014,9 +1014,6 @@ REFUSED_BY_DESIGN = {
     'Confirm <object0> is longer than <object1>, then go cue 9.',
     'Of <object1>, <object2>, <object0>, which one is highest above the floor? Slight bite, please.',
     'Of <object0> and <object2>, which is the lower one? Standby.',
-    "Camera's view, not stage left: is <object2> to the left of <object1>?",
-    'Of <object2>, <object1>, <object0>, which is the leftmost as the camera sees it? Not stage '
-    'left — camera left.',
     'Of <object2>, <object0> and <object1>, which is farthest to the right as you look? Cotton roll in.',
     'Using clock positions, where does <object0> sit relative to you? Like upper-right molar is 2 '
     "o'clock for me.",
@@ -2221,6 +2218,9 @@ def test_an_unconsumed_negation_is_refused(question: str, reading: str, unused: 
         ("How high is <object2> off the store-room floor?", "height_from_ground"),
         # "not as far from the camera" of two is the nearer one
         ("Of <object0> and <object2>, which is not as far from the robot?", "closer_to_camera"),
+        # "stage right" denied beside the camera's view asks nothing; "camera right" is the image's right
+        ("Not stage right; camera's view: is <object1> right of <object2>?", "right_predicate"),
+        ("Which is furthest camera right, <object0>, <object1> or <object2>?", "leftmost_choice side=right"),
     ],
 )
 def test_asides_and_fresh19_kinds_are_read(question: str, expected: str) -> None:
@@ -2242,6 +2242,8 @@ def test_asides_and_fresh19_kinds_are_read(question: str, expected: str) -> None
         # by a set amount then a bearing would answer another question
         ("Turning clockwise, how many degrees until <object2> is faced?",
          "asks the turn to face it, and that reading turns by a set amount"),
+        # a theatre's "stage left" is the performer's left, the camera's right when it faces the stage
+        ("Is <object0> stage left of <object2>?", "that reading does not use 'stage left'"),
         # a lone side word after a question no reading of a distance uses
         ("How far is <object1> from the camera? right",
          "'right' after the question names a side, and that reading measures none"),
