@@ -2181,7 +2181,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
 # or "or", no object or pronoun for one, no side, clock or unit word (a unit, "in." included: the answer's
 # unit may be said apart, "Metres is fine."), no point of an object, no place or reference ("from the
 # rail" may be the distance's other end), no comparison, turn, move, correction (also opening the
-# sentence: "Sorry, wrong question."), claim or confirmation,
+# sentence: "Sorry, wrong question."), claim or confirmation, changed frame ("Mirror it.") or time ("Once
+# you're done, ..."),
 # and no negation but of the asker's own state ("I can't see you", "I'm not sure"). Numbers are a slot's
 # only where the reading has one (``plan``). A word no English list knows may be any of these.
 _OWN_STATE = r"\b(?:i|i'm|im|we|we're)(?: am| are)? (?:can't|cannot|couldn't|don't|didn't|won't|not)\b"
@@ -2191,7 +2192,9 @@ _SLOT_WORDS = (
     r"|angle|bearing|heading|inch(?:es)?|units?|no|none|neither|nor|never|nothing|nowhere"
     r"|confirm\w*|verif\w*|validat\w*|compar\w*|check\w*|claim\w*|guess\w*|estimat\w*|think|reckon|said"
     r"|says|true|correct|yes|mean|meant|that is|sorry|wrong|mistake|scratch|ignore|instead|actually|rather"
-    r"|wait|question|measur\w*|tops?|bottoms?|bases?|undersides?|center|middle"
+    r"|wait|question|measur\w*|mirror\w*|flip\w*|revers\w*|invert\w*|opposite|swap\w*|other way|backwards?"
+    r"|upside|imagine|pretend|suppose|assum\w*|after|before|then|once|first|next|last|until|till|while"
+    r"|tops?|bottoms?|bases?|undersides?|center|middle"
     r"|edges?|sides?|points?|parts?|height|width|length|depth|distance|range|size|floor|ground|from|to"
     r"|between|above|below|under|over|beneath|underneath|behind|beside|near|next|front|toward|towards"
     r"|onto|into|against|along|across|up|down|high|low|far|close)\b|\bin\."
