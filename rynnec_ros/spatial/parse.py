@@ -152,7 +152,18 @@ _TENS = {
 _LENGTH_UNIT = r"(?:meter|centimeter|millimeter|foot|inch)"
 _DIGIT_WORD = "zero|one|two|three|four|five|six|seven|eight|nine"
 _NUMBER_WORD = "|".join(sorted([*_ONES, *_TENS, "hundred"], key=len, reverse=True))
-_NUMBER_RUN = re.compile(rf"\b(?:a (?=hundred))?(?:{_NUMBER_WORD})(?:(?: and | )(?:{_NUMBER_WORD}))*\b")
+# What makes the number before it a mixed number: "and (a) half", "and a quarter", "and 1/2"
+_FRACTION_AFTER = r"^ and (?:(?:a |one )?(?:half|quarter)|three quarters|\d/\d)\b"
+_NUMBER_RUN = re.compile(
+    rf"\b(?:a (?=hundred))?(?:{_NUMBER_WORD})(?:(?: and | )(?:{_NUMBER_WORD})(?! quarters))*\b")
+
+
+def _fraction(said: str) -> float:
+    """The value of a mixed number's fraction as said: "half", "quarter", "three" (quarters) or "1/2"."""
+    if "/" in said:
+        top, bottom = said.split("/")
+        return int(top) / int(bottom)
+    return {"half": 0.5, "quarter": 0.25, "three": 0.75}[said]
 
 
 def _spell_out(match: re.Match[str]) -> str:
@@ -175,9 +186,11 @@ def _spell_out(match: re.Match[str]) -> str:
             current += _ONES[word]
     value = total + current
     after = match.string[match.end() :]
+    # (a word before "and (a) half / quarter" is the whole part of a spoken mixed number, "one and half
+    # meter", whatever follows: read as a pronoun, "one" would leave the half alone as the number)
     unit_follows = _has(
         after, rf"^ (?:and (?:a half|a quarter|three quarters) )?(?:degree|{_LENGTH_UNIT}|feet|cm|mm|ft)"
-    )
+    ) or _has(after, _FRACTION_AFTER)
     return match.group(0) if len(words) == 1 and value < 10 and not unit_follows else str(value)
 
 
@@ -540,6 +553,10 @@ _REWRITE_CALLS: dict[str, Callable[[re.Match[str]], str]] = {
         (f"{m['verb']} OBJ" if m.start("verb") < m.start("dim") else f"OBJ {m['verb']}")
         + f" {'less' if m['less'] else 'greater'} in {m['dim']} than OBJ"),
     "extremum_distance": lambda m: "which is " + ("farthest" if m[1].startswith("maxi") else "nearest"),
+    # a theatre's "stage left" is the performer's left, the camera's right when it faces the stage: denied
+    # beside the camera's view said ("camera's view, not stage left", "not stage left, camera left") it
+    # asks nothing; else it stays, and is refused as unread
+    "stage_denied": lambda m: "" if re.search(r"\bcamera(?:'s)? (?:view|left|right)\b", m.string) else m[0],
     "other_side": lambda m: (
         f"{m[1]} or {_OTHER_SIDE[m[1]]}" if _unknown(m[2]) and _like_a_side(m[2]) else m[0]),
 }
@@ -600,7 +617,9 @@ def normalise(question: str) -> str:
     t = _NUMBER_RUN.sub(_spell_out, t)
     t = re.sub(rf"\b(?:a|one) quarter of an? (?={_LENGTH_UNIT})", "0.25 ", t)  # "a quarter of a meter"
     t = re.sub(rf"\bthree quarters of an? (?={_LENGTH_UNIT})", "0.75 ", t)
-    t = re.sub(r"\b(\d+) and a half\b", r"\1.5", t)  # "one and a half meters"
+    # "one and a half meters", "one and half", "1 and 1/2", "two and a quarter", "1 and 3/4"
+    t = re.sub(r"\b(\d+) and (?:(?:a |one )?(half|quarter)|(three) quarters|([1-9])/([1-9]))\b",
+               lambda m: f"{int(m[1]) + _fraction(m[2] or m[3] or f'{m[4]}/{m[5]}'):g}", t)
     # the foot and inch marks after a number: 2' 6", 30", 3' (not a quoted number, '"3"', nor "the 90's")
     t = re.sub(r"(?<![\w\"'.])(\d+) ?[′'] ?(\d+(?:\.\d+)?) ?(?:[″\"]|'')(?=[\s,.?!;:)]|$)",
                lambda m: f"{12 * int(m[1]) + float(m[2]):g} inches", t)
@@ -638,12 +657,10 @@ def normalise(question: str) -> str:
     )
     # "a foot and a half", "2 meters and a half"
     t = re.sub(
-        rf"\b(?:an?|(\d+)) ({_LENGTH_UNIT}s?|feet|inches) and a half\b",
+        rf"\b(?:an?|(\d+)) ({_LENGTH_UNIT}s?|feet|inches) and (?:a )?half\b",
         lambda m: f"{int(m.group(1) or 1)}.5 {m.group(2)}",
         t,
     )
-    t = re.sub(r"\b(\d+) and a quarter\b", r"\1.25", t)
-    t = re.sub(r"\b(\d+) and three quarters\b", r"\1.75", t)
     t = re.sub(rf"\bhalf (?:an? )?(?={_LENGTH_UNIT})", "0.5 ", t)  # "half a meter", "a half-meter arm"
     return re.sub(r"\s+", " ", t).strip()
 
@@ -1388,10 +1405,15 @@ _LENGTH_UNIT_WORD = r"\b(?:meters?|centimeters?|millimeters?|cms?|mm|feet|foot|f
 # A comparison denied: marked by the rewrites (DENIED for "not taller than", NOTAS for "not as tall as"),
 # or a negation before a comparative ("isn't OBJ taller than OBJ").
 _DENIED_COMPARISON = (
-    r"\b(?:DENIED|NOTAS)\b"
+    r"\b(?:DENIED|NOTAS) (?:less )?\w+"
     r"|\b(?:not|isn't|aren't|isnt|arent|wasn't|is it not|are they not)\b(?! only\b)(?: (?!or\b)\w+){0,3}? (?:"
     r"(?:high|tall|low|near|clos|far|furth|wid|long|short|big|small|narrow|larg|thick|deep)er\b"
     r"|(?:more|less) (?:high|tall|low|near|close|far|wide|long|big|small)\b|(?:as|so) \w+ as\b)"
+    # "no" between a verb and a comparative denies it as "not" does ("OBJ is no taller"; "no more than" a
+    # number is a threshold; "its bottom no lower than the other's top" states a definition)
+    r"|\b(?:is|are|was|sits?|stands?|lies?|'s|OBJ) no (?:(?:high|tall|low|near|clos|farth|furth|wid|long"
+    r"|short|big|small|narrow|larg|thick|deep)er\b"
+    r"|(?:more|less) (?:high|tall|low|near|close|far|wide|long|big|small)\b)"
 )
 # Units no reading converts to ("in mil": a millimetre to some, a thousandth of an inch to others): the
 # answer would come in meters, a different number than the one asked for.
@@ -1989,6 +2011,33 @@ def _like_a_side(word: str) -> bool:
     return any(difflib.SequenceMatcher(None, word, side).ratio() >= 0.75 for side in ("left", "right"))
 
 
+# The quantity a denial's comparative compares ("NOTAS nearer", "DENIED lower"), by the uses of the readings
+# that compare it: a distance from the viewer (not across the view, not an arm's reach), an object's own
+# extent, a placement above the floor.
+_DENIAL_QUANTITY = (
+    (r"nearer|farther", lambda u: {"viewer", "comparison"} <= u and not u & {"horizontal", "threshold"}),
+    (r"shorter|taller|less long|less wide|wider|narrower|bigger|smaller",
+     lambda u: {"whole", "comparison"} <= u),
+    (r"lower|higher", lambda u: {"floor", "comparison"} <= u and "whole" not in u),
+)
+
+
+def _denial_read(slots: Mapping[str, object], uses: frozenset[str], words: list[str]) -> bool:
+    """Whether a reading uses every denial of ``words``: each one the rewrites turned into the opposite
+    comparison (``DENIED`` / ``NOTAS`` and the comparative it became), of the quantity the reading compares
+    (``_DENIAL_QUANTITY``: "not as far right" turned into "NOTAS nearer right" is no distance from the
+    viewer, and a choice across the view leaves that "not" unread). A choice reads either mark (it picks
+    one either way); "not as tall as" (NOTAS) asked yes or no is read as "shorter than", as askers label
+    it; a yes/no to a denied comparative (DENIED) is refused. A negation the rewrites left is unread."""
+    for word in words:
+        mark, _, compared = word.partition(" ")
+        if mark not in ("DENIED", "NOTAS") or (mark == "DENIED" and not _picks_one(slots, uses)):
+            return False
+        if not any(re.fullmatch(words_, compared) and reads(uses) for words_, reads in _DENIAL_QUANTITY):
+            return False
+    return True
+
+
 def _matches(pattern: str) -> Callable[[str], list[str]]:
     return lambda t: [m.group(0) for m in re.finditer(pattern, t)]
 
@@ -2031,9 +2080,12 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # yes or no is read as "shorter than", as askers label it, the answer stating that reading
     # (a choice reads a denial only where the rewrites turned it: "which is not the nearer one" is
     # unturned, and read without its "not" it would pick the other)
-    ("a denied comparison", _matches(_DENIED_COMPARISON),
-     lambda s, u, w: all(x in ("DENIED", "NOTAS") for x in w) and (_picks_one(s, u) or "DENIED" not in w)),
+    ("a denied comparison", _matches(_DENIED_COMPARISON), _denial_read),
     ("another object's point of view", _matches(_ITS_VIEW), lambda s, u, _w: False),
+    # a theatre's "stage left / right" is the performer's side, the camera's other side when it faces the
+    # stage, and whether it does the question does not say (denied beside the camera's view, the rewrites
+    # drop it)
+    ("a stage direction", _matches(r"\bstage (?:left|right)\b"), lambda s, u, _w: False),
     ("a heading", _matches(_HEADING), lambda s, u, _w: False),
     ("another reference", _matches(_OTHER_REFERENCE), lambda s, u, _w: False),
     ("a person's body or reach as the reference", _matches(_BODY_REFERENCE), lambda s, u, _w: False),
@@ -2125,6 +2177,48 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
 )
 
 
+# What a sentence beside a question may say and still change nothing the question asks: no question word
+# or "or", no object or pronoun for one, no side, clock or unit word (a unit, "in." included: the answer's
+# unit may be said apart, "Metres is fine."), no point of an object, no place or reference ("from the
+# rail" may be the distance's other end), no comparison, turn, move, correction (also opening the
+# sentence: "Sorry, wrong question."), claim or confirmation, changed frame ("Mirror it.") or time ("Once
+# you're done, ..."),
+# and no negation but of the asker's own state ("I can't see you", "I'm not sure"). Numbers are a slot's
+# only where the reading has one (``plan``). A word no English list knows may be any of these.
+_OWN_STATE = r"\b(?:i|i'm|im|we|we're)(?: am| are)? (?:can't|cannot|couldn't|don't|didn't|won't|not)\b"
+_SLOT_WORDS = (
+    r"\b(?:how|what|which|where|who|whose|when|why|or|either|whether|if|tell|give|answer|reply|say|OBJ"
+    r"|it|its|them|their|one|ones|left|right|clockwise|counterclockwise|clock|o'?\s?clock|hours?|degrees?"
+    r"|angle|bearing|heading|inch(?:es)?|units?|no|none|neither|nor|never|nothing|nowhere"
+    r"|confirm\w*|verif\w*|validat\w*|compar\w*|check\w*|claim\w*|guess\w*|estimat\w*|think|reckon|said"
+    r"|says|true|correct|yes|mean|meant|that is|sorry|wrong|mistake|scratch|ignore|instead|actually|rather"
+    r"|wait|question|measur\w*|mirror\w*|flip\w*|revers\w*|invert\w*|opposite|swap\w*|other way|backwards?"
+    r"|upside|imagine|pretend|suppose|assum\w*|after|before|then|once|first|next|last|until|till|while"
+    r"|tops?|bottoms?|bases?|undersides?|center|middle"
+    r"|edges?|sides?|points?|parts?|height|width|length|depth|distance|range|size|floor|ground|from|to"
+    r"|between|above|below|under|over|beneath|underneath|behind|beside|near|next|front|toward|towards"
+    r"|onto|into|against|along|across|up|down|high|low|far|close)\b|\bin\."
+    rf"|{_NEGATED}|{_LENGTH_UNIT_WORD}|{_OTHER_UNIT}|{_COMPARED}|{_ANY_TURN}|{_MOVED}|{_MOVE}|{_CORRECTION}"
+)
+
+
+def aside_cue(t: str) -> str | None:
+    """The first word of normalised sentence ``t`` that could fill or change a question's slot (see
+    ``_SLOT_WORDS``, or a word no English list knows), else None: a sentence without one, beside a
+    complete question, is an aside."""
+    t = re.sub(_OWN_STATE, " ", t)
+    found = re.search(_SLOT_WORDS, t)
+    if found is not None:
+        return found.group(0)
+    # (English words the list leaves out, "a slight nudge, please", are fewer than those it knows; a
+    # sentence mostly of unknown words may be another language's, and one near a cue word a slip of it)
+    words = re.findall(_WORD, t)
+    unknown = [w for w in words if _unknown(w)]
+    if 2 * len(unknown) >= len(words) or any(_near_cue(w) or re.fullmatch(_UNIT_STEM, w) for w in unknown):
+        return unknown[0]
+    return None
+
+
 # Cues whose words later cues read too ("how tall is the stack": "tall" is a size word, and "how tall" a
 # quantity asked).
 _KEEP_WORDS = frozenset({"a size word"})
@@ -2143,7 +2237,8 @@ def unread_cue(t: str, slots: Mapping[str, str | float | None], uses: frozenset[
         if not used(slots, uses, words):
             # the first word the reading leaves unused (one unit word of two may be the asked unit)
             word = next((w for w in words if not used(slots, uses, [w])), words[0])
-            return "not" if word in ("DENIED", "NOTAS") else word  # the rewrites' marks of a denial: "not"
+            # the rewrites' marks of a denial stand for "not"
+            return "not" if word.startswith(("DENIED ", "NOTAS ")) else word
         if name not in _KEEP_WORDS:
             for word in words:
                 t = t.replace(word, " ")

@@ -18,6 +18,7 @@ from rynnec_ros.spatial.parse import (
     Question,
     Slots,
     TaskSyntaxError,
+    aside_cue,
     asked_unit,
     claimed_quantity,
     count_objects,
@@ -107,8 +108,24 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     The number of objects is the number of distinct references (each anonymous ``<REGION>`` counts
     once); a question without references ("How far is it from me?") counts the request's ``n_regions``.
     """
-    t = normalise(question)
     n = count_objects(question, n_regions)
+    parsed, why = _read(question, question, n)
+    if parsed is None:
+        # read again without the sentences beside it that say nothing it asks (a trade's aside); a
+        # number in one may be the slot of a reading that holds a number, so such a sentence stays then
+        asked = _without_asides(question, numbers=True)
+        again = _decide(Question(normalise(asked), n))
+        if again is not None and _NUMERIC & again.spec.slots.keys():
+            asked = _without_asides(question, numbers=False)
+        if asked != question:
+            parsed = _read(asked, question, n)[0]
+    return (parsed, "") if parsed is not None else (None, why)
+
+
+def _read(asked: str, question: str, n: int) -> tuple[Parsed | None, str]:
+    """``parse_question`` of the words ``asked`` of ``question`` (the whole question, or it without its
+    asides), about ``n`` objects; the reasons quote the whole question."""
+    t = normalise(asked)
     parsed = _decide(Question(t, n))
     said = stated(question)
     if parsed is None:
@@ -126,12 +143,12 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but that reading does not use {unread!r}")
     mismatch = (unused_unit(t, parsed) or answer_type_mismatch(t, parsed)
-                or _aside_changes(question, n, parsed) or _height_in_height(t, parsed)
-                or _turn_to_face(t, parsed))
+                or _aside_changes(asked, n, parsed) or _height_in_height(t, parsed)
+                or _turn_to_face(t, parsed) or _side_unread(t, parsed))
     if mismatch is not None:
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but {mismatch}")
-    parsed.objects = stated_objects(question, t)
+    parsed.objects = stated_objects(asked, t)
     parsed.glossed = said
     return parsed, ""
 
@@ -149,7 +166,8 @@ def _height_in_height(t: str, parsed: Parsed) -> str | None:
 # Words that put an object in front ("point yourself at OBJ", "till OBJ's dead ahead", "so OBJ is in
 # front of me"): the turn that does so is the turn to face it
 _FACES = (r"\b(?:point (?:yourself|itself|the camera|your \w+) at|face|facing) OBJ\b"
-          r"|\bOBJ(?:'s| is| be) (?:dead|straight|directly|right) ahead\b|\bOBJ is in front of (?:me|you)\b")
+          r"|\bOBJ(?:'s| is| be) (?:dead|straight|directly|right) ahead\b|\bOBJ is in front of (?:me|you)\b"
+          r"|\bOBJ (?:is|gets|will be) faced\b")
 
 
 def _turn_to_face(t: str, parsed: Parsed) -> str | None:
@@ -160,6 +178,51 @@ def _turn_to_face(t: str, parsed: Parsed) -> str | None:
     if faces and parsed.task.startswith("future_direction"):
         return f"{faces.group(0)!r} asks the turn to face it, and that reading turns by a set amount"
     return None
+
+
+def _side_unread(t: str, parsed: Parsed) -> str | None:
+    """Why a side the reading does not measure toward is in the question, else None: a clockwise bearing
+    (0 to 360) answers "how many degrees left of straight ahead" with 330 for 30 to the left, unless the
+    question states the clockwise convention; a lone side word after the question ("...? left") is one
+    no reading of a distance, size or height uses."""
+    if parsed.task == "direction_degrees" and re.search(r"\bleft\b", t) and not re.search(
+            r"\bclockwise\b|\d+ (?:degrees )?(?:to|on) (?:the |your |my )?right\b", t):
+        return "'left' asks the angle toward the left, and that reading is the clockwise bearing"
+    lone = re.search(r"\?\s*(left|right)\s*[.!]?\s*$", t)
+    if lone and not (parsed.spec.uses & {"horizontal", "turn", "direction"}):
+        return f"{lone[1]!r} after the question names a side, and that reading measures none"
+    return None
+
+
+# Where a sentence or fragment ends inside a question: a full stop, "!", "?", an ellipsis or a colon
+# before a space, or a dash between spaces
+_SENTENCE_END = r"(?<=[.!?…:])\s+|\.{2,}\s*|…\s*|\s+[—–]+\s+|\s+-{1,2}\s+"
+_NUMERIC = {"arm_length_m", "angle_deg"}
+
+
+def _without_asides(question: str, numbers: bool) -> str:
+    """``question`` without the sentences before or after it that say nothing it asks: a trade's aside
+    ("Hold that.", "Next one's waiting") names no object, is no question, alone reads no task, and holds no
+    word that could fill or change a slot (``parse.aside_cue``); a number in one ("Bay 12 is clear.") is
+    an aside's only where the reading holds no number (``numbers``). The question itself is the run
+    from the first sentence that is no aside to the last; one that is all asides is left as it is."""
+    breaks = (x for m in re.finditer(_SENTENCE_END, question) for x in (m.start(), m.end()))
+    ends = [0, *breaks, len(question)]
+    spans = [(ends[i], ends[i + 1]) for i in range(0, len(ends), 2)]
+    keep = [not _is_aside(question[a:b], numbers) for a, b in spans]
+    if not any(keep) or all(keep):
+        return question
+    first, last = keep.index(True), len(keep) - 1 - keep[::-1].index(True)
+    return question[spans[first][0]:spans[last][1]]
+
+
+def _is_aside(sentence: str, numbers: bool) -> bool:
+    """Whether ``sentence`` is an aside (``_without_asides``): it names no object, so alone, about none,
+    it reads no task."""
+    t = normalise(sentence)
+    return (bool(re.search(r"[^\W\d_]", t)) and not sentence.rstrip().endswith("?")
+            and aside_cue(t) is None and (numbers or not re.search(r"\d", t))
+            and _decide(Question(t, 0)) is None)
 
 
 # A tail that asks again, corrects or names the answer's form is part of the question, not an aside: a

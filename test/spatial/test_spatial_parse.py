@@ -30,7 +30,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
                         + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202 + 209 + 200
-                        + 209 + 207)
+                        + 209 + 207 + 195 + 206)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -53,9 +53,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh16") == []  # blind48/49, measured once, are development sets now
     assert split("fresh17") == []  # blind50/51, measured once, are development sets now
     assert split("fresh18") == []  # blind52/53, measured once, are development sets now
-    fresh19 = split("fresh19")  # converted by eval/blind_labels.py
-    assert len(fresh19) == 195 + 206
-    assert {family for family, _, _ in fresh19} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh19") == []  # blind54/55, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -876,7 +874,6 @@ REFUSED_BY_DESIGN = {
     # glossary does not hold, and the five silent wrong ones, now refused by kind (a comparison stated
     # with a question mark and read as a choice, "who" read as a yes/no, an aside after the '?' that
     # changes the reading, "lowest in height")
-    "How many metres away from me is <object2> right now? I've got a frame in my hands and can't look.",
     '<object2> is not closer to you than <object1>, yes or no?',
     'How much space is there from <object0> to <object2>? I need inches for the aisle runner.',
     'How tall up from the floor does <object1> reach at its highest point, in ft?',
@@ -889,7 +886,6 @@ REFUSED_BY_DESIGN = {
     "Give <object1>'s direction from me in o'clock terms — I can't turn my head in this suit.",
     'Spin clockwise, how many degrees to square up with <object1>, going twice!',
     "Tell me the turn in degrees to point yourself at <object2> — I'll swing the smoker the same way.",
-    'Rotating with the clock hands, how many degrees until you face <object1>?',
     'Kem cho robot, how much distance you are moving in whole video? Tell in feets please.',
     "Measure me your full travel over the video the way I'd measure an inseam: in inches, start to finish.",
     'Did you move much? Give me the sum of all your movement in the video, in cm.',
@@ -982,6 +978,38 @@ REFUSED_BY_DESIGN = {
     'Si ou vire a goch, ki le <object2> ap ye on the clock?',
     'Ndax you arm can reach <object1>?',
     'Ali lahko doseze <object1> with your arm, it is 1.2 meter long?',
+    # blind54/55 (fresh19, measured once at 21184d7), refused after this round's generalisation: words of
+    # another language the glossary does not hold (wt/lex6's), and the kinds docs/spatial.md lists as
+    # left refused
+    "I'm flat on my back under this sink and can't see you — what's the total distance you've moved "
+    'so far, in centimetres?',
+    'How many cms the camera travel in total? khop jai',
+    'Before I sign off the walk-around: how far is <object0> from the camera, in feet?',
+    'Give me the distance from you to <object2> in mil — I need it to cut the pipe.',
+    '<object2> is less far from you then <object0>, houda?',
+    'what is more a prop to you from <object0>, <object1> and <object2>? gràcies',
+    'Which is the closest one to where you are: <object1>, <object2> or <object0>? khop jai',
+    'Which one is the upper, <object0> or <object2>?',
+    'which hour of clock is <object2> for you now? khop jai',
+    'how much degree you must turn for look <object2>? gràcies',
+    "Hold still for me, open a little wider... sorry, robot: what's the total path you moved during "
+    'that clip, in centimetres?',
+    'Unsa kalayo... how far you walk altogether in the video? Answer in meter.',
+    'Cue 31 depends on it: about how many centimetres is <object1> from you?',
+    'Ohatrinona ny elanelana... how far is <object0> from the robot, in metre?',
+    'Am I right that <object0> is not nearer to you than <object2>? Asking from the rail.',
+    'Which is nearest to you from the deck — <object1>, <object2> or <object0>?',
+    'Among <object0>, <object1>, <object2>, which is the least far from you? Tilt your head back '
+    'for me... robot, go ahead.',
+    'How wide is <object2>, in millimetres? Open a touch wider for me.',
+    'Is <object2> longer than <object0>? Tongue to the left, please.',
+    'Confirm <object0> is longer than <object1>, then go cue 9.',
+    'Of <object1>, <object2>, <object0>, which one is highest above the floor? Slight bite, please.',
+    'Of <object0> and <object2>, which is the lower one? Standby.',
+    'Of <object2>, <object0> and <object1>, which is farthest to the right as you look? Cotton roll in.',
+    'Using clock positions, where does <object0> sit relative to you? Like upper-right molar is 2 '
+    "o'clock for me.",
+    # (end of blind54/55)
 }
 
 
@@ -2109,3 +2137,111 @@ def test_an_answer_of_another_type_or_an_aside_reading_is_refused(question: str,
 )
 def test_a_tail_that_changes_nothing_is_read(question: str, expected: str) -> None:
     _assert_reads(question, expected)
+
+
+# Issue 24, after fresh19 (blind54/55): two invariants. Sentences of our own; readings worked by hand.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # among N objects, the one not as far to one side as the others is less far that way than every
+        # other one: the one furthest the other way (with "the other two" / "the rest" naming all others)
+        ("Among <object2>, <object0> and <object1>, which isn't as far to the left as the rest?",
+         "leftmost_choice side=right"),
+        ("Of <object1>, <object0>, <object2>, which one sits not so far right as the other two?",
+         "leftmost_choice"),
+        # a spoken mixed number is one number: 1 + 1/2 = 1.5 m; 2 + 1/4 = 2.25 ft = 0.6858 m (2.25 x
+        # 0.3048); "a metre and half" = 1.5 m; "1 and 3/4" = 1.75 m
+        ("My reach is one and half metres; can I get to <object0>?", "reachability arm_length_m=1.5"),
+        ("Could an arm of two and a quarter feet touch <object1>?", "reachability arm_length_m=0.6858"),
+        ("With a metre and half of arm, is <object2> reachable?", "reachability arm_length_m=1.5"),
+        ("Arm of 1 and 3/4 m: reach <object0>?", "reachability arm_length_m=1.75"),
+        ("Could an arm one and three quarters metres long reach <object2>?",
+         "reachability arm_length_m=1.75"),
+    ],
+)
+def test_a_negated_side_superlative_and_mixed_numbers_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reading", "unused"),
+    [
+        # every negation is consumed: "not as far left" turned into a nearer-than by the distance rewrite
+        # is no distance from the viewer; a side asked yes or no leaves its "not" unread
+        ("Is <object1> not as far left as <object2>?", "left_predicate", "that reading does not use 'not'"),
+        # "not the leftmost" among three may be either of two others: the negation stays unread
+        ("Which of <object0>, <object1>, <object2> is not the leftmost?", "leftmost_choice",
+         "that reading does not use 'not'"),
+        # (found probing the negations) "no" between a verb and a comparative denies it as "not" does: read
+        # without it, "is OBJ no farther" would ask whether it is farther
+        ("Is <object2> no farther from the camera than <object0>?", "closer_to_camera order=far form=yesno",
+         "that reading does not use 'OBJ no farther'"),
+        ("Of <object1> and <object0>, which sits no higher?", "higher_choice",
+         "that reading does not use 'sits no higher'"),
+    ],
+)
+def test_an_unconsumed_negation_is_refused(question: str, reading: str, unused: str) -> None:
+    _assert_refused(question, reading, unused)
+
+
+# Issue 24, after fresh19: a trade's aside beside a complete question, and single kinds. Sentences of our
+# own; readings worked by hand from the words.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a sentence that names no object, is no question, reads no task alone and holds no slot word is
+        # an aside: the question is read without it (a label's number, "Bay 7", where no slot is a number)
+        ("Keep the tray steady. Which of <object0> and <object1> is nearer to you?", "closer_to_camera"),
+        ("How tall is <object2>, in centimetres? Bay 7 is clear.", "object_height unit=cm"),
+        # a size word alone is no task about no object: "Hold it wide" beside a distance changes nothing
+        ("Hold the door wide... robot, how far is <object1> from you?", "distance_to_camera"),
+        # the unit said in its own sentence is still read
+        ("Paint the rail first. How high is <object0> above the floor? Feet, please.",
+         "height_from_ground unit=ft"),
+        # a learner's "you" for "your" before a side
+        ("Is <object1> on you left?", "side_of_me side=left"),
+        # against the clock's hands is counterclockwise; a turn round onto an object faces it
+        ("Turning against the clock hands, how many degrees until you face <object2>?",
+         "rotate_to_face direction=ccw"),
+        ("How many degrees to spin yourself round counterclockwise onto <object0>?",
+         "rotate_to_face direction=ccw"),
+        # "range between" two objects is the distance between their centres; a room's floor is the floor
+        ("Range between <object1> and <object0>, in feet?", "center_distance unit=ft"),
+        ("How high is <object2> off the store-room floor?", "height_from_ground"),
+        # "not as far from the camera" of two is the nearer one
+        ("Of <object0> and <object2>, which is not as far from the robot?", "closer_to_camera"),
+        # "stage right" denied beside the camera's view asks nothing; "camera right" is the image's right
+        ("Not stage right; camera's view: is <object1> right of <object2>?", "right_predicate"),
+        ("Which is furthest camera right, <object0>, <object1> or <object2>?", "leftmost_choice side=right"),
+    ],
+)
+def test_asides_and_fresh19_kinds_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # a sentence with a side word may be the question's side: kept, and refused where it changes it
+        ("Is <object0> taller than <object1>? Lean to the right, please.",
+         "the question before the '?' reads as tallest_choice alone"),
+        # a number beside a reading that holds a number may be that number: the sentence stays
+        ("Can you reach <object1>? Shelf 3 is next.", "that reading does not use '3'"),
+        # a clockwise bearing (330 for 30 degrees to the left) does not answer the angle toward the left
+        ("What angle left of dead ahead is <object2>, in degrees?",
+         "'left' asks the angle toward the left, and that reading is the clockwise bearing"),
+        # (found writing these tests) the passive "until OBJ is faced" puts the object in front: a turn
+        # by a set amount then a bearing would answer another question
+        ("Turning clockwise, how many degrees until <object2> is faced?",
+         "asks the turn to face it, and that reading turns by a set amount"),
+        # a theatre's "stage left" is the performer's left, the camera's right when it faces the stage
+        ("Is <object0> stage left of <object2>?", "that reading does not use 'stage left'"),
+        # a lone side word after a question no reading of a distance uses
+        ("How far is <object1> from the camera? right",
+         "'right' after the question names a side, and that reading measures none"),
+    ],
+)
+def test_a_sentence_that_may_change_the_question_is_refused(question: str, reason: str) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(PARTLY_READ) and reason in why, why
