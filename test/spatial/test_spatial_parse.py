@@ -983,20 +983,15 @@ REFUSED_BY_DESIGN = {
     # left refused
     "I'm flat on my back under this sink and can't see you — what's the total distance you've moved "
     'so far, in centimetres?',
-    'How many cms the camera travel in total? khop jai',
     'Before I sign off the walk-around: how far is <object0> from the camera, in feet?',
     'Give me the distance from you to <object2> in mil — I need it to cut the pipe.',
     '<object2> is less far from you then <object0>, houda?',
     'what is more a prop to you from <object0>, <object1> and <object2>? gràcies',
-    'Which is the closest one to where you are: <object1>, <object2> or <object0>? khop jai',
     'Which one is the upper, <object0> or <object2>?',
-    'which hour of clock is <object2> for you now? khop jai',
     'how much degree you must turn for look <object2>? gràcies',
     "Hold still for me, open a little wider... sorry, robot: what's the total path you moved during "
     'that clip, in centimetres?',
-    'Unsa kalayo... how far you walk altogether in the video? Answer in meter.',
     'Cue 31 depends on it: about how many centimetres is <object1> from you?',
-    'Ohatrinona ny elanelana... how far is <object0> from the robot, in metre?',
     'Am I right that <object0> is not nearer to you than <object2>? Asking from the rail.',
     'Which is nearest to you from the deck — <object1>, <object2> or <object0>?',
     'Among <object0>, <object1>, <object2>, which is the least far from you? Tilt your head back '
