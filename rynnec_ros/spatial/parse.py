@@ -1654,6 +1654,25 @@ _CHANGED_POSE = (
     r"\blean(?:s|ed|ing)? (?:forward|over|in|out|across)\b|\b(?:if|when) (?:i|you|we) stretch\b"
     r"|\btip ?toes?\b"
 )
+# A viewpoint supposed other than the camera's ("imagine you face the door", "if you were standing at the
+# window", "picture yourself by the sink"): a place or pose of the viewer in a supposition, said right
+# after it. A reading that measures from the viewer would answer for the camera as it stood; one that
+# does not ("if I'm standing at OBJ, how far is it over to OBJ") is the same from anywhere, and "imagine
+# you face OBJ" is the turn to face it. The current pose said as one is none ("if you're facing forward").
+_SUPPOSED_VIEW = (
+    r"\b(?:imagin\w*|suppos\w*|pretend\w*|picture|assum\w*|say|if)(?: that)?"
+    r" (?:you|i|we|yourself|myself|the robot|the camera)"
+    r"(?:'re|'m| are| am| were| was| is)?(?: now| still| just)?"
+    r" (?:stood|standing|stand|sat|sitting|sit|at|by|beside|next to|in front of|behind|over there|there"
+    r"|facing|faced|face|looking|looked|look|moved|move|stepped|step|went|positioned|placed|located)\b"
+    r"(?! (?:forward|ahead|straight|twelve|12|the same way|(?:exactly |just )?where you|as you are"
+    r"|the way you)\b)"
+)
+# The view changed as a whole: mirrored, flipped, upside down, seen from behind.
+_CHANGED_FRAME = (
+    r"\b(?:mirror\w*|flip\w*|upside down|inverted|(?:the )?other way (?:round|around)"
+    r"|facing (?:the )?other way|from behind|back to front)\b"
+)
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
 # "how many times taller", "twice as far", "the ratio of": no reading divides one quantity by another.
@@ -2104,6 +2123,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a move", _matches(_MOVE), lambda s, u, _w: "walk" in u),
     # "if I lean forward, can I reach OBJ", "how long will it take": a changed pose, a time
     ("a changed pose", _matches(_CHANGED_POSE), lambda s, u, _w: False),
+    # "imagine you face OBJ" is the turn to face it; no reading takes another supposed viewpoint
+    ("a supposed viewpoint", _matches(_SUPPOSED_VIEW),
+     lambda s, u, _w: "viewer" not in u or "direction" in s),
+    ("a changed frame", _matches(_CHANGED_FRAME), lambda s, u, _w: False),
     ("a time", _matches(r"\bhow long (?:will|would|does|did|do) it take\b|\bhow much time\b|\bminutes?\b"),
      lambda s, u, _w: False),
     # "the bearing from north", "the elevation angle": no reading measures these angles
@@ -2193,7 +2216,7 @@ _SLOT_WORDS = (
     r"|confirm\w*|verif\w*|validat\w*|compar\w*|check\w*|claim\w*|guess\w*|estimat\w*|think|reckon|said"
     r"|says|true|correct|yes|mean|meant|that is|sorry|wrong|mistake|scratch|ignore|instead|actually|rather"
     r"|wait|question|measur\w*|mirror\w*|flip\w*|revers\w*|invert\w*|opposite|swap\w*|other way|backwards?"
-    r"|upside|imagine|pretend|suppose|assum\w*|after|before|then|once|first|next|last|until|till|while"
+    r"|upside|imagine|pretend|suppose|picture|assum\w*|after|before|then|once|first|next|last|until|till|while"
     r"|tops?|bottoms?|bases?|undersides?|center|middle"
     r"|edges?|sides?|points?|parts?|height|width|length|depth|distance|range|size|floor|ground|from|to"
     r"|between|above|below|under|over|beneath|underneath|behind|beside|near|next|front|toward|towards"

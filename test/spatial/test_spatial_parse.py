@@ -371,6 +371,12 @@ def test_unmappable_questions_give_the_reason(question: str) -> None:
 # generalised on, answered by no reading.
 # Refused is never answered: each must stay a refusal, never become a silent wrong answer.
 REFUSED_BY_DESIGN = {
+    # (the lead, after merging para17) a changed frame, refused: the view said mirrored after the
+    # question, and "facing the mirror" as a simile
+    'From your view, is <object0> sitting to the left or to the right of <object1>? The photographer '
+    'needs it mirrored.',
+    'Turning counter-clockwise, how many degrees to square up with <object1>, like a client facing the '
+    'mirror?',
     # read by the glossary alone (spatial/lexicon.py) and refused again with the blind40/41 round's rule
     # for words of another language left unread: Swedish "närmast", "lägst", "längst", Turkish "ya da"
     'Hangisi sana en yakin: <object2>, <object0> ya da <object1>? Which is most close?',
@@ -2240,3 +2246,47 @@ def test_a_sentence_that_may_change_the_question_is_refused(question: str, reaso
     p, why = parse_question(question)
     assert p is None
     assert why.startswith(PARTLY_READ) and reason in why, why
+
+
+# A viewpoint supposed other than the camera's, or the view changed as a whole. Sentences of our own;
+# readings worked by hand: a distance or a side from the viewer depends on where the viewer is, so a
+# supposed place or facing answers another question unless the reading is the same from anywhere (the
+# distance between two objects, a height above the floor) or is the turn to face the object named.
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        ("Imagine you face the window. Where is <object0> on the clock?", "does not use 'imagine you face'"),
+        ("If you were standing at the door, how far would <object1> be?",
+         "does not use 'if you were standing'"),
+        ("Picture yourself by the oven: is <object2> on your left?", "does not use 'picture yourself by'"),
+        ("What if we stood behind <object0>, would <object1> be nearer than <object2>?",
+         "does not use 'if we stood'"),
+        ("Flip the picture. Is <object0> left of <object1>?", "does not use 'flip'"),
+        ("Suppose the camera were upside down: which is higher, <object0> or <object1>?",
+         "does not use 'upside down'"),
+    ],
+)
+def test_a_supposed_viewpoint_is_refused(question: str, reason: str) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(PARTLY_READ) and reason in why, why
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the distance between two objects is the same from any place the asker supposes
+        ("If I were standing at <object1>, how far is <object0> from it, in metres?", "center_distance"),
+        # a supposed turn is a turn the geometry makes; a supposed facing of an object is the turn to face it
+        ("Imagine you turn right 90 degrees. Where is <object1> on the clock?",
+         "future_direction_clock turn=right angle_deg=90"),
+        ("Imagine you face <object2>: how many degrees clockwise is that turn?", "rotate_to_face"),
+        # the current facing said as a supposition is no other viewpoint
+        ("If you're facing straight ahead, is <object0> on your right?", "side_of_me side=right"),
+        # a supposed arm names no viewpoint
+        ("Suppose my arm is 0.8 m long. Can I reach <object0>?", "reachability arm_length_m=0.8"),
+    ],
+)
+def test_a_supposition_that_changes_no_viewpoint_is_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
