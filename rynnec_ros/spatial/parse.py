@@ -1629,7 +1629,8 @@ _OTHER_REFERENCE = (
     r"\b(?:how (?:far|high|much|many \w+)|distance|height|far|high|close|near)\b[^.?!,;:]*?"
     r"\b(?:from|above|over|below|under|beneath|off|to) (?:the|a|that|this) "
     r"(?:wall|table|desk|shelf|door|sill|edge|counter|ceiling|corner|doorway|bench|rack|cabinet|fridge"
-    r"|couch|sofa|bed|chair|stairs|workbench|pallet|conveyor|dock|tv|lamp|sink|stove|oven|railing|fence|pillar)s?\b"
+    r"|couch|sofa|bed|chair|stairs|workbench|pallet|conveyor|dock|tv|lamp|sink|stove|oven|railing|fence|pillar|entrance"
+    r"|exit|gate|hallway|corridor)s?\b"
     r"|\b(?:how far|distance)\b[^.?!,;:]*?\b(?:from|to) (?:the|a) windows?\b"
 )
 # Another person's body or reach as the reference ("to the left of the patient", "at shoulder height",
@@ -1637,7 +1638,8 @@ _OTHER_REFERENCE = (
 _PERSON = (
     r"(?:he|she|they|him|her|them|patient|person|resident|client|child|kid|baby|man|woman|someone|somebody"
     r"|grandma|grandpa|granny|mum|mom|dad|nurse|carer|caregiver|user|visitor|adult|customer|guest|lady|guy"
-    r"|boy|girl|shopper|diner|passenger)"
+    r"|boy|girl|shopper|diner|passenger|friend|wife|husband|son|daughter|boss|colleague|partner|mother|father"
+    r"|brother|sister)"
 )
 _BODY_REFERENCE = (
     rf"\b(?:left|right)(?: hand)?(?: side)? of (?:the |a |an |my |our |his |her |their |this |that )?"
@@ -1682,7 +1684,8 @@ _OTHER_TIME = (
     r"\b(?:start|beginning|outset) of (?:the )?(?:video|clip|recording|footage|sequence|scene|run)\b"
     r"|\b(?:first|previous|earlier|initial|opening|prior|starting) (?:frame|shot|image|clip|scene)s?\b"
     r"|\b(?:originally|initially|previously|at first|back then|earlier(?! than))\b"
-    r"|\bat the (?:start|beginning)\b"
+    r"|\bat the (?:very )?(?:start|beginning)\b|\b(?:OBJ|it) used? to\b"
+    r"|\bwhen (?:the )?(?:video|clip|recording|footage) (?:started|began|starts|begins)\b"
     r"|\b(?:first|last) (?:saw|spotted|seen|noticed|looked)\b"
     r"|\bbefore (?:you|i|we|it|OBJ|they) (?:\w+ )?(?:moved|got|came|started|walked|drove|entered|arrived)\b"
     r"|\bwhen (?:you|i|we) (?:first )?(?:spotted|noticed|entered|came in|started|arrived|began)\b"
@@ -1701,6 +1704,12 @@ _CHANGED_SCENE = (
     rf"|\b(?:OBJ|it|they) (?:(?:were|was|is|are|got|gets|had been|has been|be|being) )?(?:\w+ )?"
     rf"{_MOVED_OBJECT}\b)"
 )
+# A command to act on an object, not a question: "Pick up OBJ.", "Put OBJ on OBJ.", "go to OBJ" (read,
+# "pick up" would be the reach and "put OBJ on OBJ" a stacking asked).
+_COMMAND = (
+    r"(?:^|[.!?;:] )(?:please |now |go )?(?:pick up|put|place|move|bring|fetch|grab|push|pull|lift|stack"
+    r"|set|drop|carry|throw|go to|walk to|drive to|point at|point to) (?:me )?(?:the )?OBJ\b"
+)
 # Some objects set apart from a choice: "other than OBJ", "except OBJ", "of the ones on the left", "the
 # nearest red one": a choice among all the objects named would answer over the ones set apart.
 _SET_APART = (
@@ -1713,14 +1722,21 @@ _SET_APART = (
     r"|image\b|picture\b|frame\b|camera\b|far\b|stack\b|pile\b|greate?\w*|least\b|small\w*|bottom\b|top\b)\w+"
     r"|\b(?:red|blue|green|yellow|white|black|orange|purple|pink|brown|grey|gray|wooden|metal|plastic|glass)"
     r" (?:one|ones)\b"
+    r"|\bwhich (?:one|object|thing|item)s? (?:on|in|at|under|near|by) (?:the|your|my)"
+    r" (?!view\b|screen\b|image\b|picture\b|frame\b|camera\b|far\b|stack\b|pile\b|bottom\b|top\b|left\b"
+    r"|right\b)\w+"
 )
 # A person as the reference: "from her", "for the customer", "where the patient sits", "the guest's
 # side" (a person's side is _BODY_REFERENCE's): left, right and distances are the camera's.
 _PERSON_REFERENCE = (
-    rf"\bfrom (?:the |a |an |his |her |their |that |this )?(?!they\b|them\b)(?:her|him|{_PERSON})\b(?!'s)"
+    rf"\bfrom (?:the |a |an |my |our |his |her |their |that |this )?(?!they\b|them\b)"
+    rf"(?:her|him|{_PERSON})\b(?!'s)"
     rf"|\b(?:left|right)(?: hand)?(?: side)? (?:for|to) (?:the |a |an |his |her |their )?{_PERSON}\b"
     rf"|\b{_PERSON}(?:'s|s') (?:side|view|seat|position|place|point|eyes|perspective)\b"
     rf"|\bwhere (?:the |a |an |my |his |her |their )?{_PERSON} (?:is|sits|stands|sit|stand|are|was)\b"
+    rf"|\bfrom (?:the |a |an |my |his |her |their )?{_PERSON}(?:'s|s') \w+"
+    rf"|\b(?:if|pretend|imagine|suppose|say) (?:you|i)(?:'re| are| were| was| am|'m)?"
+    rf" (?:her|him|(?:the |a |an )?{_PERSON})\b"
 )
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
@@ -2178,6 +2194,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a changed frame", _matches(_CHANGED_FRAME), lambda s, u, _w: False),
     ("a changed scene", _matches(_CHANGED_SCENE), lambda s, u, _w: False),
     ("objects set apart", _matches(_SET_APART), lambda s, u, _w: False),
+    ("a command", _matches(_COMMAND), lambda s, u, _w: False),
     ("a person as the reference", _matches(_PERSON_REFERENCE), lambda s, u, _w: False),
     ("a time", _matches(r"\bhow long (?:will|would|does|did|do) it take\b|\bhow much time\b|\bminutes?\b"),
      lambda s, u, _w: False),

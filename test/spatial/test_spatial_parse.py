@@ -2327,8 +2327,21 @@ def test_a_supposition_that_changes_no_viewpoint_is_read(question: str, expected
         ("How far is <object0> from her?", "does not use 'from her'"),
         ("Is <object0> on the left for the customer?", "does not use 'left for the customer'"),
         ("From where the patient sits, is <object0> on the left?", "does not use 'where the patient sits'"),
-        ("is <object0> on the left from the guest's side", "does not use \"guest's side\""),
+        ("is <object0> on the left from the guest's side", "does not use \"from the guest's side\""),
         ("How far is <object0> from the window?", "does not use 'how far is OBJ from the window'"),
+        # a second round of the same kinds, and commands: "pick up OBJ" was read as the reach, "put OBJ on
+        # OBJ" as whether it is on it, "which one on the table" as a choice among all three
+        ("How far was <object0> when the video started?", "does not use 'when the video started'"),
+        ("At the very start, which was closer, <object0> or <object1>?", "does not use 'at the very start'"),
+        ("Did <object0> used to be closer than <object1>?", "does not use 'OBJ used to'"),
+        ("Which one on the table is the tallest, <object0>, <object1> or <object2>?",
+         "does not use 'which one on the table'"),
+        ("How far is <object0> from my friend?", "does not use 'from my friend'"),
+        ("How far is <object0> from the customer's chair?", "does not use \"from the customer's chair\""),
+        ("Is <object0> on your left if you were her?", "does not use 'if you were her'"),
+        ("How far is <object0> from the entrance?", "does not use 'how far is OBJ from the entrance'"),
+        ("Pick up <object0>.", "does not use 'pick up OBJ'"),
+        ("Put <object0> on <object1>.", "does not use 'put OBJ'"),
     ],
 )
 def test_a_red_team_probe_is_refused(question: str, reason: str) -> None:
@@ -2352,6 +2365,10 @@ def test_a_red_team_probe_is_refused(question: str, reason: str) -> None:
         # "if it is lower" is a sign convention's condition, no object lowered
         ("How many cm higher is the top of <object0> than the top of <object1>, negative if it is lower?",
          "height_difference point=top unit=cm"),
+        # "take OBJ as the reference" names the reference, no act; "they used to be" is no object's past
+        ("Take <object1> as the reference: is <object0> beneath it?", "below_predicate objects=0,1"),
+        ("My eyes aren't what they used to be. How far is <object0> from you, in feet?",
+         "distance_to_camera unit=ft"),
         # where the asker stands is the camera's place
         ("Is <object1> on the left of <object0> from where you stand?", "left_predicate"),
     ],
