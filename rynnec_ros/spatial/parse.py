@@ -1704,6 +1704,16 @@ _CHANGED_SCENE = (
     rf"|\b(?:OBJ|it|they) (?:(?:were|was|is|are|got|gets|had been|has been|be|being) )?(?:\w+ )?"
     rf"{_MOVED_OBJECT}\b)"
 )
+# A part of the room as the reference of a nearness or a side: "closer to the wall than OBJ", "nearer
+# the window", "to the left of the door", "from the back wall": the geometry measures from the camera.
+_ROOM_PART = (
+    r"(?:\b(?:closer|nearer|farther|further|closest|nearest|farthest|furthest|close|near|far|away)"
+    r" (?:to |from |of )?|\b(?:left|right) of |\b(?:how far|distance)\b[^.?!,;:]*?\bfrom )"
+    r"(?:the |that |this )(?:\w+ )?(?:wall|door|window|doorway|entrance|exit|gate|hallway|corridor|kitchen"
+    r"|room|fridge|stairs|corner)s?\b"
+    r"|\b(?:if OBJ (?:weren't|wasn't|were not|was not|isn't|is not) there|OBJ (?:is|was|were|gets|got|being)"
+    r" (?:taken|moved|put|carried) away)\b"
+)
 # A command to act on an object, not a question: "Pick up OBJ.", "Put OBJ on OBJ.", "go to OBJ" (read,
 # "pick up" would be the reach and "put OBJ on OBJ" a stacking asked).
 _COMMAND = (
@@ -2195,6 +2205,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a changed scene", _matches(_CHANGED_SCENE), lambda s, u, _w: False),
     ("objects set apart", _matches(_SET_APART), lambda s, u, _w: False),
     ("a command", _matches(_COMMAND), lambda s, u, _w: False),
+    ("a part of the room", _matches(_ROOM_PART), lambda s, u, _w: False),
     ("a person as the reference", _matches(_PERSON_REFERENCE), lambda s, u, _w: False),
     ("a time", _matches(r"\bhow long (?:will|would|does|did|do) it take\b|\bhow much time\b|\bminutes?\b"),
      lambda s, u, _w: False),

@@ -2342,6 +2342,14 @@ def test_a_supposition_that_changes_no_viewpoint_is_read(question: str, expected
         ("How far is <object0> from the entrance?", "does not use 'how far is OBJ from the entrance'"),
         ("Pick up <object0>.", "does not use 'pick up OBJ'"),
         ("Put <object0> on <object1>.", "does not use 'put OBJ'"),
+        # a third round: a part of the room as the reference of a nearness or a side (was read from the
+        # camera: "closer to the wall than OBJ" as the nearer to the camera), an object supposed away
+        ("Is <object0> closer to the wall than <object1>?", "does not use 'closer to the wall'"),
+        ("Which is nearer the window, <object0> or <object1>?", "does not use 'nearer the window'"),
+        ("Is <object0> to the left of the door?", "does not use 'left of the door'"),
+        ("How far is <object0> from the back wall?", "does not use 'how far is OBJ from the back wall'"),
+        ("If <object1> weren't there, which would be closest, <object0> or <object2>?",
+         "does not use \"if OBJ weren't there\""),
     ],
 )
 def test_a_red_team_probe_is_refused(question: str, reason: str) -> None:
