@@ -1629,13 +1629,17 @@ _OTHER_REFERENCE = (
     r"\b(?:how (?:far|high|much|many \w+)|distance|height|far|high|close|near)\b[^.?!,;:]*?"
     r"\b(?:from|above|over|below|under|beneath|off|to) (?:the|a|that|this) "
     r"(?:wall|table|desk|shelf|door|sill|edge|counter|ceiling|corner|doorway|bench|rack|cabinet|fridge"
-    r"|couch|sofa|bed|chair|stairs|workbench|pallet|conveyor|dock|tv|lamp)s?\b"
+    r"|couch|sofa|bed|chair|stairs|workbench|pallet|conveyor|dock|tv|lamp|sink|stove|oven|railing|fence|pillar|entrance"
+    r"|exit|gate|hallway|corridor)s?\b"
+    r"|\b(?:how far|distance)\b[^.?!,;:]*?\b(?:from|to) (?:the|a) windows?\b"
 )
 # Another person's body or reach as the reference ("to the left of the patient", "at shoulder height",
 # "could she reach OBJ"), or a vessel's ends ("further aft"): the geometry knows only the camera's.
 _PERSON = (
     r"(?:he|she|they|him|her|them|patient|person|resident|client|child|kid|baby|man|woman|someone|somebody"
-    r"|grandma|grandpa|granny|mum|mom|dad|nurse|carer|caregiver|user|visitor|adult)"
+    r"|grandma|grandpa|granny|mum|mom|dad|nurse|carer|caregiver|user|visitor|adult|customer|guest|lady|guy"
+    r"|boy|girl|shopper|diner|passenger|friend|wife|husband|son|daughter|boss|colleague|partner|mother|father"
+    r"|brother|sister)"
 )
 _BODY_REFERENCE = (
     rf"\b(?:left|right)(?: hand)?(?: side)? of (?:the |a |an |my |our |his |her |their |this |that )?"
@@ -1672,6 +1676,77 @@ _SUPPOSED_VIEW = (
 _CHANGED_FRAME = (
     r"\b(?:mirror\w*|flip\w*|upside down|inverted|(?:the )?other way (?:round|around)"
     r"|facing (?:the )?other way|from behind|back to front)\b"
+)
+# Another time than the frames' last: "at the start of the video", "in the first frame", "originally",
+# "when you first saw OBJ", "before it got moved". The geometry answers for the latest frame (the last
+# frame, "at the end", is that one); only the walk, summed over the frames, reads a span of time.
+_OTHER_TIME = (
+    r"\b(?:start|beginning|outset) of (?:the )?(?:video|clip|recording|footage|sequence|scene|run)\b"
+    r"|\b(?:first|previous|earlier|initial|opening|prior|starting) (?:frame|shot|image|clip|scene)s?\b"
+    r"|\b(?:originally|initially|previously|at first|back then|earlier(?! than))\b"
+    r"|\bat the (?:very )?(?:start|beginning)\b|\b(?:OBJ|it) used? to\b"
+    r"|\bwhen (?:the )?(?:video|clip|recording|footage) (?:started|began|starts|begins)\b"
+    r"|\b(?:first|last) (?:saw|spotted|seen|noticed|looked)\b"
+    r"|\bbefore (?:you|i|we|it|OBJ|they) (?:\w+ )?(?:moved|got|came|started|walked|drove|entered|arrived)\b"
+    r"|\bwhen (?:you|i|we) (?:first )?(?:spotted|noticed|entered|came in|started|arrived|began)\b"
+)
+# The scene changed in a supposition or after an act: "if OBJ were moved 1 m left", "after you pick up
+# OBJ", "if I put OBJ on OBJ", "suppose OBJ is lifted", "if OBJ fell over": the geometry measures the
+# objects where they stand, so an answer would be to the scene as it is, not as supposed.
+_MOVED_OBJECT = (
+    r"(?:pick(?:s|ed|ing)? (?:\w+ )?up|lift\w*|push\w*|pull\w*|mov(?:e|es|ed|ing)|put(?:s|ting)?|plac\w*"
+    r"|stack\w*|drop\w*|shift\w*|slid\w*|remov\w*|took|knock\w*|tip\w*|rais\w*|lower(?:ed|ing)"
+    r"|carr\w*|fell|fall\w*|topple\w*|roll\w*)"
+)
+_CHANGED_SCENE = (
+    rf"\b(?:if|suppose|supposing|imagine|assuming|assume|after|once|pretend|what if)\b[^.?!,;:]*?"
+    rf"(?:(?<!can )(?<!could )(?<!to )\b{_MOVED_OBJECT} (?:up |away |back |over |down )?(?:OBJ|it|them)\b"
+    rf"|\b(?:OBJ|it|they) (?:(?:were|was|is|are|got|gets|had been|has been|be|being) )?(?:\w+ )?"
+    rf"{_MOVED_OBJECT}\b)"
+)
+# A part of the room as the reference of a nearness or a side: "closer to the wall than OBJ", "nearer
+# the window", "to the left of the door", "from the back wall": the geometry measures from the camera.
+_ROOM_PART = (
+    r"(?:\b(?:closer|nearer|farther|further|closest|nearest|farthest|furthest|close|near|far|away)"
+    r" (?:to |from |of )?|\b(?:left|right) of |\b(?:how far|distance)\b[^.?!,;:]*?\bfrom )"
+    r"(?:the |that |this )(?:\w+ )?(?:wall|door|window|doorway|entrance|exit|gate|hallway|corridor|kitchen"
+    r"|room|fridge|stairs|corner)s?\b"
+    r"|\b(?:if OBJ (?:weren't|wasn't|were not|was not|isn't|is not) there|OBJ (?:is|was|were|gets|got|being)"
+    r" (?:taken|moved|put|carried) away)\b"
+)
+# A command to act on an object, not a question: "Pick up OBJ.", "Put OBJ on OBJ.", "go to OBJ" (read,
+# "pick up" would be the reach and "put OBJ on OBJ" a stacking asked).
+_COMMAND = (
+    r"(?:^|[.!?;:] )(?:please |now |go )?(?:pick up|put|place|move|bring|fetch|grab|push|pull|lift|stack"
+    r"|set|drop|carry|throw|go to|walk to|drive to|point at|point to) (?:me )?(?:the )?OBJ\b"
+)
+# Some objects set apart from a choice: "other than OBJ", "except OBJ", "of the ones on the left", "the
+# nearest red one": a choice among all the objects named would answer over the ones set apart.
+_SET_APART = (
+    r"(?<!ther )\b(?:other than|except(?: for)?|besides|apart from|aside from|excluding|ignoring|not counting"
+    r"|leaving out|save for|but not) (?:the |a )?OBJ\b"
+    r"|\b(?:of|among|amongst|from) (?:the |all the )?(?:ones|those|these|objects|things|items)"
+    r"(?: that are| which are)? (?:on|in|at|under|near|by|to)\b"
+    r"|\b(?:nearest|closest|farthest|furthest|tallest|shortest|highest|lowest|biggest|smallest|widest|longest)"
+    r" (?:\w+ )?(?:one|object|thing|item)s? (?:on|in|at|under|near|by) (?:the|your|my) (?!view\b|screen\b"
+    r"|image\b|picture\b|frame\b|camera\b|far\b|stack\b|pile\b|greate?\w*|least\b|small\w*|bottom\b|top\b)\w+"
+    r"|\b(?:red|blue|green|yellow|white|black|orange|purple|pink|brown|grey|gray|wooden|metal|plastic|glass)"
+    r" (?:one|ones)\b"
+    r"|\bwhich (?:one|object|thing|item)s? (?:on|in|at|under|near|by) (?:the|your|my)"
+    r" (?!view\b|screen\b|image\b|picture\b|frame\b|camera\b|far\b|stack\b|pile\b|bottom\b|top\b|left\b"
+    r"|right\b)\w+"
+)
+# A person as the reference: "from her", "for the customer", "where the patient sits", "the guest's
+# side" (a person's side is _BODY_REFERENCE's): left, right and distances are the camera's.
+_PERSON_REFERENCE = (
+    rf"\bfrom (?:the |a |an |my |our |his |her |their |that |this )?(?!they\b|them\b)"
+    rf"(?:her|him|{_PERSON})\b(?!'s)"
+    rf"|\b(?:left|right)(?: hand)?(?: side)? (?:for|to) (?:the |a |an |his |her |their )?{_PERSON}\b"
+    rf"|\b{_PERSON}(?:'s|s') (?:side|view|seat|position|place|point|eyes|perspective)\b"
+    rf"|\bwhere (?:the |a |an |my |his |her |their )?{_PERSON} (?:is|sits|stands|sit|stand|are|was)\b"
+    rf"|\bfrom (?:the |a |an |my |his |her |their )?{_PERSON}(?:'s|s') \w+"
+    rf"|\b(?:if|pretend|imagine|suppose|say) (?:you|i)(?:'re| are| were| was| am|'m)?"
+    rf" (?:her|him|(?:the |a |an )?{_PERSON})\b"
 )
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
@@ -2127,6 +2202,11 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a supposed viewpoint", _matches(_SUPPOSED_VIEW),
      lambda s, u, _w: "viewer" not in u or "direction" in s),
     ("a changed frame", _matches(_CHANGED_FRAME), lambda s, u, _w: False),
+    ("a changed scene", _matches(_CHANGED_SCENE), lambda s, u, _w: False),
+    ("objects set apart", _matches(_SET_APART), lambda s, u, _w: False),
+    ("a command", _matches(_COMMAND), lambda s, u, _w: False),
+    ("a part of the room", _matches(_ROOM_PART), lambda s, u, _w: False),
+    ("a person as the reference", _matches(_PERSON_REFERENCE), lambda s, u, _w: False),
     ("a time", _matches(r"\bhow long (?:will|would|does|did|do) it take\b|\bhow much time\b|\bminutes?\b"),
      lambda s, u, _w: False),
     # "the bearing from north", "the elevation angle": no reading measures these angles
@@ -2145,6 +2225,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a height relative to me", _matches(_HEIGHT_TO_ME), lambda s, u, _w: False),
     ("a distance along one axis", _matches(_ONE_AXIS), lambda s, u, _w: "horizontal" in u),
     ("a turn told as done", _past_turn, lambda s, u, _w: False),
+    # "how far was OBJ at the start of the video": the walk alone is read over the frames' span (after a
+    # turn told as done, which is the reason a past turn gives)
+    ("another time", _matches(_OTHER_TIME), lambda s, u, _w: "walk" in u),
     ("a turn's amount in words no reading reads", _unread_turn_amount, lambda s, u, _w: False),
     ("a turn", _turn_words, lambda s, u, _w: "turn" in u),
     # "snap 90 left, what o'clock is OBJ": an angle and a side are a turn, whatever verb (or none) says it

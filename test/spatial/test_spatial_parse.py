@@ -2290,3 +2290,96 @@ def test_a_supposed_viewpoint_is_refused(question: str, reason: str) -> None:
 def test_a_supposition_that_changes_no_viewpoint_is_read(question: str, expected: str) -> None:
     _assert_reads(question, expected)
 
+
+
+# Red-team probes (wt/para18): sentences of our own, one per class the check table did not have. Each was
+# read before as a task that answers something else, judged by hand: the geometry measures the scene in
+# the latest frame from the camera, so an earlier time, a scene changed by supposition, objects set apart
+# from a choice or a person as the reference is another question.
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # another time: was read as the distance, side, clock direction or height now
+        ("How far away was <object0> originally?", "does not use 'originally'"),
+        ("Was <object0> to your left in the previous frame?", "does not use 'previous frame'"),
+        ("how high was <object0> before it got moved", "does not use 'before it got moved'"),
+        ("When you first saw <object0>, was it on your left?", "does not use 'first saw'"),
+        ("where was <object0> on the clock at the beginning", "does not use 'at the beginning'"),
+        ("Earlier, <object0> was closer than <object1>, right?", "does not use 'earlier'"),
+        # a changed scene: was read as the objects where they stand
+        ("After you pick up <object0>, how far is <object1>?", "does not use 'after you pick up OBJ'"),
+        ("If someone moved <object0> to the right, would it be on your right?",
+         "does not use 'if someone moved OBJ'"),
+        ("if <object0> was placed next to <object1> which is taller", "does not use 'if OBJ was placed'"),
+        # objects set apart from a choice: was read as a choice among all three (could answer <object0>)
+        ("Except <object0>, which is the tallest of <object0>, <object1> and <object2>?",
+         "does not use 'except OBJ'"),
+        ("Not counting <object0>, which is the closest of <object0>, <object1>, <object2>?",
+         "does not use 'not counting OBJ'"),
+        ("Of the ones on the left, which is the closest: <object0>, <object1>, <object2>?",
+         "does not use 'of the ones on'"),
+        ("Among those on the table, which is tallest, <object0>, <object1> or <object2>?",
+         "does not use 'among those on'"),
+        ("What's the nearest object on your right, <object0>, <object1> or <object2>?",
+         "does not use 'nearest object on your right'"),
+        ("Which is the nearest red one, <object0>, <object1> or <object2>?", "does not use 'red one'"),
+        # a person or a room part as the reference: was read from the camera
+        ("How far is <object0> from her?", "does not use 'from her'"),
+        ("Is <object0> on the left for the customer?", "does not use 'left for the customer'"),
+        ("From where the patient sits, is <object0> on the left?", "does not use 'where the patient sits'"),
+        ("is <object0> on the left from the guest's side", "does not use \"from the guest's side\""),
+        ("How far is <object0> from the window?", "does not use 'how far is OBJ from the window'"),
+        # a second round of the same kinds, and commands: "pick up OBJ" was read as the reach, "put OBJ on
+        # OBJ" as whether it is on it, "which one on the table" as a choice among all three
+        ("How far was <object0> when the video started?", "does not use 'when the video started'"),
+        ("At the very start, which was closer, <object0> or <object1>?", "does not use 'at the very start'"),
+        ("Did <object0> used to be closer than <object1>?", "does not use 'OBJ used to'"),
+        ("Which one on the table is the tallest, <object0>, <object1> or <object2>?",
+         "does not use 'which one on the table'"),
+        ("How far is <object0> from my friend?", "does not use 'from my friend'"),
+        ("How far is <object0> from the customer's chair?", "does not use \"from the customer's chair\""),
+        ("Is <object0> on your left if you were her?", "does not use 'if you were her'"),
+        ("How far is <object0> from the entrance?", "does not use 'how far is OBJ from the entrance'"),
+        ("Pick up <object0>.", "does not use 'pick up OBJ'"),
+        ("Put <object0> on <object1>.", "does not use 'put OBJ'"),
+        # a third round: a part of the room as the reference of a nearness or a side (was read from the
+        # camera: "closer to the wall than OBJ" as the nearer to the camera), an object supposed away
+        ("Is <object0> closer to the wall than <object1>?", "does not use 'closer to the wall'"),
+        ("Which is nearer the window, <object0> or <object1>?", "does not use 'nearer the window'"),
+        ("Is <object0> to the left of the door?", "does not use 'left of the door'"),
+        ("How far is <object0> from the back wall?", "does not use 'how far is OBJ from the back wall'"),
+        ("If <object1> weren't there, which would be closest, <object0> or <object2>?",
+         "does not use \"if OBJ weren't there\""),
+    ],
+)
+def test_a_red_team_probe_is_refused(question: str, reason: str) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(PARTLY_READ) and reason in why, why
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the walk is summed over the frames' span: the time it names is its own
+        ("How far have you walked since the start of the video?", "walked_distance"),
+        # the last frame is the one the geometry measures
+        ("In the last frame, how tall is <object0>?", "object_height"),
+        # a thing set aside that is no object named, and a pick-up that is the reach itself
+        ("Ignoring the rug, how high is the top of <object0> off the floor?", "height_from_ground point=top"),
+        ("Can I pick up <object0> with an arm of 0.7 m?", "reachability arm_length_m=0.7"),
+        # "the gap between" two objects is labelled the distance between them by every writer who asked it
+        ("What's the gap between <object0> and <object1>, in cm?", "center_distance unit=cm"),
+        # "if it is lower" is a sign convention's condition, no object lowered
+        ("How many cm higher is the top of <object0> than the top of <object1>, negative if it is lower?",
+         "height_difference point=top unit=cm"),
+        # "take OBJ as the reference" names the reference, no act; "they used to be" is no object's past
+        ("Take <object1> as the reference: is <object0> beneath it?", "below_predicate objects=0,1"),
+        ("My eyes aren't what they used to be. How far is <object0> from you, in feet?",
+         "distance_to_camera unit=ft"),
+        # where the asker stands is the camera's place
+        ("Is <object1> on the left of <object0> from where you stand?", "left_predicate"),
+    ],
+)
+def test_a_red_team_probe_that_asks_what_it_reads_is_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
