@@ -1503,6 +1503,14 @@ _NEAR_OBJECT = (
     r" (?:from|to) OBJ\b(?!,? or (?:to |from )?OBJ\b)"
 )
 
+# Two references offered to one subject: "is OBJ closer to OBJ or to OBJ", "which is OBJ nearer, OBJ or
+# OBJ": which of two objects the first is nearer to, a distance between objects no choice of the nearest
+# to the camera answers ("which is closer to OBJ or OBJ", with no object before it, is left to the other
+# checks: askers write it for the nearer of the two; "am I nearer to OBJ or to OBJ" is the camera's).
+_REFERENCES_OFFERED = (
+    r"\bOBJ (?:\w+ )?(?:closer|nearer|farther|further)(?: (?:to|from))? OBJ,? or (?:to |from )?OBJ\b"
+    r"|\bOBJ (?:\w+ )?(?:closer|nearer|farther|further)(?: (?:to|from))?,? OBJ,? or OBJ\b"
+)
 
 def _near_object(t: str) -> list[str]:
     return [
@@ -2237,6 +2245,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("two sizes asked", _matches(_TWO_SIZES), lambda s, u, _w: False),
     ("two dimensions", _two_dims, lambda s, u, w: "dim" not in s or all(_dim_of(x) == s["dim"] for x in w)),
     ("nearness to an object", _near_object, lambda s, u, _w: False),
+    ("two references offered", _matches(_REFERENCES_OFFERED), lambda s, u, _w: False),
     ("comparisons of two quantities", _two_comparisons, lambda s, u, _w: False),
     ("a difference", _matches(_HOW_MUCH_MORE), lambda s, u, _w: "difference" in u),
     ("opposite comparisons", _both_ways, lambda s, u, _w: "order" not in s and "relation" not in s),

@@ -1048,6 +1048,13 @@ def _assert_refused(question: str, reading: str, unused: str) -> None:
     assert why.endswith(unused), why
 
 
+def _assert_refused_because(question: str, reason: str) -> None:
+    """``question`` is refused as partly read, ``reason`` part of the reason given."""
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith(PARTLY_READ) and reason in why, why
+
+
 def _assert_reads(question: str, expected: str) -> None:
     """``question`` is read, as the structured task ``expected`` (its slots' defaults filled in)."""
     p, why = parse_question(question)
@@ -2113,9 +2120,7 @@ def test_blind48_49_kinds_are_read(question: str, expected: str) -> None:
     ],
 )
 def test_an_answer_of_another_type_or_an_aside_reading_is_refused(question: str, reason: str) -> None:
-    p, why = parse_question(question)
-    assert p is None
-    assert why.startswith(PARTLY_READ) and reason in why, why
+    _assert_refused_because(question, reason)
 
 
 @pytest.mark.parametrize(
@@ -2243,9 +2248,7 @@ def test_asides_and_fresh19_kinds_are_read(question: str, expected: str) -> None
     ],
 )
 def test_a_sentence_that_may_change_the_question_is_refused(question: str, reason: str) -> None:
-    p, why = parse_question(question)
-    assert p is None
-    assert why.startswith(PARTLY_READ) and reason in why, why
+    _assert_refused_because(question, reason)
 
 
 # A viewpoint supposed other than the camera's, or the view changed as a whole. Sentences of our own;
@@ -2267,9 +2270,7 @@ def test_a_sentence_that_may_change_the_question_is_refused(question: str, reaso
     ],
 )
 def test_a_supposed_viewpoint_is_refused(question: str, reason: str) -> None:
-    p, why = parse_question(question)
-    assert p is None
-    assert why.startswith(PARTLY_READ) and reason in why, why
+    _assert_refused_because(question, reason)
 
 
 @pytest.mark.parametrize(
@@ -2350,12 +2351,15 @@ def test_a_supposition_that_changes_no_viewpoint_is_read(question: str, expected
         ("How far is <object0> from the back wall?", "does not use 'how far is OBJ from the back wall'"),
         ("If <object1> weren't there, which would be closest, <object0> or <object2>?",
          "does not use \"if OBJ weren't there\""),
+        # (the lead, after the merge: the round's report left it open) two objects offered as the reference
+        # of one subject: which of them it is nearer to, no choice of the nearest to the camera
+        ("Is <object2> nearer to <object0> or to <object1>?", "does not use 'OBJ nearer to OBJ or to OBJ'"),
+        ("Which is <object1> further from, <object0> or <object2>?",
+         "does not use 'OBJ further from, OBJ or OBJ'"),
     ],
 )
 def test_a_red_team_probe_is_refused(question: str, reason: str) -> None:
-    p, why = parse_question(question)
-    assert p is None
-    assert why.startswith(PARTLY_READ) and reason in why, why
+    _assert_refused_because(question, reason)
 
 
 @pytest.mark.parametrize(
