@@ -54,6 +54,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh17") == []  # blind50/51, measured once, are development sets now
     assert split("fresh18") == []  # blind52/53, measured once, are development sets now
     assert split("fresh19") == []  # blind54/55, measured once, are development sets now
+    fresh20 = split("fresh20")  # converted by eval/blind_labels.py
+    assert len(fresh20) == 209 + 209
+    assert {family for family, _, _ in fresh20} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
