@@ -1512,6 +1512,22 @@ _REFERENCES_OFFERED = (
     r"|\bOBJ (?:\w+ )?(?:closer|nearer|farther|further)(?: (?:to|from))?,? OBJ,? or OBJ\b"
 )
 
+
+# A likeness beside the question ("..., like a bottom plate under the movement"): its words picture the
+# objects, they do not name a point of them.
+_LIKENESS = r",? \blike (?:a|an|the|some) [^,.?!;:]*"
+
+
+def point_only_in_likeness(t: str, point: str) -> str | None:
+    """The likeness of normalised question ``t`` that alone says ``point`` ("top" or "bottom"), else None:
+    "is OBJ below OBJ, like a bottom plate under the movement" asks the stacking, and the simile's "bottom"
+    read as the point compared would answer the lower bottom of the two."""
+    cue = {"top": _TOP_CUE, "bottom": _BOTTOM_CUE}.get(point)
+    if cue is None or re.search(cue, re.sub(_LIKENESS, " ", t)):
+        return None
+    said = (m.group(0).strip(", ") for m in re.finditer(_LIKENESS, t) if re.search(cue, m.group(0)))
+    return next(said, None)
+
 def _near_object(t: str) -> list[str]:
     return [
         m.group(0)
@@ -2020,11 +2036,13 @@ def _unknown(token: str) -> bool:
 
 _WORD = r"[^\W\d_]+(?:'[^\W\d_]+)?"  # letters of any alphabet ("centymetrów", "bên"), an apostrophe inside
 _BREAKS = ("", ",", ".", ";", ":", "?", "!")  # ("": the question's start or end)
+# A word of politeness closing a request: what stands before it stands at the request's end ("in X please")
+_POLITE = ("please", "pls", "plz", "thanks", "thank")
 
 
 # A unit's stem in another language's inflection ("centimetrech", "metros", "milimetrů", "inchi"): an
 # unknown word built on it names a unit wherever it stands ("metric" names a system, no unit).
-_UNIT_STEM = r"(?!metric)(?:(?:c[eé]nt[iíy]|m[ií]l+[ií]|kilo)?m[eé]t(?:r|er|re)|inch|degr|gra[dt])\w*"
+_UNIT_STEM = r"(?!metric)(?:(?:[cs][eéa]nt[iíy]|m[ií]l+[ií]|kilo)?m[eé]t(?:r|er|re)|inch|degr|gra[dt])\w*"
 
 
 def _unread_words(t: str) -> list[str]:
@@ -2056,7 +2074,7 @@ def _unread_words(t: str) -> list[str]:
             or (after == "OBJ" and len(token) == 2 and before[1] not in _BREAKS)
             or _near_cue(token)
             or re.fullmatch(r"\d+(?:\.\d+)?", before[1])
-            or (before[1] in ("in", "into") and after in _BREAKS)
+            or (before[1] in ("in", "into") and (after in _BREAKS or after in _POLITE))
             or re.fullmatch(_TURN_VERB, before[1]) or re.fullmatch(_TURN_VERB, after)
             or re.fullmatch(r"\d+(?:\.\d+)?|left|right|clockwise|counterclockwise", after)
             or before[1] == "how" or (before[0] == "how" and before[1] in {"many", "much"})
@@ -2275,7 +2293,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a size word", _matches(_SIZE_WORD), lambda s, u, _w: "size" in u),
     # "how far is OBJ from the floor" read as a distance to the camera would answer another question
     ("the floor as an end", _matches(r"\b(?:from|to|and|above|over|off) (?:the )?(?:floor|ground)\b"
-                                     r"|\bbetween (?:the )?(?:floor|ground) and\b"),
+                                     r"|\bbetween (?:the )?(?:floor|ground) and\b"
+                                     r"|\b(?:floor|ground) (?:up )?to\b"),
      lambda s, u, _w: "floor" in u),
     # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it
     ("which way", _matches(r"\b(?:which|what) way\b"), lambda s, u, _w: "direction" not in s),

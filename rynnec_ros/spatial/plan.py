@@ -25,6 +25,7 @@ from rynnec_ros.spatial.parse import (
     fmt_slot,
     normalise,
     object_references,
+    point_only_in_likeness,
     read_slots,
     stated_objects,
     unread_cue,
@@ -144,7 +145,8 @@ def _read(asked: str, question: str, n: int) -> tuple[Parsed | None, str]:
                       + (f" ({said})" if said else "") + f", but that reading does not use {unread!r}")
     mismatch = (unused_unit(t, parsed) or answer_type_mismatch(t, parsed)
                 or _aside_changes(asked, n, parsed) or _height_in_height(t, parsed)
-                or _turn_to_face(t, parsed) or _side_unread(t, parsed))
+                or _turn_to_face(t, parsed) or _side_unread(t, parsed) or _turn_unsaid(parsed)
+                or _point_in_likeness(t, parsed))
     if mismatch is not None:
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but {mismatch}")
@@ -193,6 +195,26 @@ def _side_unread(t: str, parsed: Parsed) -> str | None:
         return f"{lone[1]!r} after the question names a side, and that reading measures none"
     return None
 
+
+
+def _turn_unsaid(parsed: Parsed) -> str | None:
+    """Why a turn whose way or amount the question does not say is not read, else None: "if you rotate 60
+    degrees" gives no side, and the geometry cannot turn by an unsaid one (it would refuse at answer time;
+    said here, the reason comes with the reading). A half turn ends in the same pose either way."""
+    if not parsed.task.startswith("future_direction"):
+        return None
+    angle = parsed.slots.get("angle_deg")
+    if angle is None or (parsed.slots.get("turn") is None and float(angle) % 360 != 180):
+        return "it does not say which way or how far I turn"
+    return None
+
+
+def _point_in_likeness(t: str, parsed: Parsed) -> str | None:
+    """Why the top or bottom a reading compares is not read from a likeness, else None."""
+    likeness = point_only_in_likeness(t, str(parsed.slots.get("point", "")))
+    if likeness is None:
+        return None
+    return f"the {parsed.slots['point']} it compares is said only in {likeness!r}"
 
 # Where a sentence or fragment ends inside a question: a full stop, "!", "?", an ellipsis or a colon
 # before a space, or a dash between spaces

@@ -466,11 +466,14 @@ def solve_rotate_to_face(g: Given) -> Answer:
 
 
 def _after_turn(g: Given) -> float:
-    """The subject's bearing after the stated turn."""
+    """The subject's bearing after the stated turn (a half turn ends in the same pose either way, so its
+    side need not be said: "after a 180")."""
     b = g.bearing()
-    if g.slots.get("turn") is None or g.slots.get("angle_deg") is None:
+    if g.slots.get("angle_deg") is None:
         raise Undeterminable("the question does not say how far and which way I turn")
     angle = float(g.slots["angle_deg"])  # type: ignore[arg-type]
+    if g.slots.get("turn") is None and angle % 360 != 180:
+        raise Undeterminable("the question does not say how far and which way I turn")
     return after_turn(b, angle if g.slots["turn"] == "left" else -angle)
 
 

@@ -2390,3 +2390,39 @@ def test_a_red_team_probe_is_refused(question: str, reason: str) -> None:
 )
 def test_a_red_team_probe_that_asks_what_it_reads_is_read(question: str, expected: str) -> None:
     _assert_reads(question, expected)
+
+
+# After fresh20 (blind56/57, measured once at 4d94b1a): four of its five silent-wrong kinds. Sentences of
+# our own; readings worked by hand from the words.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the span from the floor to a point, said before the quantity, is that point's height
+        ("Give me the ground-to-middle height of <object1> in cm.", "height_from_ground unit=cm"),
+        ("What's the floor to top distance of <object2>?", "height_from_ground point=top"),
+        # a learner's transliterated centimetre ("santimetr") is built on the unit's stem
+        ("How wide is <object0>, in santimetr?", "object_width unit=cm"),
+        # the point said outside the likeness as well is read
+        ("Is the top of <object0> higher than the top of <object1>, like a roof over a shed?",
+         "higher_choice point=top form=yesno"),
+    ],
+)
+def test_fresh20_kinds_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # a word no list knows where the unit goes, before "please": the unit asked, unread
+        ("How far is <object2>? Give it in sentimetrz please.", "does not use 'sentimetrz'"),
+        # a turn with no side: the pose after it is unknown (the solver would refuse it too)
+        ("If you rotate 60 degrees, where on the clock is <object1>?",
+         "it does not say which way or how far I turn"),
+        # the bottom said only in a likeness is no point compared
+        ("Is <object0> lower than <object2>, like a bottom drawer?",
+         "is said only in 'like a bottom drawer'"),
+    ],
+)
+def test_fresh20_kinds_are_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)

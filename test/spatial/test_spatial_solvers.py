@@ -126,6 +126,12 @@ def test_directions() -> None:
     assert solve("rotate_to_face", _scene(B), {"direction": "ccw"}, 0.8).value == pytest.approx(270.0)
     with pytest.raises(Undeterminable, match="turn"):
         solve("future_direction_clock", _scene(A), {}, 0.8)
+    # a half turn ends in the same pose either way: A dead ahead (12 o'clock) is behind, at 6, side unsaid;
+    # any other turn needs its side
+    half = solve("future_direction_clock", _scene(A), {"turn": None, "angle_deg": 180.0}, 0.8)
+    assert half.value == 6
+    with pytest.raises(Undeterminable, match="which way I turn"):
+        solve("future_direction_clock", _scene(A), {"turn": None, "angle_deg": 90.0}, 0.8)
 
 
 def test_reachability_and_walking() -> None:
