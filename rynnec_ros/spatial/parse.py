@@ -1528,6 +1528,7 @@ def point_only_in_likeness(t: str, point: str) -> str | None:
     said = (m.group(0).strip(", ") for m in re.finditer(_LIKENESS, t) if re.search(cue, m.group(0)))
     return next(said, None)
 
+
 def _near_object(t: str) -> list[str]:
     return [
         m.group(0)

@@ -196,7 +196,6 @@ def _side_unread(t: str, parsed: Parsed) -> str | None:
     return None
 
 
-
 def _turn_unsaid(parsed: Parsed) -> str | None:
     """Why a turn whose way or amount the question does not say is not read, else None: "if you rotate 60
     degrees" gives no side, and the geometry cannot turn by an unsaid one (it would refuse at answer time;
@@ -215,6 +214,7 @@ def _point_in_likeness(t: str, parsed: Parsed) -> str | None:
     if likeness is None:
         return None
     return f"the {parsed.slots['point']} it compares is said only in {likeness!r}"
+
 
 # Where a sentence or fragment ends inside a question: a full stop, "!", "?", an ellipsis or a colon
 # before a space, or a dash between spaces
