@@ -57,6 +57,9 @@ def test_paraphrase_set_size_and_split() -> None:
     fresh20 = split("fresh20")  # converted by eval/blind_labels.py
     assert len(fresh20) == 209 + 209
     assert {family for family, _, _ in fresh20} == {*FAMILIES, "rotate_to_face"}
+    fresh21 = split("fresh21")  # converted by eval/blind_labels.py
+    assert len(fresh21) == 209 + 209
+    assert {family for family, _, _ in fresh21} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
