@@ -1746,20 +1746,21 @@ _COMMAND = (
     r"|set|drop|carry|throw|go to|walk to|drive to|point at|point to) (?:me )?(?:the )?OBJ\b"
 )
 # Some objects set apart from a choice: "other than OBJ", "except OBJ", "of the ones on the left", "the
-# nearest red one": a choice among all the objects named would answer over the ones set apart.
+# nearest red one": a choice among all the objects named would answer over the ones set apart. (A place
+# that is the view itself or a point of a pile sets none apart: "the nearest one on the screen".)
+_NOT_A_PLACE = r"view|screen|image|picture|frame|camera|far|stack|pile|bottom|top"
 _SET_APART = (
     r"(?<!ther )\b(?:other than|except(?: for)?|besides|apart from|aside from|excluding|ignoring|not counting"
     r"|leaving out|save for|but not) (?:the |a )?OBJ\b"
     r"|\b(?:of|among|amongst|from) (?:the |all the )?(?:ones|those|these|objects|things|items)"
     r"(?: that are| which are)? (?:on|in|at|under|near|by|to)\b"
     r"|\b(?:nearest|closest|farthest|furthest|tallest|shortest|highest|lowest|biggest|smallest|widest|longest)"
-    r" (?:\w+ )?(?:one|object|thing|item)s? (?:on|in|at|under|near|by) (?:the|your|my) (?!view\b|screen\b"
-    r"|image\b|picture\b|frame\b|camera\b|far\b|stack\b|pile\b|greate?\w*|least\b|small\w*|bottom\b|top\b)\w+"
+    rf" (?:\w+ )?(?:one|object|thing|item)s? (?:on|in|at|under|near|by) (?:the|your|my)"
+    rf" (?!(?:{_NOT_A_PLACE})\b|greate?\w*|least\b|small\w*)\w+"
     r"|\b(?:red|blue|green|yellow|white|black|orange|purple|pink|brown|grey|gray|wooden|metal|plastic|glass)"
     r" (?:one|ones)\b"
     r"|\bwhich (?:one|object|thing|item)s? (?:on|in|at|under|near|by) (?:the|your|my)"
-    r" (?!view\b|screen\b|image\b|picture\b|frame\b|camera\b|far\b|stack\b|pile\b|bottom\b|top\b|left\b"
-    r"|right\b)\w+"
+    rf" (?!(?:{_NOT_A_PLACE}|left|right)\b)\w+"
 )
 # A person as the reference: "from her", "for the customer", "where the patient sits", "the guest's
 # side" (a person's side is _BODY_REFERENCE's): left, right and distances are the camera's.
@@ -2037,8 +2038,9 @@ def _unknown(token: str) -> bool:
 
 _WORD = r"[^\W\d_]+(?:'[^\W\d_]+)?"  # letters of any alphabet ("centymetrów", "bên"), an apostrophe inside
 _BREAKS = ("", ",", ".", ";", ":", "?", "!")  # ("": the question's start or end)
-# A word of politeness closing a request: what stands before it stands at the request's end ("in X please")
-_POLITE = ("please", "pls", "plz", "thanks", "thank")
+# A word of politeness closing a request: what stands before it stands at the request's end ("in X please";
+# ``normalise`` has already written "pls" / "plz" as "please")
+_POLITE = ("please", "thanks", "thank")
 
 
 # A unit's stem in another language's inflection ("centimetrech", "metros", "milimetrů", "inchi"): an

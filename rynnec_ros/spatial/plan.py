@@ -30,7 +30,7 @@ from rynnec_ros.spatial.parse import (
     stated_objects,
     unread_cue,
 )
-from rynnec_ros.spatial.solvers import UNIT_SCALE, Given, Scene
+from rynnec_ros.spatial.solvers import UNIT_SCALE, Given, Scene, turn_unsaid
 from rynnec_ros.spatial.tasks import DECISIONS, TASK_BY_NAME, SpatialTask
 
 
@@ -199,11 +199,8 @@ def _side_unread(t: str, parsed: Parsed) -> str | None:
 def _turn_unsaid(parsed: Parsed) -> str | None:
     """Why a turn whose way or amount the question does not say is not read, else None: "if you rotate 60
     degrees" gives no side, and the geometry cannot turn by an unsaid one (it would refuse at answer time;
-    said here, the reason comes with the reading). A half turn ends in the same pose either way."""
-    if not parsed.task.startswith("future_direction"):
-        return None
-    angle = parsed.slots.get("angle_deg")
-    if angle is None or (parsed.slots.get("turn") is None and float(angle) % 360 != 180):
+    said here, the reason comes with the reading; ``solvers.turn_unsaid`` is the one rule for both)."""
+    if parsed.task.startswith("future_direction") and turn_unsaid(parsed.slots):
         return "it does not say which way or how far I turn"
     return None
 

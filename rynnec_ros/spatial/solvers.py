@@ -465,15 +465,19 @@ def solve_rotate_to_face(g: Given) -> Answer:
     return _quantity(text, b, "deg", g.ks, _bearing_sigma_deg(g))
 
 
+def turn_unsaid(slots: Mapping[str, str | float | None]) -> bool:
+    """Whether a turn's amount, or its side, is not said: the pose after it is then unknown. A half turn
+    ends in the same pose either way, so its side need not be said ("after a 180")."""
+    angle = slots.get("angle_deg")
+    return angle is None or (slots.get("turn") is None and float(angle) % 360 != 180)
+
+
 def _after_turn(g: Given) -> float:
-    """The subject's bearing after the stated turn (a half turn ends in the same pose either way, so its
-    side need not be said: "after a 180")."""
+    """The subject's bearing after the stated turn."""
     b = g.bearing()
-    if g.slots.get("angle_deg") is None:
+    if turn_unsaid(g.slots):
         raise Undeterminable("the question does not say how far and which way I turn")
     angle = float(g.slots["angle_deg"])  # type: ignore[arg-type]
-    if g.slots.get("turn") is None and angle % 360 != 180:
-        raise Undeterminable("the question does not say how far and which way I turn")
     return after_turn(b, angle if g.slots["turn"] == "left" else -angle)
 
 
