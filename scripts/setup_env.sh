@@ -46,6 +46,20 @@ stamp() { cat "$@" | sha256sum | cut -c1-16; }
 
 DEPS_STAMP="$VENV/.deps-$(stamp requirements.txt requirements-sam2.txt requirements-ros.txt "requirements-ros-$DISTRO.txt" "$ROS_CONSTRAINTS")"
 if [ ! -f "$DEPS_STAMP" ]; then
+  # A full disk otherwise surfaces as pip's "[Errno 28] No space left on device" half-way through an
+  # install. A Kilted venv takes 2.3 GiB once installed (measured with du), and pip unpacks each wheel in
+  # the temporary directory first: ask for 3 GiB here and 1 GiB there before starting.
+  need_kib() {  # need_kib DIR KIB: fail with the numbers when DIR's file system has less than KIB free
+    local free
+    free=$(df -Pk "$1" | awk 'NR == 2 {print $4}')
+    if [ -n "$free" ] && [ "$free" -lt "$2" ]; then
+      echo "[setup] error: $((free / 1024)) MiB free under $1; installing the $DISTRO venv needs about" \
+        "$(($2 / 1024)) MiB there (free some space, or point TMPDIR elsewhere for the temporary files)" >&2
+      exit 1
+    fi
+  }
+  need_kib "$ROOT" $((3 * 1024 * 1024))
+  need_kib "${TMPDIR:-/tmp}" $((1024 * 1024))
   echo "[setup] installing Python dependencies and the ROS 2 $DISTRO wheels (first run takes a few minutes)"
   python -m pip install -q --upgrade pip wheel "setuptools>=64,<80"
   # CPU torch first: a later resolver run then sees torch satisfied and never fetches a CUDA build.
