@@ -8,6 +8,8 @@ from the code under test.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import yaml
@@ -716,3 +718,20 @@ def test_greetings_farewells_and_apologies_are_glossed_as_they_mean() -> None:
         assert lexicon.translate(text)[1] == used, text
     alone = "ola perdo maui morena unda moi mamao bula пока halo"
     assert lexicon.translate(alone) == (alone, [])
+
+
+def test_the_prefix_tree_matches_the_longest_spelling_as_a_flat_alternation_does() -> None:
+    """``_alternation`` writes the spellings as a tree of common prefixes for speed; what it matches must be
+    what a flat alternation sorted longest first matches: worked by hand on a small set ("kiri kan" holds
+    "kiri", not the phrase "kiri kanan"), then checked on every glossary spelling, each alone and run
+    together with its neighbours in sorted order."""
+    small = re.compile(lexicon._alternation(["ki", "kiri", "kiri kanan", "kirinya", "a.b"]))
+    assert [m.group(0) for m in small.finditer("kiri kanan, kirinya; kiri kan kix a.b axb")] == [
+        "kiri kanan", "kirinya", "kiri", "ki", "a.b"]
+    spellings = sorted(lexicon.glossary(), key=len, reverse=True)
+    flat = re.compile("|".join(map(re.escape, spellings)))
+    tree = re.compile(lexicon._alternation(spellings))
+    ordered = sorted(spellings)
+    texts = ordered + [" ".join(ordered[i : i + 3]) for i in range(0, len(ordered), 3)]
+    for text in texts:
+        assert [m.group(0) for m in tree.finditer(text)] == [m.group(0) for m in flat.finditer(text)], text
