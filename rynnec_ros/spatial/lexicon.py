@@ -19,12 +19,32 @@ import re
 import unicodedata
 from functools import cache
 from importlib import resources
+from typing import Any
 
 import yaml
 
 # libyaml's safe loader where PyYAML was built with it (the same document, parsed about 8 times faster:
 # the glossary is the largest data file the spatial front end loads; docs/spatial.md has the figures).
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _unique_keys(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[object, object]:
+    """A mapping whose keys are all different: YAML requires it, but PyYAML keeps the last of two equal
+    keys without a word, so an entry written twice (the second perhaps with another gloss) would pass
+    unseen."""
+    seen: set[object] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise ValueError(f"foreign_words.yaml, line {key_node.start_mark.line + 1}: {key!r} is a key "
+                             "twice in one mapping")
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+# the safe loader (libyaml's where built), refusing a key written twice in one mapping
+_LOADER: Any = type("_UniqueKeyLoader", (_SAFE_LOADER,), {})
+_LOADER.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_keys)
 # Letters that are not a base letter plus a combining mark, stripped by hand (Vietnamese đ, Polish ł ...).
 _BASE = str.maketrans({"đ": "d", "ł": "l", "ø": "o", "ı": "i", "ß": "ss", "æ": "ae", "œ": "oe"})
 # Scripts written without spaces between words: an entry in them matches inside a run of letters.
@@ -59,6 +79,11 @@ def _could_be_english(spelling: str, english: frozenset[str]) -> bool:
     return all(token in english for token in spelling.removesuffix("?").split())
 
 
+def load(text: str) -> Any:
+    """The glossary file's document, read safely; a key written twice in one mapping is an error."""
+    return yaml.load(text, Loader=_LOADER)
+
+
 @cache
 def glossary() -> dict[str, str]:
     """Every spelling (lower case, NFC; accented as written and stripped) → its English gloss.
@@ -66,7 +91,7 @@ def glossary() -> dict[str, str]:
     Raises ``ValueError`` when the file breaks a safety rule as written (an English word as an entry, a
     spelling with two glosses, a gloss that is not plain English words)."""
     data = resources.files("rynnec_ros.spatial").joinpath("data/foreign_words.yaml")
-    raw = yaml.load(data.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
+    raw = load(data.read_text(encoding="utf-8"))
     english = english_words() | frozenset(raw["also_english"])
     left_out = frozenset(unicodedata.normalize("NFC", str(w)).lower() for w in raw["left_out"])
     written: dict[str, str] = {}

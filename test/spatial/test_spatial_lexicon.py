@@ -633,6 +633,17 @@ def test_a_spelling_with_a_second_sense_is_read_only_in_its_phrase() -> None:
         ("kiti dur", "how far"), ("ki kote", "where"), ("sou bò dwat", "right"), ("unsa kalayo", "how far"),
         ("asa man", "where"), ("pio konta", "closer")]
 
+def test_a_key_written_twice_is_refused_when_the_glossary_loads() -> None:
+    """YAML 1.2 (section 3.2.1.1, "the content of a mapping node is an unordered set of key/value node pairs,
+    with the restriction that each of the keys is unique"); PyYAML would keep the second "gauche" without a
+    word, so an entry written twice with another gloss would pass the file's safety checks unseen."""
+    text = "languages:\n  French:\n    gauche: left\n    droite: right\n    gauche: right\n"
+    with pytest.raises(ValueError, match=r"line 5: 'gauche' is a key twice in one mapping"):
+        lexicon.load(text)
+    assert lexicon.load(text.replace("    gauche: right\n", "")) == {
+        "languages": {"French": {"gauche": "left", "droite": "right"}}}
+
+
 def test_no_glossary_word_is_an_english_word() -> None:
     """The safety rule of the file, checked on what loaded: no single word in the English list or the
     file's own list of English words, accents stripped or not; every gloss plain lower-case English."""
