@@ -174,7 +174,7 @@ def expected_of(entry: dict[str, Any]) -> tuple[str, str]:
     if len(named) not in counts:
         raise LabelError("q", f"names {len(named)} distinct objects, {family} asks about "
                               f"{' or '.join(map(str, counts))}")
-    return group, parse_structured(" ".join(_slots(family, entry, named))).structured()
+    return group, parse_structured(" ".join(_slots(family, entry, named))).structured(half_turn_side=True)
 
 
 def convert(entries: list[Any]) -> tuple[dict[str, list[list[str]]], list[str]]:

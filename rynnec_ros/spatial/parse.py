@@ -799,6 +799,8 @@ _DECLARED = (
     # nothing more and the fragment is the yes/no, never a choice
     r"|^OBJ (?![^?]*\b(?:which|what|who|how|where|or)\b)[^?]*\b(?:than|as) (?:\w+ ){0,2}OBJ\W*\?"
     rf"{_ASKS_NOTHING_AFTER}"
+    # a planner's relation then its comparative: "OBJ wrt OBJ: higher?" (is the first higher than the other)
+    r"|^OBJ (?:with respect to|relative to|compared (?:with|to)) OBJ[:,] (?:more |less )?\w+er\?$"
 )
 _UNITS = {
     "cm": r"centimeters?|cms?",
@@ -940,7 +942,9 @@ _REFERENCE_BEFORE = (
     r"\b(?:relative to|compared (?:with|to)|in comparison (?:with|to)|with respect to|in relation to|next to"
     r"|beside|looking at|than|against|versus|vs"
     r"|above|below|under|underneath|beneath|over|(?:side|left|right) (?:of|from)|(?:up|down) from"
-    r"|(?:which|what) (?:way|direction) from)"
+    r"|(?:which|what) (?:way|direction) from"
+    # (a planner's "rel OBJ ref OBJ", "reference: OBJ")
+    r"|ref:?|reference(?: object)?:?)"
     r"(?: the (?:\w+ ){1,2}of| that of)? $"
 )
 # "the offset from OBJ up to OBJ": the climb starts at the reference.
@@ -966,8 +970,9 @@ def _subject_second(t: str) -> bool:
     def marked(at: int) -> bool:
         return _has(t[:at], _REFERENCE_BEFORE) or _has(t[at + 3 :], _REFERENCE_AFTER)
 
+    # (a mark on each, "rel OBJ ref OBJ", leaves the one a planner's "ref" names the reference)
     return (
-        marked(first)
+        (marked(first) and not marked(second))
         or _has(t, _REFERENCE_FROM)
         or _has(t, _REFERENCE_LEAD)
         or (_has(t, _REFERENCE_IT) and not marked(second))
@@ -1029,6 +1034,8 @@ class Question:
         self.yesno = (_has(t, _YESNO) or _has(t, _DECLARED)) and not _has(
             t, rf"{_WHICH}|\bOBJ,? or (?:\w+ )?OBJ\b|\bOBJ\b[^.;?!]*, or (?:\w+ ){{0,2}}OBJ\b"
             r"|\bOBJ\b[^.;?!]* or (?:is|are|does|do|did|was|would|will|can|could) (?:\w+ ){0,2}OBJ\b"
+            # (the objects offered by their places in the question: "is the first or the second one closer")
+            r"|\bthe (?:first|former)(?: one)? or the (?:second|latter)\b"
         )
         self.form = "yesno" if self.yesno else "choice"
         self.side_words = _has(t, r"\bleft(?:most)?\b"), _has(t, r"\bright(?:most)?\b")
@@ -1124,7 +1131,8 @@ def cue_direction_clock(q: Question) -> Slots | None:
 
 
 def cue_direction_degrees(q: Question) -> Slots | None:
-    return {} if _has(q.forms, r"\bbearing\b|\bangle\b|\bdegrees?\b") else None
+    # ("the angular offset of OBJ from the camera's forward direction": an angle, said by its adjective)
+    return {} if _has(q.forms, r"\bbearing\b|\bangle\b|\bangular\b|\bdegrees?\b") else None
 
 
 def cue_side_of_me(q: Question) -> Slots | None:
@@ -1513,20 +1521,55 @@ _REFERENCES_OFFERED = (
 )
 
 
-# A likeness beside the question ("..., like a bottom plate under the movement"): its words picture the
-# objects, they do not name a point of them.
-_LIKENESS = r",? \blike (?:a|an|the|some) [^,.?!;:]*"
+# Words beside the question proper (issue 24, after fresh21): a likeness set off from it ("..., like a
+# bottom plate under the movement", "as if it hung from a hook"), the asker's reason or purpose ("so I can
+# cut the crossbar", "because I'm short") and a sentence about the asker that names no object and asks
+# nothing ("I'd have to reach up to leave a note there.", "I can't see the floor well."). Their words
+# picture or explain: a slot they alone would fill ("reach up" read as the top compared) is no slot of
+# what is asked. (A teenager's "like" inside the question, "which one's like the farthest", is no
+# likeness: one is set off by a break; nor is "like the long side", the object's own extent, but "like the
+# bottom bunk of a bed" is, a part of another thing.)
+_LIKENESS = (r"(?:^|[,;:.!?] ?)(?:like (?:a|an|some|my|your|his|her|our|their|i|you|we|they|he|she)"
+             r"|like the (?=[^,.?!;:]*\bof (?:a|an|some|my|your|his|her|our|their)\b)|as if|as though)\b"
+             r"[^,.?!;:]*")
+# (the rewrites drop a clause's opening "so": ", so I can put ..." is read as ", i can put ...")
+_REASON = (r"\bso (?:that )?(?:i|we)(?:'d|'ll| can| could| will| would| may| might| have| need| don't| do)\b"
+           r"[^,.?!;:]*|, (?:i|we)(?:'ll| can| could| may| might)\b[^,.?!;:]*"
+           r"|\b(?:(?:because|'?cause|since) (?:i|we)|in order to)\b[^,.?!;:]*")
+# ... and a statement, opened by the asker ("I", "we") or by a subject and its verb ("my son is ...", "the
+# kids say ..."), with no object, no question word, no request or clarification ("I need it in feet.", "I
+# mean the tops."), no number (the arm's length, "my arm is 60 cm"), no word of the answer's form, and no
+# turn the asker supposes ("I turn left. Where is OBJ?") but one they would have to make ("I'd have to
+# turn round")
+_ASKER_SAYS = (
+    r"^(?:i|i'm|im|i'd|i'll|i've|we|we're|we'd|we'll"
+    r"|(?:my|our|the|this|that|there|he|she|they|his|her|their|someone|somebody|nobody)(?: \w+){0,3}"
+    r" (?:is|are|was|were|has|have|had|will|would|can|could|should|must|does|do|did|goes|sits|stands|hangs"
+    r"|needs|keeps|gets|looks|seems|say|says|said|think|thinks|reckon|reckons))\b"
+)
+_PART_OF_THE_QUESTION = (
+    r"OBJ|\?|\d|(?<![a-z] )say\b"
+    r"|\b(?:how|what|which|where|who|whose|whether|if|tell|give|answer|reply|report|mean|meant|wonder|need"
+    r"|needs|want|wants|like to|asking|ask|degrees?|clock|o'?\s?clock|units?)\b"
+    rf"|{_LENGTH_UNIT_WORD}"
+)
+_WOULD_HAVE_TO = r"\b(?:would|'d|have to|had to|need to|needs to|could|can't|cannot)\b"
+_SENTENCE_BREAK = r"(?<=[.!?:;])\s+|\.{2,}\s*|…\s*"
 
 
-def point_only_in_likeness(t: str, point: str) -> str | None:
-    """The likeness of normalised question ``t`` that alone says ``point`` ("top" or "bottom"), else None:
-    "is OBJ below OBJ, like a bottom plate under the movement" asks the stacking, and the simile's "bottom"
-    read as the point compared would answer the lower bottom of the two."""
-    cue = {"top": _TOP_CUE, "bottom": _BOTTOM_CUE}.get(point)
-    if cue is None or re.search(cue, re.sub(_LIKENESS, " ", t)):
-        return None
-    said = (m.group(0).strip(", ") for m in re.finditer(_LIKENESS, t) if re.search(cue, m.group(0)))
-    return next(said, None)
+def question_proper(t: str) -> tuple[str, list[str]]:
+    """Normalised question ``t`` with the words beside it blanked, and those words: the statements that
+    are no part of the question (``_ASKER_SAYS``, ``_PART_OF_THE_QUESTION``), and the likenesses and
+    reasons that name no object. The one place that knows which words are the question proper; a reading
+    whose task or slots those words alone decide is refused (``plan._said_beside``)."""
+    beside = [sentence for sentence in re.split(_SENTENCE_BREAK, t)
+              if re.search(_ASKER_SAYS, sentence) and not re.search(_PART_OF_THE_QUESTION, sentence)
+              and (not re.search(_TURN_VERB, sentence) or re.search(_WOULD_HAVE_TO, sentence))]
+    beside += [m.group(0) for pattern in (_LIKENESS, _REASON) for m in re.finditer(pattern, t)
+               if "OBJ" not in m.group(0) and not any(m.group(0).strip(",; ") in b for b in beside)]
+    for words in beside:
+        t = t.replace(words, " ")
+    return re.sub(r"\s+", " ", t).strip(), [w.strip(",;:.!? ") for w in beside]
 
 
 def _near_object(t: str) -> list[str]:
@@ -1613,6 +1656,12 @@ _OTHER_ANGLE = (
     r"|\bangle of (?:elevation|depression)\b|\b(?:above|below) the horizon\b|\b(?:tilt|pitch)\b"
     r"|\blook (?:up|down)\b"
     r"|\bhow far (?:up|down) (?:do|should|must|would) (?:i|you|we) (?:need to |have to )?look\b"
+)
+# An angle asked ("the angular offset of OBJ", "the azimuth", "what angle", "the angle between / to OBJ"):
+# a reading that answers no direction (an "offset" read as a distance) would drop it. ("From your angle",
+# "the angle makes it hard to judge" are a point of view, no angle asked.)
+_ANGLE_ASKED = (
+    r"\b(?:angular|azimuth|azimuthal)\b|\b(?:what|which) angle\b|\bangles? (?:of|between|from|to|off)\b"
 )
 # "turn left by 2 o'clock", "until OBJ is at my 3 o'clock": a turn measured in clock hours, or aimed at a
 # clock position, which no reading turns by.
@@ -1714,6 +1763,8 @@ _OTHER_TIME = (
     r"|\b(?:first|last) (?:saw|spotted|seen|noticed|looked)\b"
     r"|\bbefore (?:you|i|we|it|OBJ|they) (?:\w+ )?(?:moved|got|came|started|walked|drove|entered|arrived)\b"
     r"|\bwhen (?:you|i|we) (?:first )?(?:spotted|noticed|entered|came in|started|arrived|began)\b"
+    # (a time to come: "tomorrow, when the room is tidied")
+    r"|\b(?:tomorrow|tonight|later (?:on|today)|next (?:week|month|time|morning))\b(?!'s)"
 )
 # The scene changed in a supposition or after an act: "if OBJ were moved 1 m left", "after you pick up
 # OBJ", "if I put OBJ on OBJ", "suppose OBJ is lifted", "if OBJ fell over": the geometry measures the
@@ -1773,6 +1824,15 @@ _PERSON_REFERENCE = (
     rf"|\bfrom (?:the |a |an |my |his |her |their )?{_PERSON}(?:'s|s') \w+"
     rf"|\b(?:if|pretend|imagine|suppose|say) (?:you|i)(?:'re| are| were| was| am|'m)?"
     rf" (?:her|him|(?:the |a |an )?{_PERSON})\b"
+)
+# A place named as the viewpoint ("from the doorway, is OBJ on the left?", "looking from the window's
+# side", "from my side of the table"): the geometry sees from the camera only. ("From your side", "from
+# the camera's view" are the camera's.)
+_VIEWPOINT_ELSEWHERE = (
+    r"\b(?:looking |seen |viewed )?from (?:(?:the|a|an|this|that) (?!camera\b|robot\b|lens\b)"
+    r"(?:\w+(?:'s)? ){0,2}"
+    r"(?:side|doorway|door|window|entrance|hallway|corridor|corner|seat|stage|balcony)"
+    r"|(?:my|our|your) (?:side|end) of (?:the|this|that) \w+)\b(?! of OBJ\b)"
 )
 # "turn right to heading 090": a compass heading, not a turn by that angle.
 _HEADING = r"\b(?:to|on|onto|at) (?:a |the )?heading\b|\bheading (?:of )?\d"
@@ -1891,6 +1951,15 @@ _RANK = (
     r"|\bmiddle (?:one|object)\b"
     r"|\b(?:rank|ranked|ranking|sort|sorted|sorting)\b|\b(?:order|list) (?:them|these|the objects)\b"
 )
+
+
+def _second_size(t: str) -> list[str]:
+    """A second quantity asked in a sentence of its own, its object left unsaid ("How tall is OBJ? How
+    wide?"): one reading answers one of them. (The same one asked again, "How far is OBJ? How far in
+    feet?", is a unit.)"""
+    sizes = r"tall|wide|long|high|deep|thick|far|big"
+    return [m.group(0) for m in re.finditer(rf"\? (?:and )?how ({sizes})\b", t)
+            if re.search(rf"\bhow (?!{m.group(1)}\b)(?:{sizes})\b", t[: m.start()])]
 
 
 def _turn_words(t: str) -> list[str]:
@@ -2197,6 +2266,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
     ("a second turn", _turn_sequence, lambda s, u, _w: False),
     ("a correction", _matches(_CORRECTION), lambda s, u, _w: False),
+    ("a second quantity", _second_size, lambda s, u, _w: False),
     # "isn't OBJ farther than OBJ?", "confirm OBJ is not farther than OBJ": askers label a denied
     # comparison as the one named or as its opposite, and a yes or no to a negated question is itself
     # ambiguous; a choice ("which is not as far") picks one either way, and "not as tall as" (NOTAS) asked
@@ -2227,6 +2297,11 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a move", _matches(_MOVE), lambda s, u, _w: "walk" in u),
     # "if I lean forward, can I reach OBJ", "how long will it take": a changed pose, a time
     ("a changed pose", _matches(_CHANGED_POSE), lambda s, u, _w: False),
+    # "imagine you are facing OBJ. How many degrees to turn to face it?": the facing is a premise and the
+    # turn asked from it, no turn from where the camera faces
+    ("a facing supposed, then a turn asked", _matches(
+        r"\b(?:imagine|suppose|pretend|say|assume)\b[^.?!;]*\b(?:facing|face) OBJ\b[^?]*\bturn\w*\b"),
+     lambda s, u, _w: False),
     # "imagine you face OBJ" is the turn to face it; no reading takes another supposed viewpoint
     ("a supposed viewpoint", _matches(_SUPPOSED_VIEW),
      lambda s, u, _w: "viewer" not in u or "direction" in s),
@@ -2236,10 +2311,13 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a command", _matches(_COMMAND), lambda s, u, _w: False),
     ("a part of the room", _matches(_ROOM_PART), lambda s, u, _w: False),
     ("a person as the reference", _matches(_PERSON_REFERENCE), lambda s, u, _w: False),
+    # (a walk's start, "since we set off from the entrance hall", is the walk's own)
+    ("a viewpoint elsewhere", _matches(_VIEWPOINT_ELSEWHERE), lambda s, u, _w: "walk" in u),
     ("a time", _matches(r"\bhow long (?:will|would|does|did|do) it take\b|\bhow much time\b|\bminutes?\b"),
      lambda s, u, _w: False),
     # "the bearing from north", "the elevation angle": no reading measures these angles
     ("a compass or vertical angle", _matches(_OTHER_ANGLE), lambda s, u, _w: False),
+    ("an angle asked", _matches(_ANGLE_ASKED), lambda s, u, _w: "direction" in u),
     ("a sign convention", _matches(_SIGN_CONVENTION), lambda s, u, _w: False),
     # "A < B" compares two values: a reading that measures one (or picks one) answers another question
     ("a comparison sign", _matches(r"(?<![\w<>=-])[<>]=?(?![<>=,])"),  # ("<->" is a span)

@@ -25,12 +25,12 @@ from rynnec_ros.spatial.parse import (
     fmt_slot,
     normalise,
     object_references,
-    point_only_in_likeness,
+    question_proper,
     read_slots,
     stated_objects,
     unread_cue,
 )
-from rynnec_ros.spatial.solvers import UNIT_SCALE, Given, Scene, turn_unsaid
+from rynnec_ros.spatial.solvers import UNIT_SCALE, Given, Scene, half_turn, turn_unsaid
 from rynnec_ros.spatial.tasks import DECISIONS, TASK_BY_NAME, SpatialTask
 
 
@@ -59,11 +59,16 @@ class Parsed:
             parts.append("objects=" + ",".join(map(str, objects)))
         return " ".join(parts)
 
-    def structured(self) -> str:
-        """Canonical structured form: the task and the slots that differ from their defaults."""
+    def structured(self, half_turn_side: bool = False) -> str:
+        """Canonical structured form: the task and the slots that differ from their defaults. A half
+        turn's side is left out unless ``half_turn_side`` (a writer's label keeps what it said): it ends in
+        the same pose either way (``solvers.half_turn``, as the solver turns it), so "after a 180" with no
+        side said and "turn right 180" are one reading."""
         parts = [self.task]
         for key, default in self.spec.slots.items():
             value = self.slots.get(key, default)
+            if key == "turn" and not half_turn_side and half_turn(self.slots.get("angle_deg")):
+                continue
             if value != default and value is not None:
                 parts.append(f"{key}={fmt_slot(value)}")
         if self.objects is not None:
@@ -111,7 +116,9 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     """
     n = count_objects(question, n_regions)
     parsed, why = _read(question, question, n)
-    if parsed is None:
+    # (a reading refused for words beside the question is not read again without the asides: read so, the
+    # question proper would answer what the asker did not mean either way)
+    if parsed is None and _BESIDE not in why:
         # read again without the sentences beside it that say nothing it asks (a trade's aside); a
         # number in one may be the slot of a reading that holds a number, so such a sentence stays then
         asked = _without_asides(question, numbers=True)
@@ -146,7 +153,7 @@ def _read(asked: str, question: str, n: int) -> tuple[Parsed | None, str]:
     mismatch = (unused_unit(t, parsed) or answer_type_mismatch(t, parsed)
                 or _aside_changes(asked, n, parsed) or _height_in_height(t, parsed)
                 or _turn_to_face(t, parsed) or _side_unread(t, parsed) or _turn_unsaid(parsed)
-                or _point_in_likeness(t, parsed))
+                or _high_for_tall(asked, t, parsed) or _said_beside(t, n, parsed))
     if mismatch is not None:
         return None, (f"{PARTLY_READ}: I read {question!r} as {parsed.structured()}"
                       + (f" ({said})" if said else "") + f", but {mismatch}")
@@ -162,6 +169,32 @@ def _height_in_height(t: str, parsed: Parsed) -> str | None:
     both = re.search(r"\b(?:high|low)(?:er|est)? in height\b|\b(?:top to bottom|bottom to top)\b", t)
     if both and parsed.task in {"higher_choice", "height_from_ground", "height_difference"}:
         return f"{both.group(0)!r} may mean the object's own height, and that reading is a placement"
+    return None
+
+
+# A learner's "less high" or "not as high as" ("OBJ is less high than OBJ, yes or no?"): "high" for "tall"
+# in many first languages. Writers of the development set who meant the placement said where it is
+# measured or how the object is placed ("less high off the floor", "not mounted as high", "positioned less
+# high", 33 of them); the one who said neither meant the shorter object. A bare "higher / lower than" (175
+# development questions) is a placement, as are "higher up" and "the highest".
+_LESS_HIGH = r"\b(?:less|least) high\b|\b(?:not|n't) (?:\w+ )?(?:as|so) high\b"
+_PLACED = (
+    r"\b(?:floor|ground|deck|top|bottom|center|middle|base|underside|up|off|above|below|over|under|point"
+    r"|edge|level|mounted|placed|positioned|located|hung|hanging|hangs|sits?|sitting|set|installed"
+    r"|elevat\w*)\b"
+)
+
+
+def _high_for_tall(asked: str, t: str, parsed: Parsed) -> str | None:
+    """Why a learner's "less high" with no floor, point or placement word is not read as a placement, else
+    None: it may ask for the shorter object, and a choice or yes/no of the lower one would answer another
+    question. (An amount, "by how much is OBJ less high", is the height difference: no reading subtracts
+    two objects' own heights.)"""
+    said = re.search(_LESS_HIGH, asked.lower())
+    # (the rewrites drop the verb of "not mounted as high as": it is looked for in the words as asked too)
+    if said and parsed.task == "higher_choice" and not re.search(_PLACED, f"{t} {asked.lower()}"):
+        return (f"{said.group(0)!r} may mean the shorter object (its own height), and that reading is a "
+                "placement")
     return None
 
 
@@ -205,12 +238,31 @@ def _turn_unsaid(parsed: Parsed) -> str | None:
     return None
 
 
-def _point_in_likeness(t: str, parsed: Parsed) -> str | None:
-    """Why the top or bottom a reading compares is not read from a likeness, else None."""
-    likeness = point_only_in_likeness(t, str(parsed.slots.get("point", "")))
-    if likeness is None:
+# The words of a refusal for words beside the question proper (``_said_beside``): such a question is not
+# read again without its asides (``parse_question``)
+_BESIDE = "beside the question"
+
+
+def _said_beside(t: str, n: int, parsed: Parsed) -> str | None:
+    """Why the reading takes its task or a slot from words beside the question proper, else None: "is OBJ
+    mounted higher up than OBJ? I'd have to reach up to leave a note there." read with the aside's "reach
+    up" compares the tops, and the question proper, read alone (``parse.question_proper``), the centres. A
+    reading is answered only where the question proper alone reads it, or reads nothing (then the words
+    set apart carry the question: "The taller of the two: OBJ or OBJ?")."""
+    proper, beside = question_proper(t)
+    if not beside:
         return None
-    return f"the {parsed.slots['point']} it compares is said only in {likeness!r}"
+    alone = _decide(Question(proper, n))
+    if alone is None:
+        return None
+    if alone.task != parsed.task:
+        return f"it is read so only with {'; '.join(beside)!r} {_BESIDE}"
+    changed = next((k for k, v in parsed.slots.items() if alone.slots.get(k) != v), None)
+    if changed is None:
+        return None
+    value = parsed.slots[changed]
+    said = "unsaid" if value is None else f"={fmt_slot(value)}"
+    return f"its {changed}{said} is said only in {'; '.join(beside)!r} {_BESIDE}"
 
 
 # Where a sentence or fragment ends inside a question: a full stop, "!", "?", an ellipsis or a colon
@@ -247,8 +299,11 @@ def _is_aside(sentence: str, numbers: bool) -> bool:
 # A tail that asks again, corrects or names the answer's form is part of the question, not an aside: a
 # second question, a question word, a correction, the answers offered ("left or right"), a unit or the
 # clock / degrees asked
-_ASKS_AGAIN = (r"\?|\b(?:how|what|which|where|who|whose|tell|give|answer|reply|say|no|or|options?|degrees?"
-               r"|o'?\s?clock|clock|hours?|units?|meters?|metres?|cm|mm|ft|feet|foot|inch(?:es)?|centimet\w*|millimet\w*)\b")
+# ("say" as asked, "Say it in feet", not as told: "the kids say the top one wobbles")
+_ASKS_AGAIN = (r"\?|(?<![a-z] )say\b"
+               r"|\b(?:how|what|which|where|who|whose|tell|give|answer|reply|no|or|options?|degrees?"
+               r"|o'?\s?clock|clock|hours?|units?|meters?|metres?|cm|mm|ft|feet|foot|inch(?:es)?|centimet\w*"
+               r"|millimet\w*)\b")
 
 
 def _aside_changes(question: str, n: int, parsed: Parsed) -> str | None:

@@ -465,11 +465,16 @@ def solve_rotate_to_face(g: Given) -> Answer:
     return _quantity(text, b, "deg", g.ks, _bearing_sigma_deg(g))
 
 
+def half_turn(angle: str | float | None) -> bool:
+    """Whether a turn by ``angle`` degrees is a half turn, which ends in the same pose either way."""
+    return angle is not None and float(angle) % 360 == 180
+
+
 def turn_unsaid(slots: Mapping[str, str | float | None]) -> bool:
     """Whether a turn's amount, or its side, is not said: the pose after it is then unknown. A half turn
     ends in the same pose either way, so its side need not be said ("after a 180")."""
     angle = slots.get("angle_deg")
-    return angle is None or (slots.get("turn") is None and float(angle) % 360 != 180)
+    return angle is None or (slots.get("turn") is None and not half_turn(angle))
 
 
 def _after_turn(g: Given) -> float:

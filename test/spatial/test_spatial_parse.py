@@ -2,12 +2,10 @@
 
 Expected tasks and slots are read off the sentences by hand; the paraphrase labels come from
 the paraphrase sets (``rynnec_ros/eval/data/paraphrases``): ``original``, written before the parser,
-and ``blind`` .. ``blind11``, ``blind13`` .. ``blind19``, each written blind and measured before the
-parser was generalised on it (together the development set, asserted here; ``blind14`` .. ``blind19`` by
-writers who read no project document; ``blind20``/``blind21``, the ``fresh2`` split, are only
-measured). The held-out set (``blind12``, written
-blind) is only measured by ``eval-paraphrases`` (its size is asserted here, its parses never),
-never tuned on.
+and ``blind`` .. ``blind11``, ``blind13`` .. ``blind59``, each written blind and measured before the
+parser was generalised on it (together the development set, asserted here; ``blind14`` .. ``blind59`` by
+writers who read no project document). The held-out set (``blind12``, written blind) is only measured by
+``eval-paraphrases`` (its size is asserted here, its parses never), never tuned on.
 """
 
 from __future__ import annotations
@@ -30,7 +28,7 @@ def test_paraphrase_set_size_and_split() -> None:
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
                         + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202 + 209 + 200
-                        + 209 + 207 + 195 + 206)
+                        + 209 + 207 + 195 + 206 + 209 + 209 + 209 + 209)
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -54,12 +52,8 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh17") == []  # blind50/51, measured once, are development sets now
     assert split("fresh18") == []  # blind52/53, measured once, are development sets now
     assert split("fresh19") == []  # blind54/55, measured once, are development sets now
-    fresh20 = split("fresh20")  # converted by eval/blind_labels.py
-    assert len(fresh20) == 209 + 209
-    assert {family for family, _, _ in fresh20} == {*FAMILIES, "rotate_to_face"}
-    fresh21 = split("fresh21")  # converted by eval/blind_labels.py
-    assert len(fresh21) == 209 + 209
-    assert {family for family, _, _ in fresh21} == {*FAMILIES, "rotate_to_face"}
+    assert split("fresh20") == []  # blind56/57, measured once, are development sets now
+    assert split("fresh21") == []  # blind58/59, measured once, are development sets now
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
@@ -217,7 +211,6 @@ def test_structured_errors_say_what_is_wrong(text: str, why: str) -> None:
         ),
         ("How many degrees ccw until <object0> is dead ahead?", "rotate_to_face direction=ccw"),
         ("Which of <object0> and <object1> is the least wide?", "tallest_choice dim=width order=min"),
-        ("Which one is less high, <object0> or <object1>?", "higher_choice order=min"),
         # "short / long side", "anti-clockwise", quarters of a unit, the bottom of a stack, "ht diff"
         ("What's the short side of <object0> in cm?", "object_width unit=cm"),
         ("What is the long side of <object0>?", "object_length"),
@@ -426,7 +419,6 @@ REFUSED_BY_DESIGN = {
     "Is <object1> stacked on <object0>... sorry, I mean is <object0> stacked on <object1>?",
     "Is <object2> to the right of <object1>? I mean the left: is it left of <object1>?",
     "Which is farthest to the right, <object2> or <object1>? Sorry, farthest to the left.",
-    "State the horizontal angular offset between the camera's optical axis and <object1>.",
     "How many degrees clockwise, no, counterclockwise, to face <object2>?",
     "Give the clockwise yaw needed to bring <object1> onto your heading.",
     "If you turn right 90, sorry, left 90, what o'clock is <object2> then?",
@@ -1017,6 +1009,84 @@ REFUSED_BY_DESIGN = {
     'Using clock positions, where does <object0> sit relative to you? Like upper-right molar is 2 '
     "o'clock for me.",
     # (end of blind54/55)
+    # blind56/57 (fresh20, measured once at 4d94b1a) and blind58/59 (fresh21, measured once at a6809e3),
+    # refused after this round: greetings and words of another language the glossary does not hold (kept
+    # for the glossary's owner), a bound stated beside the question ("more than two metres away? Give me
+    # the actual distance"), a thing compared that is no object named ("Higher than the bails?"), the
+    # askers' trades and asides with a cue word in them ("like deep fine leg", "I'm on my knees so it's
+    # hard to tell", "so I can cut the marionette crossbar"), a cue said only beside the question ("like a
+    # bottom plate", "I'd have to reach up"), a learner's "less high" with no floor or placement word (the
+    # shorter or the lower?), and single kinds docs/spatial.md lists ("lower down" of two, "which one is
+    # the upper", "stick up past the top of", "in feet and inches", "lefft", "turn for look to")
+    'Hw far you walk altogether in this video? Say in feet, my friend ask me. Spas.',
+    'Robot, how much ground you have travel in all during this film? Tell me in centimeters, ka kopo.',
+    "I'd bet you moved less than ten meters overall. What was your actual total distance travelled?",
+    'Is <object2> more than two metres away from you? Give me the actual distance.',
+    'Sa mamao <object1>? How far it is from you, the camera?',
+    'How far is <object1> from where you are right now, in metres and not feet?',
+    'Which one is more far from you, <object2> or <object0>? I am not sure, dziakuj.',
+    'Ke efe e haufi? Which of <object0>, <object2>, <object1> is more closer to you?',
+    'How many feet would we walk going straight from <object1> to <object2>?',
+    'Measure the separation of <object1> and <object0> in centimeters, kali laska.',
+    'What is the height of the centre of <object2> above the bench floor, in millimetres?',
+    'Which is lower down, <object0> or <object2>?',
+    'Is <object2> lying below <object1>, like a bottom plate under the movement?',
+    'Is <object0> to the lef of <object2>, kali laska?',
+    'Scanning the beach left to right, which comes first: <object1>, <object0> or <object2>?',
+    'Is <object1> on you left side? Ka kopo answer.',
+    'Do you have <object2> on your left-hand side, like the crown of a watch held face down?',
+    'At what angle, in degrees, does <object1> lie from the way you face right now?',
+    'Is <object1> less than 45 degrees from your facing direction? What is the exact angle?',
+    'Show the group: how many degrees do you turn, and which way, to face <object0>?',
+    'Turning like clock hands, how many degree until <object2> is in front of you?',
+    'Salom! How much distanse you moved in all the video? Say in santimetrs please.',
+    'Vet speaking: give me the overall distance the camera was carried during the video, in cms.',
+    "I reckon you've moved no more than a few metres the whole time. How many mtrs was it really, all "
+    'added up?',
+    'Dia duit, robot. How much you travel in the whole video, in mm le do thoil?',
+    'Dia duit. How much far is <object1> from the camera? In centimeters le do thoil.',
+    'Crane op, need distance camera to <object1> in ft, copy?',
+    'Fakamolemole, how long it is from you until <object2>, in mil?',
+    "Isn't <object1> nearer to you than <object2>? The horse is waiting, so yes or no.",
+    'Among <object2>, <object0> and <object1>, which one sits farthest from your camera, out like deep '
+    'fine leg?',
+    'Mālō e lelei. Wich is neerest for the camera, <object1>, <object0> or <object2>?',
+    'How many metres between <object0> and <object1>, centre to centre? Measure it like a pitch.',
+    'What is distance from <object1> to <object2> in santimetrs?',
+    'How high off the ground is the top of <object0>, in metres? Higher than the bails?',
+    'How tall is <object0>, in metres? Taller than a set of stumps?',
+    '<object0> is less high than <object1>, yes or no?',
+    'Is <object1> to you right?',
+    'How much degrees turn you need for look direct at <object0>?',
+    "Slew right 30 degrees, then what's the bearing to <object2> in degrees? Over.",
+    'Nyob zoo robot, how much distance you walk in whole video? Tell me in metre please.',
+    'Tena koe, how far you go altogether in this video? I want answer in foots.',
+    'Jam na. What is the range from you to <object0>, in meter?',
+    'Kia ora, which one is more far away from you: <object0> or <object2>?',
+    "How tall off the floor does <object1> reach at its top, in meters? I'm on my knees so it's hard to "
+    'tell.',
+    'Tell me the height of <object1> in feet - will it fit under the lowest rack?',
+    'Which one is the upper, <object1> or <object2>?',
+    'Call out position of <object0> clockface style, twelve being your nose.',
+    'How many degrees you must turn for look to <object2>?',
+    'Between needle changes: give me the overall travel of the camera in cms.',
+    'Add up every bit you moved through the footage and tell me the sum in inchs, like I measure my '
+    'marionette strings.',
+    'Which is not as close to you: <object0> or <object1>?',
+    'Measure for me the space from <object0> to <object1>, in inches, so I can cut the marionette crossbar.',
+    'Ikh vil wissen: the highest point of <object2>, how many meters from floor it is?',
+    'How far does the top of <object0> stick up past the top of <object1>, in inches?',
+    'How tall does <object0> stand, in feet and inches? Feet is fine.',
+    'Ikh fregn: which is more low placed, <object1> or <object0>?',
+    "Is <object1> mounted higher up than <object0>? I'd have to reach up to leave a note there.",
+    'Vinaka, <object0> is under <object1>, io?',
+    'Is <object1> right of <object2> from your point of view? Stage right and house right always confuse me.',
+    'Is <object1> to the lefft of <object2> from the camera?',
+    'Aw ni ce. The <object0> is at the left of you, yes?',
+    'Turnin clockwise, how far round to look at <object1>? Keep the arm steady though.',
+    'Turn right - no number, just a turn right - and tell me the clock direction of <object0> afterwards.',
+    "Is <object1> in arm's reach for you? I'd rather not lean over the client.",
+    # (end of blind56 .. blind59)
 }
 
 
@@ -2429,3 +2499,362 @@ def test_fresh20_kinds_are_read(question: str, expected: str) -> None:
 )
 def test_fresh20_kinds_are_refused(question: str, reason: str) -> None:
     _assert_refused_because(question, reason)
+
+
+# After fresh20/21 (blind56 .. blind59, development sets now): their silent-wrong kinds. Sentences of our
+# own; readings worked by hand from the words.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # an angle said by its adjective is the bearing, as "angle" is
+        ("What is the angular distance of <object1> from straight ahead?", "direction_degrees"),
+        ("Tell me the angular position of <object0> relative to where the camera points.",
+         "direction_degrees"),
+        # a half turn with no side said: the same pose either way, one reading with either side
+        ("Once you spin all the way round, what o'clock is <object0>?",
+         "future_direction_clock turn=left angle_deg=180"),
+        ("After a 180, how many degrees off your nose is <object2>?",
+         "future_direction_degrees turn=right angle_deg=180"),
+        # "less high" with a floor or a placement verb is the placement, as 33 development writers meant it
+        ("Is <object0> less high off the floor than <object1>?", "higher_choice order=min form=yesno"),
+        ("Is <object0> not hung as high as <object1>?", "higher_choice order=min form=yesno"),
+        # an amount: no reading subtracts own heights, the writers labelled the height difference
+        ("By how much is <object1> less high than <object0>?", "height_difference"),
+        # the point said in the question proper too; a reason or an aside that fills no slot of the reading
+        ("Is the top of <object0> higher than the top of <object1>? I'd have to reach up to dust them.",
+         "higher_choice point=top form=yesno"),
+        ("How far is <object0>, so I can plan my route?", "distance_to_camera"),
+        ("Is <object0> taller than <object1>? I'm short, so I can only reach the bottom.",
+         "tallest_choice form=yesno"),
+        # a teenager's "like" naming the object's own extent is no likeness
+        ("how long is <object1>? like the long side in inchs", "object_length unit=in"),
+    ],
+)
+def test_fresh20_21_kinds_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+def test_a_half_turn_is_one_reading_whichever_side_is_said() -> None:
+    """A half turn ends in the same pose either way (the solver turns an unsaid side so): its readings
+    compare equal, and a writer's label keeps the side it said."""
+    left = parse_structured("future_direction_clock turn=left angle_deg=180")
+    right = parse_structured("future_direction_clock turn=right angle_deg=180")
+    assert left.structured() == right.structured() == "future_direction_clock angle_deg=180"
+    assert left.structured(half_turn_side=True) == "future_direction_clock turn=left angle_deg=180"
+    quarter = parse_structured("future_direction_clock turn=left angle_deg=90")
+    assert quarter.structured() == "future_direction_clock turn=left angle_deg=90"
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # an angle asked that no reading of two objects measures: "offset / separation" read as a distance
+        ("What is the angular separation between <object0> and <object1>?", "does not use 'angular'"),
+        # a learner's "less high" with no floor, point or placement word: the shorter or the lower one
+        ("Is <object1> less high than <object2>?", "'less high' may mean the shorter object"),
+        ("Which one is less high, <object0> or <object1>?", "'less high' may mean the shorter object"),
+        ("<object2> is not so high as <object0>, right?", "'not so high' may mean the shorter object"),
+        # a point said only beside the question: in the asker's sentence, a likeness, "as if"
+        ("Which is higher, <object0> or <object1>? We'd have to climb up to the top shelf to dust it.",
+         "its point=top is said only in \"we'd have to climb up to the top shelf to dust it\""),
+        ("Is <object0> mounted higher than <object1>? My cat would have to jump up to the top.",
+         "its point=top is said only in 'my cat would have to jump up to the top'"),
+        ("Is <object1> lower than <object0>, as if the bottom drawer were pulled out?",
+         "is said only in 'as if the bottom drawer were pulled out'"),
+        ("Which sits lower, <object1> or <object2>, like a bottom bunk?",
+         "is said only in 'like a bottom bunk'"),
+        ("Which sits lower, <object1> or <object2>, like the bottom bunk of a bed?",
+         "is said only in 'like the bottom bunk of a bed'"),
+    ],
+)
+def test_fresh20_21_kinds_are_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
+
+
+# Red-team probes, round 19 (issue 24): 171 questions of our own in the kinds the issue names, each with
+# the reading we mean worked out by hand from its words (REFUSE where no task answers it). Before this
+# round's changes 99 were read as meant, 19 as another task or slot (silent wrong) and 53 refused; after
+# them 102 are read as meant, 0 silent wrong, 69 refused. Those read are pinned here with the reading
+# meant; those refused with the reason, and, in a comment, the reading meant where a task answers them.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a turn said conversationally or with a typo
+        ("if u swing round to ur left by 90, where's <object0> on the clock",
+         'future_direction_clock turn=left angle_deg=90'),
+        ("Say I turned rigth 45 degrees — then what o'clock would <object1> be at?",
+         'future_direction_clock turn=right angle_deg=45'),
+        ("Let's say you rotate thirty degrees to the left. How many degrees off your front is "
+         "<object2> then?",
+         'future_direction_degrees turn=left angle_deg=30'),
+        ('Picture yourself turning a quarter to the right: what clock position is <object0> at?',
+         'future_direction_clock turn=right angle_deg=90'),
+        ("where would <object1> be on the clock after you've spun 60 to the right",
+         'future_direction_clock turn=right angle_deg=60'),
+        ("After trning left 90 degrees, what o'clock is <object0>?",
+         'future_direction_clock turn=left angle_deg=90'),
+        ("Once you've done a U-turn, what o'clock is <object1>?", 'future_direction_clock angle_deg=180'),
+        ("If you turned around, would <object0> be at 6 o'clock?", 'future_direction_clock angle_deg=180'),
+        ('Turn your head 45 right. Where is <object2> now on the clock?',
+         'future_direction_clock turn=right angle_deg=45'),
+        ('Where on the clock is <object1> if you face left?',
+         'future_direction_clock turn=left angle_deg=90'),
+        ("Where's <object0> on the clock?", 'direction_clock'),
+        ('how many degrees is <object1> from your nose right now', 'direction_degrees'),
+        ('If you yaw 30° to port, where on the clock is <object2>?',
+         'future_direction_clock turn=left angle_deg=30'),
+        # a top or bottom said indirectly
+        ('How far up does <object0> reach from the floor?', 'height_from_ground point=top'),
+        ('How much room is there under <object1>, down to the floor?', 'height_from_ground point=bottom'),
+        ("What's the clearance beneath <object2> in cm?", 'height_from_ground point=bottom unit=cm'),
+        ('How high does the uppermost part of <object0> sit above the ground?',
+         'height_from_ground point=top'),
+        ('How high off the floor is the very highest point of <object1>?', 'height_from_ground point=top'),
+        ('How far is the underside of <object2> above the floor, in inches?',
+         'height_from_ground point=bottom unit=in'),
+        ('How high is <object0>, top to bottom?', 'object_height'),
+        ('How tall is the whole of <object1>?', 'object_height'),
+        ('Does the top edge of <object2> sit higher than the top edge of <object0>?',
+         'higher_choice point=top form=yesno'),
+        ('How much higher does <object0> reach than <object1>, at their tops?',
+         'height_difference point=top'),
+        ("Which one's base is lower, <object1> or <object2>?", 'higher_choice point=bottom order=min'),
+        ("What's the height of the gap under <object0>?", 'height_from_ground point=bottom'),
+        ('How high is the middle of <object1> above the floor?', 'height_from_ground'),
+        ('How high does <object0> stick up above the floor?', 'height_from_ground point=top'),
+        ('How far does <object1> hang down from its top to its bottom?', 'object_height'),
+        ("Is the peak of <object2> higher than <object0>'s peak?", 'higher_choice point=top form=yesno'),
+        ("How high above the floor is <object1>'s lowest edge?", 'height_from_ground point=bottom'),
+        ("What's the distance from the floor to the crown of <object0>?", 'height_from_ground point=top'),
+        # "is A or B ...?" choices
+        ('Is <object0> or <object1> closer to you?', 'closer_to_camera'),
+        ('Is <object1> or <object0> the taller one?', 'tallest_choice'),
+        ('Is <object2> or <object0> further left?', 'leftmost_choice'),
+        ('Is <object0> or <object2> higher up?', 'higher_choice'),
+        ('Is <object1> or <object2> wider?', 'tallest_choice dim=width'),
+        ('Is <object0> or <object1> on top?', 'above_choice'),
+        ('Is <object2> closer than <object1> or not?', 'closer_to_camera form=yesno'),
+        ('Which is nearer, <object1> or <object0>?', 'closer_to_camera'),
+        ('<object0> or <object2>: which is longer?', 'tallest_choice dim=length'),
+        ('Is it <object1> or <object0> that sits lower?', 'higher_choice order=min'),
+        ('Is <object0> or is <object1> further away from you?', 'closer_to_camera order=far'),
+        ('Would you say <object2> or <object1> is shorter?', 'tallest_choice order=min'),
+        ('Is <object1> to the left or the right of <object2>?', 'left_right_choice'),
+        ('Between <object0> and <object1>, is the first or the second one closer?', 'closer_to_camera'),
+        ('Is <object0>, <object1> or <object2> the closest?', 'closest_to_camera'),
+        ('Is <object1> or <object0> the one more to the right?', 'leftmost_choice side=right'),
+        ('Is <object0> or <object1> narrower?', 'tallest_choice dim=width order=min'),
+        # subject and reference in planner shorthand
+        ('dist(<object1>, <object0>)', 'center_distance'),
+        ('height_diff top: <object2> vs <object0>', 'height_difference point=top'),
+        ('rel <object0> ref <object1>: left?', 'left_predicate'),
+        ('is_left_of(<object1>, <object2>)', 'left_predicate'),
+        ('above(<object0>, <object1>)?', 'above_predicate'),
+        ('<object2> wrt <object1>: higher?', 'higher_choice form=yesno'),
+        ('ref=<object0> subj=<object1> rel=left?', 'left_predicate objects=1,0'),
+        ('taller?(<object1>, <object0>)', 'tallest_choice form=yesno'),
+        ('nearer?(<object2>, <object0>)', 'closer_to_camera form=yesno'),
+        ('Relative to <object1>, is <object0> on the right?', 'right_predicate objects=0,1'),
+        ('With <object2> as the reference, how much higher is <object1>?', 'height_difference objects=1,2'),
+        ('From <object0> up to <object1>, how many cm?', 'height_difference unit=cm objects=1,0'),
+        ('<object1> vs <object2>, which is left', 'leftmost_choice'),
+        ('<object0>: below <object2>? y/n', 'below_predicate'),
+        # superlatives of height
+        ('Which of <object0>, <object1>, <object2> is the highest?', 'higher_choice'),
+        ('Which of <object0>, <object1>, <object2> is tallest?', 'tallest_choice'),
+        ('Of <object1>, <object2> and <object0>, which has the highest top?', 'higher_choice point=top'),
+        ('Which is the lowest-hanging of <object0>, <object1>, <object2>?', 'higher_choice order=min'),
+        ('Which of the three is the least tall: <object0>, <object1>, <object2>?',
+         'tallest_choice order=min'),
+        ('Of <object2>, <object0>, <object1>, which reaches highest?', 'higher_choice point=top'),
+        ('Which of <object0>, <object1> and <object2> sits highest off the floor?', 'higher_choice'),
+        ("Who's the tallest: <object1>, <object0> or <object2>?", 'tallest_choice'),
+        ('Which one of <object0>, <object1>, <object2> has the lowest bottom?',
+         'higher_choice point=bottom order=min'),
+        ('Which of <object1>, <object2>, <object0> is highest up?', 'higher_choice'),
+        ('Which of <object0>, <object1>, <object2> stands the highest?', 'higher_choice'),
+        ('Which of <object0>, <object1>, <object2> is the biggest in height?', 'tallest_choice'),
+        ('Which object is the highest of all: <object2>, <object1>, <object0>?', 'higher_choice'),
+        # cue words in asides
+        ("Is <object0> on your left? I'm standing behind you.", 'side_of_me side=left'),
+        ('How many degrees to turn to face <object1>? I get dizzy when I spin clockwise.', 'rotate_to_face'),
+        # suppositions and changed viewpoints
+        ('If you were standing where <object0> is, how far would <object1> be?', 'center_distance'),
+        ("Pretend you're a bird looking down: which is on top, <object0> or <object1>?", 'above_choice'),
+        ('Say you had a 1 m arm. Could you reach <object1>?', 'reachability arm_length_m=1.0'),
+        ('Assuming your arm is 70 cm, can you grab <object0>?', 'reachability arm_length_m=0.7'),
+        ('If you walked over to <object1>, how far would you have walked?', 'distance_to_camera'),
+        # numbers and units in odd places
+        ('In centimetres: <object0>, how far from you?', 'distance_to_camera unit=cm'),
+        ('<object1> height above floor (mm)?', 'height_from_ground unit=mm'),
+        ('How far is <object0>? 2 decimal places, in metres.', 'distance_to_camera'),
+        ('Can you reach <object2> if your arm is 2 ft 6?', 'reachability arm_length_m=0.762'),
+        ('How many inches wide is <object1>?', 'object_width unit=in'),
+        ('<object2>: how tall, cms?', 'object_height unit=cm'),
+        ("What's the length of <object0> in inch?", 'object_length unit=in'),
+        ('Give me the distance to <object2>, 3 significant figures, millimetres.',
+         'distance_to_camera unit=mm'),
+        ('Arm length 90cm. Reach <object0>?', 'reachability arm_length_m=0.9'),
+        ('How far is <object1> from <object2>, in cm not m?', 'center_distance unit=cm'),
+        ("How many metres high is <object2>'s top from the floor?", 'height_from_ground point=top'),
+        # "high" for "tall"
+        ('Is <object2> less high up than <object1>?', 'higher_choice order=min form=yesno'),
+        ('Is <object0> placed less high than <object1>?', 'higher_choice order=min form=yesno'),
+        ('Is <object0> higher than <object1>?', 'higher_choice form=yesno'),
+        ('Which is less high above the floor, <object1> or <object2>?', 'higher_choice order=min'),
+        # angle words
+        ("What's the angle to <object0> from where you're pointing?", 'direction_degrees'),
+        ('Angular offset of <object1>, please, in degrees.', 'direction_degrees'),
+        ('At what angle from your heading does <object2> lie?', 'direction_degrees'),
+        ('From your angle, is <object0> left of <object1>?', 'left_predicate'),
+        ("What's the offset of <object2> from you?", 'distance_to_camera'),
+    ],
+)
+def test_a_round19_probe_is_read_as_meant(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # a turn said conversationally or with a typo
+        ("Where's <object2> on the clock face, if I nudge you a little to the left?", "does not use 'left'"),
+        # (meant: future_direction_clock turn=right angle_deg=120)
+        ("Spin right by 120 degrees and tell me <object0>'s clock direction.", "does not use 'and tell'"),
+        # (meant: future_direction_degrees turn=right angle_deg=90)
+        ("If you went round clockwise 90 degrees, what's the bearing of <object2> in degrees?",
+         "does not use 'if you went'"),
+        ("if you turn to the left a bit, what o'clock is <object0>", "does not use 'a bit'"),
+        ("After you turn left and then right, what o'clock is <object1>?",
+         "does not use 'left and then right'"),
+        ('Rotate 90 then tell me where <object2> is on the clock.', "does not use 'rotate'"),
+        # (meant: future_direction_degrees angle_deg=180)
+        ('Supposing you pivot 180, in degrees where is <object0>?', "does not use 'pivot'"),
+        # a top or bottom said indirectly
+        # (meant: higher_choice point=top)
+        ('Whose lid is higher, <object0> or <object1>?', "does not use 'lid'"),
+        # (meant: height_from_ground point=bottom)
+        ('How high is <object2> off the floor at its feet?', "does not use 'its feet'"),
+        # "is A or B ...?" choices
+        ('Is <object0> taller or shorter than <object1>?', "does not use 'shorter'"),
+        ('Is <object2> above or below <object0>?',
+         "'above or below' offers two answers, and that reading answers yes or"),
+        # (meant: closer_to_camera objects=2,0)
+        ('Is <object2> nearer than <object0>, or the other way round?', "does not use 'the other way round'"),
+        # subject and reference in planner shorthand
+        ('<object0> > <object1> in height?',
+         "no spatial task matches '<object0> > <object1> in height?' with 2"),
+        # superlatives of height
+        ('Which of <object0>, <object1>, <object2> is the highest in height?',
+         "'highest in height' may mean the object's own height, and that"),
+        ('Which is least high, <object0>, <object1> or <object2>?',
+         "'least high' may mean the shorter object (its own height), and that"),
+        # cue words in asides
+        # (meant: distance_to_camera)
+        ('How far is <object0> from you? My daughter is on the left side of the room.',
+         "does not use 'how far'"),
+        # (meant: tallest_choice form=yesno objects=1,2)
+        ('Is <object1> taller than <object2>? The top shelf is full anyway.', "does not use 'top'"),
+        # (meant: object_width unit=cm)
+        ("How wide is <object0>, in cm? I'm measuring for a box that's 30 cm deep.", "does not use '30'"),
+        # (meant: higher_choice form=yesno objects=2,0)
+        ('Is <object2> higher than <object0>? We keep the heavy stuff at the bottom.',
+         "does not use 'at the bottom'"),
+        # (meant: closer_to_camera objects=1,0)
+        ('Which is closer, <object1> or <object0>? I turned the lights on earlier.',
+         "does not use 'i turned'"),
+        # (meant: direction_clock)
+        ("What o'clock is <object0>? I always mix up left and right.", "does not use 'left'"),
+        # (meant: height_from_ground)
+        ('How high is <object1> above the floor? My grandfather was six feet tall.', "does not use 'feet'"),
+        ('How long is <object2>? Like, the top bit is bent.', "does not use 'top'"),
+        # (meant: higher_choice order=min)
+        ("Which is lower, <object0> or <object1>? My knees can't take bending to the bottom shelf.",
+         'its point=bottom is said only in "my knees can\'t take bending to the'),
+        # (meant: above_predicate objects=1,2)
+        ("Is <object1> above <object2>? I'd stack them the other way round myself.",
+         "does not use 'the other way round'"),
+        # (meant: center_distance)
+        ('How far apart are <object0> and <object1>? My tape only goes to 2 metres.', "does not use '2'"),
+        # (meant: reachability)
+        ('Can you reach <object2>? I hurt my right arm yesterday.',
+         "the question before the '?' reads as reachability alone, and the"),
+        # (meant: tallest_choice objects=0,2)
+        ('Which is taller, <object0> or <object2>? The kids say the top one wobbles.',
+         "the question before the '?' reads as tallest_choice alone, and the"),
+        ("Is <object0> higher than <object1>? I'd have to stand on a chair to reach the top.",
+         'its point=top is said only in "i\'d have to stand on a chair to reach'),
+        # (meant: height_from_ground unit=ft)
+        ('How high is <object2> from the floor, in feet? I grew up with feet and inches.',
+         "does not use 'inches'"),
+        # (meant: closer_to_camera form=yesno objects=1,0)
+        ('Is <object1> nearer than <object0>? As if it matters, the bottom one is broken.',
+         "does not use 'bottom'"),
+        ('Which is higher, <object0> or <object1>, so I can put the bottom shelf under it?',
+         "it is read so only with 'i can put the bottom shelf under it' beside"),
+        # (meant: below_predicate objects=2,0)
+        ('Is <object2> below <object0>, like a foot under a table?', "does not use 'foot'"),
+        # suppositions and changed viewpoints
+        ('Imagine you are facing <object2>. How many degrees to turn to face it?',
+         "does not use 'imagine you are facing OBJ. how many degrees to turn'"),
+        ('From the doorway, is <object1> on the left?', "does not use 'from the doorway'"),
+        ('Suppose <object0> were moved a metre closer; would it be closer than <object2>?',
+         "does not use 'suppose OBJ were moved'"),
+        ('If I stood behind <object1>, would <object0> be on my left?', "does not use 'if i stood'"),
+        ('Seen from <object2>, where is <object0> on the clock?',
+         "no spatial task matches 'Seen from <object2>, where is <object0> on"),
+        ('If the camera were lower, would <object2> still look higher than <object1>?',
+         "does not use 'lower'"),
+        ("Looking from the window's side, is <object0> left of <object1>?",
+         'does not use "looking from the window\'s side"'),
+        ('From my side of the table, is <object2> on the right?', "does not use 'from my side of the table'"),
+        ('Tomorrow, when the room is tidied, which will be closest: <object0>, <object1> or <object2>?',
+         "does not use 'tomorrow'"),
+        ('In the mirror, is <object1> to the left of <object0>?', "does not use 'mirror'"),
+        # numbers and units in odd places
+        ('How far, feet and inches, is <object2>?', "does not use 'inches'"),
+        ('Distance to <object1> — answer in yards.', "does not use 'in yards'"),
+        ('Is <object0> within 1.5 m of you?',
+         "no spatial task matches 'Is <object0> within 1.5 m of you?' with 1"),
+        ('How far is <object1> in metres and centimetres?', "does not use 'centimeters'"),
+        ('Is <object0> more than 50 cm taller than <object1>?', "does not use 'more than 5'"),
+        # (meant: future_direction_clock turn=left angle_deg=90)
+        ("If you turn 1/4 turn left, what o'clock is <object0>?", "does not use '4'"),
+        ('How far to <object1>, in km?', "does not use 'in km'"),
+        # (meant: distance_to_camera unit=ft)
+        ('Object 3, <object2>: how far from you in feet?', "does not use '3'"),
+        # (meant: object_height unit=in)
+        ('Height of <object0> (in.)?', "'in.' asks for a length in in, and that reading answers in m"),
+        # several questions in one
+        ('How far is <object0> and how tall is it?', "does not use 'and how'"),
+        ('Which is closer, <object1> or <object2>, and by how much?', "does not use 'and by how much'"),
+        ('Is <object0> on your left? Also, how high is it?', "does not use 'high'"),
+        ("What o'clock is <object1>, and how far away?", "does not use 'and how'"),
+        ('How tall is <object2>? How wide?', "does not use '? how wide'"),
+        ('Is <object0> above <object1>, and is <object1> above <object2>?',
+         "no spatial task matches 'Is <object0> above <object1>, and is"),
+        ('Tell me the height and the width of <object0>.', "does not use 'height and the width'"),
+        ('How far have you walked, and where is <object1> on the clock?', "does not use 'and where'"),
+        ('Is <object2> closer than <object0>? If so, how much closer?', "does not use 'how much closer'"),
+        ('Which is tallest, <object0>, <object1> or <object2>, and which is widest?',
+         "does not use 'tallest'"),
+        # "high" for "tall"
+        ('Is <object0> less high than <object2>?',
+         "'less high' may mean the shorter object (its own height), and that"),
+        ('Which is not as high, <object1> or <object0>?',
+         "no spatial task matches 'Which is not as high, <object1> or"),
+        ('<object1> is not as high as <object2>, true?',
+         "'not as high' may mean the shorter object (its own height), and that"),
+        ('Is <object2> not so high like <object0>?',
+         "'not so high' may mean the shorter object (its own height), and that"),
+        # angle words
+        # (meant: direction_degrees)
+        ('Give the azimuth of <object1>.', "no spatial task matches 'Give the azimuth of <object1>.' with 1"),
+        ('What is the angular gap between <object0> and <object2>?', "does not use 'angular'"),
+        ('How big is the angular distance from <object1> to <object0>?', "does not use 'angular'"),
+    ],
+)
+def test_a_round19_probe_is_refused(question: str, reason: str) -> None:
+    p, why = parse_question(question)
+    assert p is None
+    assert why.startswith((PARTLY_READ, NOT_MEASURABLE)) and reason in why, why
