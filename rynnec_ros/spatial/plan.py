@@ -18,6 +18,7 @@ from rynnec_ros.spatial.parse import (
     Question,
     Slots,
     TaskSyntaxError,
+    another_thing,
     aside_cue,
     asked_unit,
     claimed_quantity,
@@ -115,6 +116,11 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     once); a question without references ("How far is it from me?") counts the request's ``n_regions``.
     """
     n = count_objects(question, n_regions)
+    asked = _without_other_things(question)
+    if asked != question:
+        # a sentence that only describes another thing by its place ("The chair on the right is wobbly.")
+        # lends the question no cue: the question is read without it, or refused as it then reads
+        return _read(asked, question, n)
     parsed, why = _read(question, question, n)
     # (a reading refused for words beside the question is not read again without the asides: read so, the
     # question proper would answer what the asker did not mean either way)
@@ -285,6 +291,18 @@ def _without_asides(question: str, numbers: bool) -> str:
         return question
     first, last = keep.index(True), len(keep) - 1 - keep[::-1].index(True)
     return question[spans[first][0]:spans[last][1]]
+
+
+def _without_other_things(question: str) -> str:
+    """``question`` without its sentences that only describe another thing by its place
+    (``parse.another_thing``: "The exit on the left is blocked."), where the rest names an object; else
+    ``question`` as it is."""
+    breaks = (x for m in re.finditer(_SENTENCE_END, question) for x in (m.start(), m.end()))
+    ends = [0, *breaks, len(question)]
+    spans = [question[ends[i]:ends[i + 1]] for i in range(0, len(ends), 2)]
+    kept = [span for span in spans if not another_thing(normalise(span))]
+    rest = " ".join(kept)
+    return rest if len(kept) < len(spans) and "OBJ" in normalise(rest) else question
 
 
 def _is_aside(sentence: str, numbers: bool) -> bool:
