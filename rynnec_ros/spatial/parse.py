@@ -717,7 +717,11 @@ _UNDER_GAP = (
 # How high an object reaches is the height of its top.
 _REACH_UP = (
     r"\bhow (?:high|far up)\b[^.?!;]*\breach(?:es)?\b|\breaches to\b"
-    r"|\breach(?:es|ing)? (?:up|higher|highest|the highest|as high|furthest up)\b(?! to OBJ)"
+    r"|\breach(?:es|ing)? (?:up|higher|highest|the highest|as high|furthest up|lower|lowest|less high)\b"
+    r"(?! to OBJ)"
+    # an object's reach compared: "does OBJ reach less high than OBJ", "how much higher up does OBJ reach"
+    r"|\bOBJ reach(?:es)? (?:\w+ )?(?:higher|lower|less high|as high|so high|further up|farther up)\b"
+    r"|\b(?:higher|lower)(?: up)? (?:does|do|did|would|will) OBJ reach\b"
     r"|\b(?:stick|sticks|sticking|stand|stands|standing|rise|rises|rising|extend|extends|extending) up\b"
     # how far up an object goes: "up to where does OBJ go", "how high does OBJ go", "OBJ goes up to"
     r"|\bup to where\b|\bhow (?:high|far up) (?:does|do|did) OBJ (?:go|come)\b"
@@ -1554,7 +1558,19 @@ _PART_OF_THE_QUESTION = (
     rf"|{_LENGTH_UNIT_WORD}"
 )
 _WOULD_HAVE_TO = r"\b(?:would|'d|have to|had to|need to|needs to|could|can't|cannot)\b"
+# A statement about a thing by its place (issue 24, round 20): "the chair on the right is wobbly", "the one
+# on the left is my favourite", "my ladder is against the left wall". Its side, height or size words place
+# or describe its subject (up to three words after the article, then its place said by a preposition),
+# which no reading of the question beside it measures. (``_THING`` alone, "the top shelf is empty", needs
+# no place: ``another_thing``.)
+_THING = r"^(?:the|a|an|my|our|this|that|these|those)((?: [a-z']+){1,3}?)"
+_PLACE = (r" (?:on|at|to|in|by|near|against|under|over|above|below|behind|beside|next to) (?:the|my|our|your)"
+          r"(?: [a-z]+){1,3}?")
+_STATES = r" (?:is|are|was|were|has|have|had|[a-z]+s)\b"
+_THING_PLACED = _THING + _PLACE + _STATES
 _SENTENCE_BREAK = r"(?<=[.!?:;])\s+|\.{2,}\s*|…\s*"
+# (a statement about a thing by its place may also be a clause joined to the question by ", but")
+_BUT_BREAK = r",\s+(?=but\b)"
 
 
 def question_proper(t: str) -> tuple[str, list[str]]:
@@ -1565,6 +1581,10 @@ def question_proper(t: str) -> tuple[str, list[str]]:
     beside = [sentence for sentence in re.split(_SENTENCE_BREAK, t)
               if re.search(_ASKER_SAYS, sentence) and not re.search(_PART_OF_THE_QUESTION, sentence)
               and (not re.search(_TURN_VERB, sentence) or re.search(_WOULD_HAVE_TO, sentence))]
+    beside += [clause for sentence in re.split(_SENTENCE_BREAK, t)
+               for clause in re.split(_BUT_BREAK, sentence)
+               if re.search(_THING_PLACED, clause) and not re.search(_PART_OF_THE_QUESTION, clause)
+               and not re.search(_TURN_VERB, clause) and clause not in beside]
     beside += [m.group(0) for pattern in (_LIKENESS, _REASON) for m in re.finditer(pattern, t)
                if "OBJ" not in m.group(0) and not any(m.group(0).strip(",; ") in b for b in beside)]
     for words in beside:
@@ -1719,6 +1739,9 @@ _BODY_REFERENCE = (
     rf"\b(?:left|right)(?: hand)?(?: side)? of (?:the |a |an |my |our |his |her |their |this |that )?"
     rf"{_PERSON}\b"
     rf"|\b(?:the |a |an |my |our |his |her |their )?{_PERSON}(?:'s|s') (?:left|right)\b"
+    # (a person's side set against the camera's, "her left is your right": which side is whose is the
+    # asker's to say, and the two side words read as a choice of sides)
+    r"|\b(?:his|her|their) (?:left|right) (?:is|=|means|becomes) (?:your|my|the camera's) (?:left|right)\b"
     r"|\b(?:shoulder|knee|waist|hip|eye|chest|ankle|elbow|chin|belly|navel) (?:height|level|high)\b"
     rf"|\b(?:could|can|would|will|does|do|is|are|might) (?:the |a |an |my |our |his |her |their )?{_PERSON}"
     r" (?:\w+ ){0,2}?reach\w*"
@@ -1726,6 +1749,33 @@ _BODY_REFERENCE = (
     r"|needs? to|must|might) (?:\w+ ){0,2}?reach\w*"
     r"|\b(?:aft|astern|abaft)\b"
 )
+# The words of the subject of a statement about a thing by its place (``_THING_PLACED``) that may be an
+# object of the question ("the one on the left", "the tallest", "the other"), the viewer or its parts, or
+# a person (whose side or reach may be the reference)
+_NOT_ANOTHER_THING = (
+    r"\b(?:one|ones|thing|things|objects?|items?|it|its|other|others|first|second|third|last|former"
+    r"|latter|both|either|neither|camera|robot|arm|hand|view|side|left|right|\w+est"
+    rf"|(?:near|clos|farth|furth|tall|short|high|low|upp|bigg|small|wid|narrow|long|larg)er|{_PERSON})\b"
+)
+
+
+def another_thing(sentence: str) -> bool:
+    """Whether normalised ``sentence`` only describes another thing than the question's objects: a
+    statement about a thing named by a noun, with or without its place (``_THING``, ``_PLACE``), that
+    names no object nor "one" / "them" / "both" that may stand for one, asks nothing, offers no answers
+    ("or", "yes", "no"), holds no number, unit, turn, correction or supposition ("my cat would have to
+    jump up to the top"), and whose subject may be no object of the question, the viewer or a person
+    (``_NOT_ANOTHER_THING``): "The chair on the right is wobbly, ignore it." Its side, top or height
+    words are that thing's, so the question beside it is read without it (``plan.parse_question``); a
+    subject that may be an object ("the one on the left") is no other
+    thing, and its words, beside the question, decide nothing (``question_proper``)."""
+    placed = re.match(rf"{_THING}(?:{_PLACE})?{_STATES}", sentence)
+    return placed is not None and not re.search(_NOT_ANOTHER_THING, placed.group(1)) and not re.search(
+        rf"{_PART_OF_THE_QUESTION}|{_TURN_VERB}|{_CORRECTION}|{_WOULD_HAVE_TO}"
+        r"|\b(?:you|your|one|ones|them|both|either|neither|or|yes|no|will|should|might|may|must|can)\b|'ll\b",
+        sentence)
+
+
 # The asker's pose changed ("if I lean forward", "if you stretch"): no reading knows the new reach
 # ("by stretching out your arm" is the reach itself).
 _CHANGED_POSE = (

@@ -18,6 +18,7 @@ from rynnec_ros.spatial.parse import (
     Question,
     Slots,
     TaskSyntaxError,
+    another_thing,
     aside_cue,
     asked_unit,
     claimed_quantity,
@@ -115,6 +116,11 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     once); a question without references ("How far is it from me?") counts the request's ``n_regions``.
     """
     n = count_objects(question, n_regions)
+    asked = _without_other_things(question)
+    if asked != question:
+        # a sentence that only describes another thing by its place ("The chair on the right is wobbly.")
+        # lends the question no cue: the question is read without it, or refused as it then reads
+        return _read(asked, question, n)
     parsed, why = _read(question, question, n)
     # (a reading refused for words beside the question is not read again without the asides: read so, the
     # question proper would answer what the asker did not mean either way)
@@ -180,7 +186,7 @@ def _height_in_height(t: str, parsed: Parsed) -> str | None:
 _LESS_HIGH = r"\b(?:less|least) high\b|\b(?:not|n't) (?:\w+ )?(?:as|so) high\b"
 _PLACED = (
     r"\b(?:floor|ground|deck|top|bottom|center|middle|base|underside|up|off|above|below|over|under|point"
-    r"|edge|level|mounted|placed|positioned|located|hung|hanging|hangs|sits?|sitting|set|installed"
+    r"|edge|level|mounted|placed|positioned|located|hung|hanging|hangs|sits?|sitting|set|installed|reach\w*"
     r"|elevat\w*)\b"
 )
 
@@ -287,6 +293,25 @@ def _without_asides(question: str, numbers: bool) -> str:
     return question[spans[first][0]:spans[last][1]]
 
 
+_OPENS_THING = r"\s*(?:the|a|an|my|our|this|that|these|those)\b"
+
+
+def _without_other_things(question: str) -> str:
+    """``question`` without its sentences that only describe another thing by its place
+    (``parse.another_thing``: "The exit on the left is blocked."), where the rest names an object; else
+    ``question`` as it is."""
+    breaks = (x for m in re.finditer(_SENTENCE_END, question) for x in (m.start(), m.end()))
+    ends = [0, *breaks, len(question)]
+    spans = [question[ends[i]:ends[i + 1]] for i in range(0, len(ends), 2)]
+    # (a sentence about a thing opens with its article and holds no object reference, question mark or
+    # number: only those are normalised and looked at)
+    kept = [span for span in spans
+            if not (re.match(_OPENS_THING, span, re.IGNORECASE) and not re.search(r"[<\[?\d]", span)
+                    and another_thing(normalise(span)))]
+    rest = " ".join(kept)
+    return rest if len(kept) < len(spans) and "OBJ" in normalise(rest) else question
+
+
 def _is_aside(sentence: str, numbers: bool) -> bool:
     """Whether ``sentence`` is an aside (``_without_asides``): it names no object, so alone, about none,
     it reads no task."""
@@ -329,6 +354,8 @@ def _aside_changes(question: str, n: int, parsed: Parsed) -> str | None:
 # to a statement put to confirm ("..., true?", "you would agree that ...?"; the rewrites turn "true?"
 # into "is that so?").
 _ASKS_WHICH = (r"\bwhich (?:one|ones|of(?! the following)|hand|side)\b"
+               # the one with an extreme ("which has the largest distance", a planner's argmax)
+               r"|\bwhich (?:has|have) the (?:largest|smallest|greatest|least|biggest|highest|lowest)\b"
                r"|^(?:of|between|among) OBJ\b[^?]*\bwhich\b"
                # a choice without "which": an order to pick one of the named ("identify the object at ...",
                # "select the one ...", "name the item that ..."), "OBJ or OBJ?", "the first / last / -est /

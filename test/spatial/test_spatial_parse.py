@@ -2,10 +2,11 @@
 
 Expected tasks and slots are read off the sentences by hand; the paraphrase labels come from
 the paraphrase sets (``rynnec_ros/eval/data/paraphrases``): ``original``, written before the parser,
-and ``blind`` .. ``blind11``, ``blind13`` .. ``blind59``, each written blind and measured before the
-parser was generalised on it (together the development set, asserted here; ``blind14`` .. ``blind59`` by
-writers who read no project document). The held-out set (``blind12``, written blind) is only measured by
-``eval-paraphrases`` (its size is asserted here, its parses never), never tuned on.
+and ``blind`` .. ``blind11``, ``blind13`` .. ``blind59``, ``redteam1`` and ``redteam2``, each written
+blind and measured before the parser was generalised on it (together the development set, asserted here;
+``blind14`` .. ``blind59`` and the red-team sets by writers who read no project document). The held-out
+set (``blind12``, written blind) is only measured by ``eval-paraphrases`` (its size is asserted here,
+its parses never), never tuned on.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def test_paraphrase_set_size_and_split() -> None:
     assert len(dev) == (3282 + 234 + 228 + 192 + 209 + 199 + 210 + 209 + 199 + 209 + 206 + 205 + 205
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
                         + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202 + 209 + 200
-                        + 209 + 207 + 195 + 206 + 209 + 209 + 209 + 209)
+                        + 209 + 207 + 195 + 206 + 209 + 209 + 209 + 209
+                        + 190 + 190)  # redteam1, redteam2
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -1075,6 +1077,94 @@ REFUSED_BY_DESIGN = {
     'Turn right - no number, just a turn right - and tell me the clock direction of <object0> afterwards.',
     "Is <object1> in arm's reach for you? I'd rather not lean over the client.",
     # (end of blind56 .. blind59)
+    # redteam1 and redteam2 (round 20, development sets now): refused on purpose, by kind: a context
+    # sentence about the asker's own place ("I'm on the left side of the room.") or a thing with a number
+    # ("My ladder is 2 m tall"); a turn, a distance or a height set aside or denied ("not after any turn",
+    # "without turning", "not from you - from each other", "I don't mean the highest one"); two questions
+    # with one picked afterwards; a correction ("no sorry", "Actually"); a person's side or reach; a
+    # changed scene supposed; a sentence about another thing beside a walk; numbers in two units ("1 m 20
+    # cm") or a spoken fraction of degrees; "off-centre" with a face; "the lower one of the pair"
+    'My ladder is 2 m tall, but never mind that: how far did you move in total during the video, in inches?',
+    'Say you swung round to your left a bit at the end. Ignore that; how far did you actually '
+    'move overall during the video?',
+    "Over the whole video, what's the total length of your route, in yards... no sorry, in feet?",
+    'The top shelf is empty, by the way. How much distance did you cover overall during the recording?',
+    "I'm standing on the left side of the room. How many metres is <object0> from you right now?",
+    "I'm not asking where it would be after a turn, just how far is <object0> from you now, in mm?",
+    'Is <object0> more than a metre away? Actually, just tell me how far it is from you, in inches.',
+    "I'm on the left side of the room. Of <object0> and <object1>, which one is further away from you?",
+    "Say you swung round to your left a bit, 45 or so; that doesn't change distances, so just "
+    'tell me: which is nearer to you right now, <object0> or <object1>?',
+    "I'm at the left end of the room. Is it <object0>, <object1> or <object2> that is nearest to you?",
+    "I don't care which is the highest one. Which of <object0>, <object1> and <object2> is "
+    'farthest from you?',
+    "I'm on the right side of the room. How far is <object0> from <object1>, in inches?",
+    "Your arm is 70 cm long, but that's beside the point: how far is <object0> from <object1>?",
+    'Not how far they are from you: how far is <object0> from <object1>, in centimetres?',
+    "I'm on the left side of the room. At its centre, how high above the floor is <object0>, in feet?",
+    "I'm on the left. How much higher off the floor is the underside of <object0> than the "
+    'underside of <object1>, in cm?',
+    "I'm on the left side of the room. What is the length of the longer horizontal side of "
+    '<object0>, in mm?',
+    "Out of <object0>, <object1> and <object2>, which is the tallest? I don't mean the highest "
+    'one, I mean its own height.',
+    'Which is the highest one: <object2>, <object0> or <object1>? I mean placed highest, not tallest.',
+    "I'm on the left side of the room. Which is less high above the floor, <object1> or <object0>?",
+    "I'm on the left of the room. Is <object0> above <object1>?",
+    'Is it <object0> or <object1> that is the lower one of the pair?',
+    "I'm on the left side of the room. As you see them, is <object1> to the right of <object0>?",
+    'Say you swung round to your left a bit; never mind that. From your current viewpoint, is '
+    '<object0> on the left of <object1>?',
+    "I'm on the left side of the room. Is <object0> on your right?",
+    "I'm on the left side of the room. What o'clock direction is <object0> from you?",
+    'Before you turn anywhere: what clock position is <object0> at right now?',
+    "I'm not asking you to turn. Just what angle, in degrees, lies between your current forward "
+    'direction and <object0>?',
+    'How far off-centre is <object0>, in degrees, from the way you face right now?',
+    "I'm on the left side of the room. How much do you have to turn to face <object0>, in degrees?",
+    'Say you swung round to your left a bit, 45 or so. Where would <object0> be then, in degrees '
+    'from your heading?',
+    'If you turned to your right by 22 and a half degrees, how many degrees off your new heading '
+    'would <object0> be?',
+    'My ladder is 2 m tall, but ignore that. Can you reach <object0> with your arm?',
+    'Can you reach <object0>? Your arm is 1 m 20 cm.',
+    "Two things: what's the weather like, and how far has the camera moved overall? Only the "
+    'second one matters to me.',
+    'If someone put a lamp on the table, would that change anything? Never mind - just tell me '
+    'which is nearer to you: <object1> or <object0>.',
+    'The one on the left is my favourite, but tell me which of <object2>, <object0> and '
+    '<object1> is closest to the camera.',
+    'Two questions: which of <object1>, <object2> and <object0> is the heaviest, and which is '
+    'the nearest to you? I only need the nearest one answered.',
+    "She's closest to <object0> herself, but from you: which of <object0>, <object1> and "
+    '<object2> is the most distant?',
+    'Not from you - from each other: how far is <object0> from <object1>, in feet?',
+    "Ignore how far either is from you; what's the distance between <object0> and <object1> in cm?",
+    'Two questions: how tall is <object0>, and how high above the floor is its top? I only want the second.',
+    'Two questions: how far is <object0> from you, and how long is it? I only need how long it is.',
+    'If <object0> were moved to the other side of the room, it would still be the same width - '
+    'so what is its width in centimetres?',
+    'Not which sits higher - which is physically taller itself: <object1> or <object0>?',
+    'Not which is taller - which one sits lower, judged by their bottoms: <object1> or <object0>?',
+    "Two questions: which of them is heavier, and does <object1>'s bottom sit higher off the "
+    "floor than <object0>'s bottom? Just the second.",
+    'Two questions: is <object1> above <object0>, and what colour is it? Only the first matters.',
+    "Looking from the other side wouldn't change the stack, so which of <object0> and <object1> "
+    'is the one on top?',
+    "She's facing you, so her left is your right - but I want it from your view: is <object1> "
+    'left of <object0>?',
+    'Two questions: how far is <object0> from <object1>, and on which side of <object1> is '
+    '<object0>, from your view? Only the side, please.',
+    'Two questions: which of <object0> and <object1> is bigger, and which is further to the left '
+    'from you? I only want the second.',
+    'Two questions: how far is <object0>, and is it on your left? Just answer the side question.',
+    "The door on the right is at 3 o'clock - never mind that. Where's <object0> on the clock face from you?",
+    "Not after any turn - as you face right now, what o'clock is <object0> at?",
+    "Two questions: is <object0> on your left, and what's its bearing in degrees from where you "
+    'face? Just the bearing.',
+    'Without turning, how many degrees away from your forward direction is <object0>?',
+    'Two questions: how far is <object0>, and can you reach it with your 30-inch arm? Only the reach one.',
+    'She can reach things from her chair, but can you reach <object0> from where you are now?',
 }
 
 
@@ -2741,8 +2831,6 @@ def test_a_round19_probe_is_read_as_meant(question: str, expected: str) -> None:
         # (meant: distance_to_camera)
         ('How far is <object0> from you? My daughter is on the left side of the room.',
          "does not use 'how far'"),
-        # (meant: tallest_choice form=yesno objects=1,2)
-        ('Is <object1> taller than <object2>? The top shelf is full anyway.', "does not use 'top'"),
         # (meant: object_width unit=cm)
         ("How wide is <object0>, in cm? I'm measuring for a box that's 30 cm deep.", "does not use '30'"),
         # (meant: higher_choice form=yesno objects=2,0)
@@ -2846,3 +2934,56 @@ def test_a_round19_probe_is_refused(question: str, reason: str) -> None:
     p, why = parse_question(question)
     assert p is None
     assert why.startswith((PARTLY_READ, NOT_MEASURABLE)) and reason in why, why
+
+
+# After redteam1/redteam2 (round 20, development sets now): their silent-wrong kinds. Sentences of our own;
+# readings worked by hand from the words.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a sentence about another thing by its place lends the question no side, top or height: the
+        # question is read without it (the fan's "left" is no leftmost, the rack's "top" no point, the
+        # bench's "low" no order)
+        ("The fan on the left is noisy. Which of <object0> and <object1> is nearer to you?",
+         "closer_to_camera"),
+        ("The top rack is full. How high above the floor is <object1>?", "height_from_ground"),
+        ("The bench by the right wall sits low. Is <object0> under <object1>?", "below_predicate"),
+        ("The sink on the right drips, never mind it. Rotating counterclockwise, how many degrees to face "
+         "<object2>?", "rotate_to_face direction=ccw"),
+        # (a round-19 probe refused then: the shelf's "top" was read as a cue; its sentence names another
+        # thing, and the question proper is complete)
+        ("Is <object1> taller than <object2>? The top shelf is full anyway.", "tallest_choice form=yesno"),
+        # how high an object reaches compared is its top: a yes/no, a choice, an amount
+        ("Does <object1> reach higher than <object2>?", "higher_choice point=top form=yesno"),
+        ("Which reaches lower, <object0> or <object2>?", "higher_choice point=top order=min"),
+        ("How many cm lower does <object0> reach than <object1>?", "height_difference point=top unit=cm"),
+        # ... also said "less high": reaching is the top's placement, not the object's own height
+        ("Does <object0> reach less high than <object2>?", "higher_choice point=top order=min form=yesno"),
+        # a planner's max_by / min_by a distance from the camera: the farthest / the nearest
+        ("max_by_distance([<object0>, <object1>], from=camera)", "closer_to_camera order=far"),
+        ("min_by_distance([<object1>, <object2>, <object0>], ref=cam)", "closest_to_camera"),
+        ("argmax(range, <object0>, <object1>, <object2>)", "closest_to_camera order=far"),
+        # ... and by an own extent: the biggest / the smallest in it
+        ("max_by_width([<object0>, <object1>])", "tallest_choice dim=width"),
+        ("min_by_length(<object1>, <object0>)", "tallest_choice dim=length order=min"),
+    ],
+)
+def test_redteam_kinds_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # a statement whose subject may be one of the objects ("the one on the right") decides nothing
+        ("The one on the right is mine, but which of <object0> and <object1> is taller?",
+         "it is read so only with 'the one on the right is mine' beside the question"),
+        # a person's side set against the camera's: whose side is the asker's to say
+        ("He faces me, so his right is my left: which of <object0> and <object1> is more to the right?",
+         "does not use 'his right is my left'"),
+        # "which has the largest" picks one: never a number (the distance between the two)
+        ("<object0>, <object1>: which has the largest distance?", "'which has the largest' asks which one"),
+    ],
+)
+def test_redteam_kinds_are_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
