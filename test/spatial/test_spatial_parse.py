@@ -56,6 +56,9 @@ def test_paraphrase_set_size_and_split() -> None:
     assert split("fresh19") == []  # blind54/55, measured once, are development sets now
     assert split("fresh20") == []  # blind56/57, measured once, are development sets now
     assert split("fresh21") == []  # blind58/59, measured once, are development sets now
+    fresh22 = split("fresh22")  # converted by eval/blind_labels.py
+    assert len(fresh22) == 209 + 209
+    assert {family for family, _, _ in fresh22} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
