@@ -59,6 +59,9 @@ def test_paraphrase_set_size_and_split() -> None:
     fresh22 = split("fresh22")  # converted by eval/blind_labels.py
     assert len(fresh22) == 209 + 209
     assert {family for family, _, _ in fresh22} == {*FAMILIES, "rotate_to_face"}
+    fresh23 = split("fresh23")  # converted by eval/blind_labels.py
+    assert len(fresh23) == 209 + 209
+    assert {family for family, _, _ in fresh23} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
