@@ -796,8 +796,11 @@ _YESNO = (
 # A statement asked with a question mark ("OBJ is nearer to you than OBJ?") asks whether it holds.
 # (also with a clarification after its question mark that asks nothing: "...? At the centres, I mean.")
 _ASKS_NOTHING_AFTER = r"(?: (?![^?]*\b(?:which|what|who|how|where|tell|give|or|and)\b)[^?]*)?$"
+# The subject of a stated comparison: an object, or a point of it ("the top of OBJ", "top of OBJ", "OBJ
+# bottom"), which asks about the object as "OBJ is" does
+STATED_SUBJECT = r"(?:(?:the )?(?:top|bottom|center|middle) of )?OBJ(?: (?:top|bottom|center|middle))?"
 _DECLARED = (
-    rf"^OBJ (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?{_ASKS_NOTHING_AFTER}"
+    rf"^{STATED_SUBJECT} (?:is|are|sits|stands|lies|looks|seems)\b[^?]*\?{_ASKS_NOTHING_AFTER}"
     # a comparison said as a fragment and asked: "OBJ closer than OBJ?", "OBJ not as far as OBJ?"; no
     # question word before it, so what follows its question mark ("yes, no.", "by the middles.") asks
     # nothing more and the fragment is the yes/no, never a choice

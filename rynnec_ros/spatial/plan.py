@@ -15,6 +15,7 @@ from rynnec_ros.spatial.lexicon import stated
 from rynnec_ros.spatial.parse import (
     NOT_MEASURABLE,
     PARTLY_READ,
+    STATED_SUBJECT,
     Question,
     Slots,
     TaskSyntaxError,
@@ -373,7 +374,7 @@ _ASKS_CONFIRM = r"(?:,|\bor not)\s+(?:is that so|true)\?\s*$|^(?:you would|would
 _ASKS_WHO = r"(?:^|[.?!,;:] )(?:(?:from|of|between|among) OBJ[^?]*?)?\bwho(?:'s| is| are| comes| stands)\b"
 # A comparison stated with a question mark and no question word ("OBJ is less wide than OBJ?"): a
 # statement put to confirm, asked yes or no
-_STATED_QUESTION = (r"^(?:the (?:top|bottom|center|middle) of )?OBJ(?: (?:top|bottom|center|middle))?"
+_STATED_QUESTION = (rf"^{STATED_SUBJECT}"
                     r" (?:is|are|sits|stands|looks)\b(?![^?]*\b(?:which|what|who|whose|how|where)\b)"
                     r"[^?]*\b(?:than|as)\b[^?]*\?")
 # Two relations offered as the answers ("is OBJ above OBJ or below it?"): a choice between them, which a

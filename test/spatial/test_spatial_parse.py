@@ -908,7 +908,6 @@ REFUSED_BY_DESIGN = {
     'How much high is the centre of <object1> compare to the centre of <object0>, in cm?',
     'Measure the width of <object1> for me, the shorter way across, in inches.',
     '<object2> is less wide than <object0>? Say haan or nahi.',
-    '<object0> center is more low than <object2> center?',
     'Which is placed the least high, at the top: <object0>, <object2> or <object1>?',
     'Is <object2> above <object1>? Ewe or hayi?',
     '<object0> and <object1> — who is the upper one?',
@@ -2253,8 +2252,9 @@ def test_blind48_49_kinds_are_read(question: str, expected: str) -> None:
     ("question", "reason"),
     [
         # a comparison stated with a question mark and no question word is put to confirm: a choice
-        # reading ("which of the two is higher") would name an object where yes or no was asked
-        ("<object0> middle is more high than <object1> middle?",
+        # reading ("which of the two is higher") would name an object where yes or no was asked (here the
+        # other order is offered too, so the statement is not the yes/no of its first object either)
+        ("<object0> sits more high than <object1>, or is <object1> higher?",
          "states a comparison to confirm, and that reading does not answer yes or no"),
         # "who" among named objects asks which of them: a yes/no reading ("is OBJ to the right?") does not
         # say which
@@ -2546,6 +2546,28 @@ def test_a_red_team_probe_is_refused(question: str, reason: str) -> None:
     ],
 )
 def test_a_red_team_probe_that_asks_what_it_reads_is_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+# After fresh23 (blind62/63, measured once at dec2036): its one silent-wrong kind, a comparison stated and
+# asked whose subject is a point of an object, "Top of OBJ is more low than top of OBJ?", read as a choice
+# (the subject was looked for only as a bare "OBJ is"). The asker claims something of the first object's
+# point, so the reading is the yes/no about it (subject: the first object named, the default). Sentences
+# of our own; readings worked by hand from the words.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Bottom of <object1> is more high than bottom of <object2>?",
+         "higher_choice point=bottom form=yesno"),
+        ("The top of <object2> sits lower than the top of <object0>?",
+         "higher_choice point=top order=min form=yesno"),
+        ("Middle of <object0> is higher than middle of <object1>?", "higher_choice form=yesno"),
+        ("<object0> middle is more high than <object1> middle?", "higher_choice form=yesno"),
+        # a question word after it asks which one: the choice, as before
+        ("Top of <object0> is lower than top of <object1>? Which one?", "higher_choice point=top order=min"),
+    ],
+)
+def test_a_stated_comparison_of_points_is_a_yes_no(question: str, expected: str) -> None:
     _assert_reads(question, expected)
 
 
