@@ -1761,6 +1761,11 @@ _NOT_ANOTHER_THING = (
     rf"|(?:near|clos|farth|furth|tall|short|high|low|upp|bigg|small|wid|narrow|long|larg)er|{_PERSON})\b"
 )
 
+# A subject whose head noun is a part or point of a thing ("the edge on the top matters", "the top edge is
+# what counts") may name the point measured, not another thing ("the top shelf": its head is the shelf)
+_PART_HEAD = (r"\b(?:parts?|points?|edges?|ends?|tips?|rims?|surfaces?|faces?|corners?|tops?|bottoms?"
+              r"|middles?|cent(?:er|re)s?|bases?|undersides?|measurements?|readings?)$")
+
 
 def another_thing(sentence: str) -> bool:
     """Whether normalised ``sentence`` only describes another thing than the question's objects: a
@@ -1774,6 +1779,7 @@ def another_thing(sentence: str) -> bool:
     thing, and its words, beside the question, decide nothing (``question_proper``)."""
     placed = re.match(rf"{_THING}(?:{_PLACE})?{_STATES}", sentence)
     return placed is not None and not re.search(_NOT_ANOTHER_THING, placed.group(1)) and not re.search(
+        _PART_HEAD, placed.group(1)) and not re.search(
         rf"{_PART_OF_THE_QUESTION}|{_TURN_VERB}|{_CORRECTION}|{_WOULD_HAVE_TO}"
         r"|\b(?:you|your|one|ones|them|both|either|neither|or|yes|no|will|should|might|may|must|can)\b|'ll\b",
         sentence)

@@ -2981,6 +2981,8 @@ def test_a_round19_probe_is_refused(question: str, reason: str) -> None:
         # (a round-19 probe refused then: the shelf's "top" was read as a cue; its sentence names another
         # thing, and the question proper is complete)
         ("Is <object1> taller than <object2>? The top shelf is full anyway.", "tallest_choice form=yesno"),
+        # (its head noun is the shelf: "top" is the shelf's, not a point of an object)
+        ("The top shelf is empty. How high above the floor is <object0>?", "height_from_ground"),
         # how high an object reaches compared is its top: a yes/no, a choice, an amount
         ("Does <object1> reach higher than <object2>?", "higher_choice point=top form=yesno"),
         ("Which reaches lower, <object0> or <object2>?", "higher_choice point=top order=min"),
@@ -3011,6 +3013,12 @@ def test_redteam_kinds_are_read(question: str, expected: str) -> None:
          "does not use 'his right is my left'"),
         # "which has the largest" picks one: never a number (the distance between the two)
         ("<object0>, <object1>: which has the largest distance?", "'which has the largest' asks which one"),
+        # (the lead, after round 20) a sentence whose subject is a part or point ("the edge", "the point")
+        # may say the point measured: it is not set apart as another thing, and its "top" / "bottom", not
+        # used by the question proper's reading, is refused (read without it, the centre would be answered)
+        ("The edge on the top matters. How high above the floor is <object0>?", "does not use 'on the top'"),
+        ("The point at the bottom counts. How much higher is <object1> than <object0>?",
+         "does not use 'at the bottom'"),
     ],
 )
 def test_redteam_kinds_are_refused(question: str, reason: str) -> None:
