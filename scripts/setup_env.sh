@@ -51,7 +51,8 @@ if [ ! -f "$DEPS_STAMP" ]; then
   # the temporary directory first: ask for 3 GiB here and 1 GiB there before starting.
   need_kib() {  # need_kib DIR KIB: fail with the numbers when DIR's file system has less than KIB free
     local free
-    free=$(df -Pk "$1" | awk 'NR == 2 {print $4}')
+    # (a df that cannot tell, e.g. for a TMPDIR that does not exist, which Python's tempfile skips: no check)
+    free=$(df -Pk "$1" 2>/dev/null | awk 'NR == 2 {print $4}') || free=""
     if [ -n "$free" ] && [ "$free" -lt "$2" ]; then
       echo "[setup] error: $((free / 1024)) MiB free under $1; installing the $DISTRO venv needs about" \
         "$(($2 / 1024)) MiB there (free some space, or point TMPDIR elsewhere for the temporary files)" >&2
