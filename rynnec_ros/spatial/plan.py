@@ -278,15 +278,20 @@ _SENTENCE_END = r"(?<=[.!?…:])\s+|\.{2,}\s*|…\s*|\s+[—–]+\s+|\s+-{1,2}\s
 _NUMERIC = {"arm_length_m", "angle_deg"}
 
 
+def _sentence_spans(question: str) -> list[tuple[int, int]]:
+    """Where each sentence of ``question`` (as written) starts and ends, the breaks between them left out."""
+    breaks = (x for m in re.finditer(_SENTENCE_END, question) for x in (m.start(), m.end()))
+    ends = [0, *breaks, len(question)]
+    return [(ends[i], ends[i + 1]) for i in range(0, len(ends), 2)]
+
+
 def _without_asides(question: str, numbers: bool) -> str:
     """``question`` without the sentences before or after it that say nothing it asks: a trade's aside
     ("Hold that.", "Next one's waiting") names no object, is no question, alone reads no task, and holds no
     word that could fill or change a slot (``parse.aside_cue``); a number in one ("Bay 12 is clear.") is
     an aside's only where the reading holds no number (``numbers``). The question itself is the run
     from the first sentence that is no aside to the last; one that is all asides is left as it is."""
-    breaks = (x for m in re.finditer(_SENTENCE_END, question) for x in (m.start(), m.end()))
-    ends = [0, *breaks, len(question)]
-    spans = [(ends[i], ends[i + 1]) for i in range(0, len(ends), 2)]
+    spans = _sentence_spans(question)
     keep = [not _is_aside(question[a:b], numbers) for a, b in spans]
     if not any(keep) or all(keep):
         return question
@@ -301,9 +306,7 @@ def _without_other_things(question: str) -> str:
     """``question`` without its sentences that only describe another thing by its place
     (``parse.another_thing``: "The exit on the left is blocked."), where the rest names an object; else
     ``question`` as it is."""
-    breaks = (x for m in re.finditer(_SENTENCE_END, question) for x in (m.start(), m.end()))
-    ends = [0, *breaks, len(question)]
-    spans = [question[ends[i]:ends[i + 1]] for i in range(0, len(ends), 2)]
+    spans = [question[a:b] for a, b in _sentence_spans(question)]
     # (a sentence about a thing opens with its article and holds no object reference, question mark or
     # number: only those are normalised and looked at)
     kept = [span for span in spans
