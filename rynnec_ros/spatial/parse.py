@@ -1581,10 +1581,11 @@ def question_proper(t: str) -> tuple[str, list[str]]:
     are no part of the question (``_ASKER_SAYS``, ``_PART_OF_THE_QUESTION``), and the likenesses and
     reasons that name no object. The one place that knows which words are the question proper; a reading
     whose task or slots those words alone decide is refused (``plan._said_beside``)."""
-    beside = [sentence for sentence in re.split(_SENTENCE_BREAK, t)
+    sentences = re.split(_SENTENCE_BREAK, t)
+    beside = [sentence for sentence in sentences
               if re.search(_ASKER_SAYS, sentence) and not re.search(_PART_OF_THE_QUESTION, sentence)
               and (not re.search(_TURN_VERB, sentence) or re.search(_WOULD_HAVE_TO, sentence))]
-    beside += [clause for sentence in re.split(_SENTENCE_BREAK, t)
+    beside += [clause for sentence in sentences
                for clause in re.split(_BUT_BREAK, sentence)
                if re.search(_THING_PLACED, clause) and not re.search(_PART_OF_THE_QUESTION, clause)
                and not re.search(_TURN_VERB, clause) and clause not in beside]
