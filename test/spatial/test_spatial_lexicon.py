@@ -480,6 +480,104 @@ SEVENTH_PASS_REFUSED = [
 ]
 
 
+# The glossary's eighth pass (the question word and sides of Maltese, Quechua's question words with -taq,
+# Guarani / Aymara, Dzongkha / Tibetan, Ossetian / Chechen, Tigrinya, Lingala / Luganda, Ilocano /
+# Hiligaynon, Tok Pisin / Bislama, Setswana with Sesotho, Mongolian sides with "hand", the Cyrillic forms of
+# left / right): phrasings of our own, readings from what the words mean (a greeting or a thanks changes
+# nothing the question asks, so the reading is the English question's).
+EIGHTH_PASS_READ = [
+    # Maltese "kemm" (how much; "how" before an adjective), "kemm-il metru" (how many metres), "ix-xellug"
+    # (the left), "l-eqreb" (the nearest: the article makes the elative a superlative), "ibgħad" (farther),
+    # "iva jew le" (yes or no), "merħba" (welcome: hello)
+    ("kemm far is <object0> from you?", "distance_to_camera", "read 'kemm' as 'how much'"),
+    ("kemm-il metru is <object0> from you?", "distance_to_camera", "read 'kemm-il' as 'how many'"),
+    ("merħba, is <object0> ix-xellug of <object1>?", "left_predicate", "read 'ix-xellug' as 'left'"),
+    ("liema is l-eqreb to you, <object0> or <object1>?", "closer_to_camera", "read 'l-eqreb' as 'closest'"),
+    ("Is <object0> ibgħad from you than <object1>, iva jew le?", "closer_to_camera order=far form=yesno",
+     "read 'ibgħad' as 'farther'"),
+    # Quechua "maytaq" (where-question), "lluq'iman" / "pañaman" (to the left / right), "atinkichu" (can
+    # you), "karupi" (far away), "allichu" (please), "añay" (thank you), "imaynalla" (how are you: hello)
+    ("maytaq <object0>, lluq'iman or pañaman of <object1>?", "left_right_choice",
+     "read \"lluq'iman\" as 'left'"),
+    ("imaynalla, atinkichu reach <object0>?", "reachability", "read 'atinkichu' as 'can you'"),
+    ("allichu, is <object0> karupi from you? añay", "distance_to_camera", "read 'karupi' as 'far'"),
+    # Guarani "mba'éichapa" (how: hello), "asúpe" (to the left), "akatúape" (to the right), "heẽ térã
+    # nahániri" (yes or no), "mboy" (how many), "ikatúpa" (can?), "térã" (or), "aguyje" (thank you)
+    ("mba'éichapa, is <object0> asúpe of <object1>? aguyje", "left_predicate", "read 'asúpe' as 'left'"),
+    ("Is <object0> akatúape of <object1>, heẽ térã nahániri?", "right_predicate",
+     "read 'heẽ térã nahániri' as 'yes or no'"),
+    ("mboy meters is <object0> from you?", "distance_to_camera", "read 'mboy' as 'how many'"),
+    ("ikatúpa you reach <object0>?", "reachability", "read 'ikatúpa' as 'can'"),
+    ("Which is closer to you, <object0> térã <object1>?", "closer_to_camera", "read 'térã' as 'or'"),
+    # Aymara "kamisaraki" (how are you: hello), "ch'iqa" (left), "yuspagara" (thank you)
+    ("kamisaraki, is <object0> ch'iqa of <object1>? yuspagara", "left_predicate",
+     "read \"ch'iqa\" as 'left'"),
+    # Dzongkha "kuzuzangpo la" (hello), "kadrinchhe la" (thank you); Tibetan "tashi delek" (hello), "thuk
+    # je che" (thank you)
+    ("kuzuzangpo la, how far is <object0> from you? kadrinchhe la", "distance_to_camera",
+     "read 'kadrinchhe la' as 'thank you'"),
+    ("tashi delek, is <object0> left of <object1>? thuk je che", "left_predicate",
+     "read 'tashi delek' as 'hello'"),
+    # Ossetian "дæ бон хорз" (your day good: hello; the æ typed in Latin), "галиу" (left), "бузныг" (thank
+    # you), "рахизырдӕм" (towards the right; the Cyrillic ӕ); Chechen "баркалла" (thank you)
+    ("дæ бон хорз, is <object0> галиу of <object1>? бузныг", "left_predicate", "read 'галиу' as 'left'"),
+    ("Is <object0> рахизырдӕм of <object1>? баркалла", "right_predicate", "read 'рахизырдӕм' as 'right'"),
+    # Tigrinya ከመይ ኣለኻ (how are you: hello), ጸጋም (left), የቐንየለይ (thank you), ክንደይ (how much)
+    ("ከመይ ኣለኻ, is <object0> ጸጋም of <object1>? የቐንየለይ", "left_predicate", "read 'ጸጋም' as 'left'"),
+    ("ክንደይ meters is <object0> from you?", "distance_to_camera", "read 'ክንደይ' as 'how much'"),
+    # Lingala "mbote" (hello), "na loboko ya mwasi" (at the woman's hand: on the left), "mosika" (far),
+    # "matondo" (thank you); Luganda "oli otya" (how are you), "ku ddyo" (on the right), "mmeka" (how many)
+    ("mbote, is <object0> na loboko ya mwasi of <object1>? matondo", "left_predicate",
+     "read 'na loboko ya mwasi' as 'left'"),
+    ("Is <object0> mosika from you?", "distance_to_camera", "read 'mosika' as 'far'"),
+    ("oli otya, is <object0> ku ddyo of <object1>? webale nnyo", "right_predicate",
+     "read 'ku ddyo' as 'right'"),
+    ("mmeka meters is <object0> from you?", "distance_to_camera", "read 'mmeka' as 'how many'"),
+    # Ilocano "sadino" (where), "kannigid" / "kannawan" (left / right), "adayo" (far), "agyamanak" (thank you)
+    ("sadino <object0>, kannigid or kannawan of <object1>?", "left_right_choice",
+     "read 'kannawan' as 'right'"),
+    ("agyamanak, is <object0> adayo from you?", "distance_to_camera", "read 'adayo' as 'far'"),
+    # Tok Pisin "gude" (hello), "long han kais" (on the left hand), "tenkyu tru" (thank you very much),
+    # "longwe" (far), "plis" (please)
+    ("gude, is <object0> long han kais of <object1>? tenkyu tru", "left_predicate",
+     "read 'long han kais' as 'left'"),
+    ("Is <object0> longwe from you? plis", "distance_to_camera", "read 'longwe' as 'far'"),
+    # Setswana "kwa molemeng" (on the left), "ke a leboga" (thank you), "kgakala" (far), "tswee tswee"
+    # (please)
+    ("dumela, is <object0> kwa molemeng of <object1>? ke a leboga", "left_predicate",
+     "read 'kwa molemeng' as 'left'"),
+    ("tswee tswee, is <object0> kgakala from you?", "distance_to_camera", "read 'kgakala' as 'far'"),
+    # Mongolian "зүүн гар талд" (on the left-hand side), "их баярлалаа" (thank you very much), "хамгийн
+    # ойр" (nearest), "аль нь" (which one); Kazakh "солға" (to the left)
+    ("Is <object0> зүүн гар талд of <object1>? их баярлалаа", "left_predicate",
+     "read 'зүүн гар талд' as 'left'"),
+    ("аль нь is хамгийн ойр to you, <object0> or <object1>?", "closer_to_camera",
+     "read 'хамгийн ойр' as 'closest'"),
+    ("Is <object0> солға of <object1>?", "left_predicate", "read 'солға' as 'left'"),
+    # the Cyrillic forms of left / right: Russian "левее" (more to the left: left of), "левый" (the left
+    # one), the side glossed in the question itself ("левее, I mean left of"); Ukrainian "ліворуч від"
+    # (to the left of); Bulgarian "вдясно от" (to the right of); Serbian "са леве стране" (from the left side)
+    ("Is <object0> левее <object1>?", "left_predicate", "read 'левее' as 'left of'"),
+    ("Which is левый, <object0> or <object1>?", "leftmost_choice", "read 'левый' as 'left'"),
+    ("<object0> левее, I mean left of <object1>?", "left_predicate", "read 'левее' as 'left of'"),
+    ("Is <object0> ліворуч від <object1>?", "left_predicate", "read 'ліворуч від' as 'left of'"),
+    ("Is <object0> вдясно от <object1>?", "right_predicate", "read 'вдясно от' as 'right of'"),
+    ("Is <object0> са леве стране of <object1>?", "left_predicate", "read 'са леве стране' as 'left'"),
+]
+
+# ... and the spellings the eighth pass leaves out, which must still refuse.
+EIGHTH_PASS_REFUSED = [
+    # Mongolian "зүүн талд" is the left side and the east side: no side is read ("зүүн гар талд" is)
+    ("Is <object0> зүүн талд of <object1>?", ""),
+    # Serbian "лева" (left) is Bulgarian, the lev's plural; Russian "правом" is also "право" (law)
+    ("Is <object0> лева of <object1>?", ""),
+    ("Is <object0> правом of <object1>?", ""),
+    # Guarani "asu" alone (left) is Javanese "dog"; Tok Pisin "hamas" (how many) is a name in English
+    ("Is <object0> asu of <object1>?", ""),
+    ("hamas meters is <object0> from you?", "'hamas'"),
+]
+
+
 def test_words_around_a_question_are_glossed_by_kind() -> None:
     """Address terms and tags: the words a speaker adds around a complete question, glossed to "friend"
     and "right?" (what they mean: Hindi / Urdu "ji" and "bhai", an honorific and
@@ -556,6 +654,7 @@ def test_words_around_a_question_are_glossed_by_kind() -> None:
         *FIFTH_PASS_READ,
         *SIXTH_PASS_READ,
         *SEVENTH_PASS_READ,
+        *EIGHTH_PASS_READ,
     ],
 )
 def test_foreign_words_are_read_and_the_reading_says_so(question: str, reading: str, said: str) -> None:
@@ -588,6 +687,7 @@ def test_foreign_words_are_read_and_the_reading_says_so(question: str, reading: 
         *FIFTH_PASS_REFUSED,
         *SIXTH_PASS_REFUSED,
         *SEVENTH_PASS_REFUSED,
+        *EIGHTH_PASS_REFUSED,
     ],
 )
 def test_untranslated_or_ambiguous_words_still_refuse(question: str, unread: str) -> None:
@@ -746,3 +846,15 @@ def test_the_prefix_tree_matches_the_longest_spelling_as_a_flat_alternation_does
     texts = ordered + [" ".join(ordered[i : i + 3]) for i in range(0, len(ordered), 3)]
     for text in texts:
         assert [m.group(0) for m in tree.finditer(text)] == [m.group(0) for m in flat.finditer(text)], text
+
+
+def test_a_stripped_or_partial_spelling_of_the_eighth_pass_is_not_read() -> None:
+    """The accented spelling is read, the stripped one that is another language's word is not: Quechua
+    "añay" (thank you) stripped is Tagalog "anay" (termite), Guarani "térã" (or) stripped is Hindi "tera"
+    (your) and Portuguese "terá" (will have). Mongolian "хол" alone (far) is Bulgarian "living room", and
+    Tigrinya "የማን" (right) Amharic "whose": the phrases whose other words fix the sense are read ("хамгийн
+    хол", the farthest)."""
+    assert lexicon.translate("añay térã")[1] == [("añay", "thank you"), ("térã", "or")]
+    alone = "anay tera хол የማን"
+    assert lexicon.translate(alone) == (alone, [])
+    assert lexicon.translate("хамгийн хол")[1] == [("хамгийн хол", "farthest")]
