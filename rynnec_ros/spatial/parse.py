@@ -975,7 +975,10 @@ def _subject_second(t: str) -> bool:
     first, second = (m.start() for m in re.finditer("OBJ", t))
 
     def marked(at: int) -> bool:
-        return _has(t[:at], _REFERENCE_BEFORE) or _has(t[at + 3 :], _REFERENCE_AFTER)
+        # (a mark before a pair, "looking at OBJ and OBJ, which one is on top?", names the objects asked
+        # about, no reference)
+        pair = re.match(r",? (?:and|&) OBJ\b", t[at + 3 :])
+        return (_has(t[:at], _REFERENCE_BEFORE) and pair is None) or _has(t[at + 3 :], _REFERENCE_AFTER)
 
     # (a mark on each, "rel OBJ ref OBJ", leaves the one a planner's "ref" names the reference)
     return (

@@ -3023,3 +3023,33 @@ def test_redteam_kinds_are_read(question: str, expected: str) -> None:
 )
 def test_redteam_kinds_are_refused(question: str, reason: str) -> None:
     _assert_refused_because(question, reason)
+
+
+# After redteam3/redteam4 (round 21, development sets now): their silent-wrong kinds. Sentences of our own;
+# readings worked by hand from the words.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # "right" / "all right" opening a sentence with a comma, before a question word or "next" / "now",
+        # moves on to the question: no side (the side asked is the question's own, or none)
+        ("Okay, next one: is <object1> on your right-hand side?", "side_of_me side=right"),
+        ("Right, now tell me how far <object2> is from you.", "distance_to_camera"),
+        ("All right, which of <object0> and <object1> is nearer to you?", "closer_to_camera"),
+        # a planner's extreme over a list, "argmax(QUANTITY) over OBJ, OBJ": "over" ranges over the objects,
+        # no "above"; each quantity of the families: own extents, the distance from the camera, the height
+        # above the floor (a placement, its article dropped by the notation)
+        ("argmin(length) over <object2>, <object0>", "tallest_choice dim=length order=min"),
+        ("argmax(width) over <object1> and <object0>", "tallest_choice dim=width"),
+        ("argmin(height) over {<object0>, <object1>, <object2>}", "tallest_choice order=min"),
+        ("argmax(distance) over <object0>, <object1>, <object2>", "closest_to_camera order=far"),
+        ("argmin(range) over <object1>, <object0>", "closer_to_camera"),
+        ("argmin(height_above_floor) over <object1>, <object2>", "higher_choice order=min"),
+        ("which has the largest height above floor, <object0> or <object1>?", "higher_choice"),
+        # a mark before a pair ("looking at OBJ and OBJ") names the objects asked about, no reference: the
+        # objects stay in the order named
+        ("Looking at <object2> and <object0>: which is underneath?", "above_choice relation=below"),
+        ("With <object1> and <object0> in view, which one is on top?", "above_choice"),
+    ],
+)
+def test_redteam34_kinds_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
