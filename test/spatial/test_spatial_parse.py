@@ -1085,7 +1085,8 @@ REFUSED_BY_DESIGN = {
     # redteam1 and redteam2 (round 20, development sets now): refused on purpose, by kind: a context
     # sentence about the asker's own place ("I'm on the left side of the room.") or a thing with a number
     # ("My ladder is 2 m tall"); a turn, a distance or a height set aside or denied ("not after any turn",
-    # "without turning", "not from you - from each other", "I don't mean the highest one"); two questions
+    # "without turning", "I don't mean the highest one"; round 21 reads the question after a leading "not
+    # …" alone, so "not from you - from each other" and three like it are read now); two questions
     # with one picked afterwards; a correction ("no sorry", "Actually"); a person's side or reach; a
     # changed scene supposed; a sentence about another thing beside a walk; numbers in two units ("1 m 20
     # cm") or a spoken fraction of degrees; "off-centre" with a face; "the lower one of the pair"
@@ -1105,7 +1106,6 @@ REFUSED_BY_DESIGN = {
     'farthest from you?',
     "I'm on the right side of the room. How far is <object0> from <object1>, in inches?",
     "Your arm is 70 cm long, but that's beside the point: how far is <object0> from <object1>?",
-    'Not how far they are from you: how far is <object0> from <object1>, in centimetres?',
     "I'm on the left side of the room. At its centre, how high above the floor is <object0>, in feet?",
     "I'm on the left. How much higher off the floor is the underside of <object0> than the "
     'underside of <object1>, in cm?',
@@ -1143,14 +1143,11 @@ REFUSED_BY_DESIGN = {
     'the nearest to you? I only need the nearest one answered.',
     "She's closest to <object0> herself, but from you: which of <object0>, <object1> and "
     '<object2> is the most distant?',
-    'Not from you - from each other: how far is <object0> from <object1>, in feet?',
     "Ignore how far either is from you; what's the distance between <object0> and <object1> in cm?",
     'Two questions: how tall is <object0>, and how high above the floor is its top? I only want the second.',
     'Two questions: how far is <object0> from you, and how long is it? I only need how long it is.',
     'If <object0> were moved to the other side of the room, it would still be the same width - '
     'so what is its width in centimetres?',
-    'Not which sits higher - which is physically taller itself: <object1> or <object0>?',
-    'Not which is taller - which one sits lower, judged by their bottoms: <object1> or <object0>?',
     "Two questions: which of them is heavier, and does <object1>'s bottom sit higher off the "
     "floor than <object0>'s bottom? Just the second.",
     'Two questions: is <object1> above <object0>, and what colour is it? Only the first matters.',
@@ -3053,3 +3050,65 @@ def test_redteam_kinds_are_refused(question: str, reason: str) -> None:
 )
 def test_redteam34_kinds_are_read(question: str, expected: str) -> None:
     _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a reading taken back before the question proper ("not how / which / the / its / in …" opening the
+        # question, after "no", "sorry" …, up to the first break) supplies no task or slot: the question
+        # after it is read alone ("how wide" is no width, "its distance" no distance, "in feet" no unit)
+        ("Not how wide <object1> is: how long is it, in cm?", "object_length unit=cm"),
+        ("No, not its distance from you: how high above the floor is the top of <object2>?",
+         "height_from_ground point=top"),
+        ("Not in feet, in inches: how tall is <object0>?", "object_height unit=in"),
+        ("Sorry, not which is closer: which of <object0> and <object1> is wider?",
+         "tallest_choice dim=width"),
+        ("Not the shortest one - which of <object0>, <object1> and <object2> is the farthest from you?",
+         "closest_to_camera order=far"),
+        # (the question proper names its own subject first: OBJ0 left of OBJ1, not the order named first)
+        ("Not whether <object1> is left of <object0>: is <object0> left of <object1>?",
+         "left_predicate objects=0,1"),
+        # ("not sure" negates no reading: the question is read as before)
+        ("Not sure, but is <object0> on your left?", "side_of_me side=left"),
+        # a statement about the named objects before the question (or before ", but") supplies no task: the
+        # question after it is read alone, its "it" the objects the statement names in the order named
+        ("<object2> is on your right. How far is it from you, in feet?", "distance_to_camera unit=ft"),
+        ("<object0> is the bigger one, but which of <object0> and <object1> is nearer to you?",
+         "closer_to_camera"),
+        # (OBJ1 sits on the left of OBJ0; "is it higher than it": OBJ1 higher than OBJ0, the order named)
+        ("<object1> sits on the left of <object0>, but is it higher than it?", "higher_choice form=yesno"),
+        ("<object0> and <object1> are on the left. Which of them is taller?", "tallest_choice"),
+        ("<object0> is closer to you, but is <object1> taller than <object0>?",
+         "tallest_choice form=yesno objects=1,0"),
+        # (a statement the question only confirms is the question: read as a whole, as before)
+        ("<object1> is above <object0>. Correct?", "above_predicate"),
+    ],
+)
+def test_redteam34_set_aside_is_not_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+def test_redteam34_set_aside_is_said() -> None:
+    """The words set aside are said with the answer, as glossed words are."""
+    parsed, _ = parse_question("Not how wide <object1> is: how long is it, in cm?")
+    assert parsed is not None
+    assert parsed.glossed == "read it without 'Not how wide <object1> is', set aside"
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # words set aside that may set an object apart before a choice, or an "it" that may be either of
+        # two objects the statement names: no reading knows which object is meant
+        ("Not the one on the left: which of <object0>, <object1> and <object2> is tallest?",
+         "the words set aside name an object the question proper may mean"),
+        ("<object1> is above <object0>. Is it on your left?",
+         "the words set aside name an object the question proper may mean"),
+        # the question proper alone is refused as it reads (a distance from the wall)
+        ("Not the distance to you: how far is <object0> from the wall?",
+         "does not use 'how far is OBJ from the wall'"),
+    ],
+)
+def test_redteam34_set_aside_is_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
