@@ -583,7 +583,6 @@ REFUSED_BY_DESIGN = {
     'Of <object0> and <object2>, which has the smaller beam?',
     'test: bottom_z(<object2>) > bottom_z(<object1>) -> True?',
     'is <object2> sitting on <object1> hold on is it on top of it',
-    'argmin(x_image) over [<object2>, <object0>, <object1>] -> name',
     'which of these is farthest on the left side <object2> <object1> sorry',
     'Is <object1> off our port side?',
     "in clock terms where's <object2> sorry where is <object2> from the camera",
@@ -3046,6 +3045,12 @@ def test_redteam_kinds_are_refused(question: str, reason: str) -> None:
         # objects stay in the order named
         ("Looking at <object2> and <object0>: which is underneath?", "above_choice relation=below"),
         ("With <object1> and <object0> in view, which one is on top?", "above_choice"),
+        # image coordinates: x grows to the right (said so or not), so the smallest x is the leftmost and
+        # the largest the rightmost; the convention said beside it is no side asked
+        ("Which of <object1> and <object2> has the largest x in the picture?", "leftmost_choice side=right"),
+        ("Of <object0>, <object1>, <object2>, which has the smallest x (x increases to the right)?",
+         "leftmost_choice"),
+        ("argmin(x) over <object0>, <object1>", "leftmost_choice"),
     ],
 )
 def test_redteam34_kinds_are_read(question: str, expected: str) -> None:
@@ -3111,4 +3116,19 @@ def test_redteam34_set_aside_is_said() -> None:
     ],
 )
 def test_redteam34_set_aside_is_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # an image coordinate the rules do not read (a convention said otherwise, "y") is refused: read
+        # without it, the convention's side would be taken for the side asked
+        ("Which of <object1> and <object2> has the smallest x (x grows to the left)?",
+         "does not use 'smallest x'"),
+        ("Which of <object0> and <object2> has the largest y value? (y grows to the right)",
+         "does not use"),
+    ],
+)
+def test_redteam34_image_coordinates_are_refused(question: str, reason: str) -> None:
     _assert_refused_because(question, reason)
