@@ -2,7 +2,7 @@
 
 Expected tasks and slots are read off the sentences by hand; the paraphrase labels come from
 the paraphrase sets (``rynnec_ros/eval/data/paraphrases``): ``original``, written before the parser,
-and ``blind`` .. ``blind11``, ``blind13`` .. ``blind59``, ``redteam1`` and ``redteam2``, each written
+and ``blind`` .. ``blind11``, ``blind13`` .. ``blind59``, ``redteam1`` .. ``redteam4``, each written
 blind and measured before the parser was generalised on it (together the development set, asserted here;
 ``blind14`` .. ``blind59`` and the red-team sets by writers who read no project document). The held-out
 set (``blind12``, written blind) is only measured by ``eval-paraphrases`` (its size is asserted here,
@@ -30,7 +30,8 @@ def test_paraphrase_set_size_and_split() -> None:
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
                         + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202 + 209 + 200
                         + 209 + 207 + 195 + 206 + 209 + 209 + 209 + 209
-                        + 190 + 190)  # redteam1, redteam2
+                        + 190 + 190  # redteam1, redteam2
+                        + 190 + 190)  # redteam3, redteam4
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -1166,6 +1167,80 @@ REFUSED_BY_DESIGN = {
     'Without turning, how many degrees away from your forward direction is <object0>?',
     'Two questions: how far is <object0>, and can you reach it with your 30-inch arm? Only the reach one.',
     'She can reach things from her chair, but can you reach <object0> from where you are now?',
+    # (end of redteam1 .. redteam2)
+    # redteam3 and redteam4 (round 21, development sets now): refused on purpose, by kind: a statement
+    # with a number or a unit beside the question ("OBJ looks about 2 feet tall.", "You're 3 metres from
+    # OBJ.", "My toddler's arm is about 30 cm, but yours is 1.2 m", "a 70 cm doorway"), a unit denied
+    # ("in inches, not feet", "Not in feet, in metres"), a place or another thing's size ("near the door",
+    # "a 70 cm gap"), a correction or a question taken back that names a previous question ("No wait, I
+    # asked for the nearest by mistake", "Turn right 60 degrees... no wait", "? Actually, give me"), a
+    # fact about an object beside a choice after "I know;" or as a relative clause ("OBJ, which is
+    # taller, or OBJ"), a reading set aside by "forget" / "don't need" / "doesn't matter", a turn set aside
+    # or told as done ("Without turning", "Before you turn", "You turned 90 degrees earlier"), a clock's
+    # convention stated ("If 12 is straight ahead"), a rank, a quantifier ("both at their centres"), "not
+    # the closer one", quoted speech, a fit asked, "depth to", "from its own bottom to its own top"
+    'You started near the door and ended up by the window. How many metres did you cover overall?',
+    'How far did the robot go altogether while filming? Not in feet, in metres.',
+    "The 3 metres to the wall don't matter here. What total distance did you move in the video, in inches?",
+    '<object0> looks about 2 feet tall. How far is it from you, in metres?',
+    'depth to <object0> (ft)?',
+    'Which of <object0> and <object1> is not the closer one to you?',
+    '<object1> is the tallest, I know; but which among <object0>, <object1> and <object2> is closest to '
+    'you?',
+    'Rank <object2>, <object1> and <object0> by distance from you and tell me only the most distant one.',
+    'No wait, I asked for the nearest by mistake. Which of <object0>, <object1> and <object2> is the '
+    'farthest from you?',
+    '<object0> is about 50 cm from you; how far is it from <object1>, in millimetres?',
+    'Separation between <object1> and <object0>, in inches, not feet.',
+    '<object0> is 2 m from you; how high above the floor is its lowest point, in centimetres?',
+    'Compared with <object1>, how much higher is <object0> when you measure both at their centres, in '
+    'metres?',
+    '<object0> is 3 feet from you; how long is it, in metres?',
+    'How high is <object0> from its own bottom to its own top, in feet?',
+    "There's a 70 cm gap I want to push <object0> through sideways. How wide is it, in inches?",
+    'If 12 is straight ahead of you, what hour does <object0> sit at?',
+    'Without turning, in which clock direction is <object0>?',
+    'You turned 90 degrees earlier in the video, but where is <object0> now on the clock?',
+    '<object0> is about 3 metres away; at how many degrees from your facing direction is it?',
+    "Is <object0> at 2 o'clock? Actually, give me the angle in degrees between your heading and it "
+    'instead.',
+    'Ignore the 90 degrees you turned earlier; how much turning do you need now to face <object0>?',
+    "Turn right 60 degrees... no wait, turn left 60 degrees. Then at what o'clock would <object0> be?",
+    "You're 2 m from <object0>. After turning 10 degrees to the right, what o'clock is it at?",
+    '<object0> is 3 feet tall; can you reach it with your arm?',
+    'No wait, your arm is 50 cm, not 70. Can you reach <object0>?',
+    'My boy asks "can the robot get <object0> with its hand?"',
+    "You turned 90 degrees twice, I know that already. What I'd like is how far you moved in total, in cm.",
+    'A colleague guessed 3 metres, but give me your own figure in feet: how far did you move in total '
+    'during the video?',
+    "You've moved about 2 metres during the video, fine, but how far away from you is <object0> right now, "
+    'in centimetres?',
+    'How far is <object0> from the camera? Please answer in feet, not metres.',
+    '<object0> is 30 cm tall, I know that. How far from you is it, in metres?',
+    "I don't need the distance between <object0> and <object1>; just tell me which of the two is closer to "
+    'you.',
+    'Which is closer to you: <object0>, which is taller, or <object1>?',
+    'Forget which one is tallest; among <object0>, <object1> and <object2>, which is nearest to you?',
+    'You are 2 m from <object0>, I know. How far is <object0> from <object1>?',
+    'My wife wants to know how far <object1> sits from <object0>, in feet and inches... well, just feet is '
+    'fine.',
+    "Which is nearer doesn't matter; tell me the distance between <object0> and <object1>.",
+    'My toddler can climb onto things up to 50 cm. How high is the underside of <object0> off the floor, '
+    'in cm?',
+    "You're 1.2 m tall, I think. How high from the floor is the highest point of <object0>?",
+    "They say you're 3 feet from <object0>. How long is it, in centimetres?",
+    'Will <object0> fit through a 70 cm doorway? I mean, how wide is it, in cm?',
+    'Which is taller, <object0> or <object1>? I mean the objects themselves, not how high they are placed.',
+    '<object0> is about 2 metres away. Is it on your left side?',
+    'Before you turn anywhere: what clock direction is <object0> in?',
+    "If 12 o'clock is straight ahead, how many degrees away from that is <object0>?",
+    'Without turning, how many degrees from dead ahead is <object0>?',
+    "My son says <object0> is about 30 degrees from you. What's the real angle from your forward "
+    'direction?',
+    "You're 3 metres from <object0>. If you swing 15 degrees to the left, where will it be, as an angle in "
+    'degrees?',
+    "My toddler's arm is about 30 cm, but yours is 1.2 m: can you reach <object0>?",
+    "You're 1.5 m tall, I know. Can your arm reach <object0>?",
 }
 
 
