@@ -975,7 +975,10 @@ def _subject_second(t: str) -> bool:
     first, second = (m.start() for m in re.finditer("OBJ", t))
 
     def marked(at: int) -> bool:
-        return _has(t[:at], _REFERENCE_BEFORE) or _has(t[at + 3 :], _REFERENCE_AFTER)
+        # (a mark before a pair, "looking at OBJ and OBJ, which one is on top?", names the objects asked
+        # about, no reference)
+        pair = re.match(r",? (?:and|&) OBJ\b", t[at + 3 :])
+        return (_has(t[:at], _REFERENCE_BEFORE) and pair is None) or _has(t[at + 3 :], _REFERENCE_AFTER)
 
     # (a mark on each, "rel OBJ ref OBJ", leaves the one a planner's "ref" names the reference)
     return (
@@ -2302,6 +2305,14 @@ def _unit_used(slots: Mapping[str, object], uses: frozenset[str], words: list[st
         "unit" in slots and all(_unit_of(w) == slots["unit"] for w in words))
 
 
+# An image coordinate ("the smallest x", "maximises y", "x grows to the left", "the x coordinate")
+_IMAGE_COORDINATE = (
+    r"\b(?:smallest|largest|lowest|highest|least|greatest|biggest|min(?:imum)?|max(?:imum)?|minimi[sz]\w*"
+    r"|maximi[sz]\w*) (?:image |pixel |horizontal |vertical )?[xy]\b"
+    r"|\b[xy] (?:coordinate|value|grows|increases|growing|increasing|goes up|going up)\b"
+)
+
+
 # (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
 _Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
@@ -2311,6 +2322,10 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "the shortest hike from here": a size word on a noun no rule reads, measured from a place, is the
     # length of a way there, not the object's own size; no reading knows what way the noun means
     ("a size of another thing", _size_of_another_thing, lambda s, u, _w: False),
+    # "the smallest x (x grows to the left)": an image coordinate the rewrites did not read as the leftmost
+    # or rightmost (a convention said otherwise, a "y"); read without it, a side said in the convention
+    # would be taken for the side asked
+    ("an image coordinate", _matches(_IMAGE_COORDINATE), lambda s, u, _w: False),
     # "swinging clockwise, how many degrees to line up on OBJ", "turn cw -> OBJ, deg": a turn by no said
     # amount toward an object is the turn to face it (rotate_to_face), never a quarter turn then a bearing
     ("a turn toward an object", _turn_toward_object, lambda s, u, _w: "direction" in s),

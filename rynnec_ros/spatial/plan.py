@@ -117,24 +117,143 @@ def parse_question(question: str, n_regions: int = 0) -> tuple[Parsed | None, st
     once); a question without references ("How far is it from me?") counts the request's ``n_regions``.
     """
     n = count_objects(question, n_regions)
-    asked = _without_other_things(question)
-    if asked != question:
+    return _parse(question, question, n)
+
+
+def _parse(asked: str, question: str, n: int) -> tuple[Parsed | None, str]:
+    """``parse_question`` of the words ``asked`` of ``question`` (the whole question, or it without words
+    set aside), about ``n`` objects; the reasons quote the whole question."""
+    # a reading taken back or a fact stated before the question proper lends it no task or slot: the
+    # question proper is read alone (the answer says what was set aside), or refused as it reads
+    taken = _taken_back(asked)
+    if taken is not None:
+        return _read_apart(*taken, question, n, may_set_apart=True)
+    fact = _stated_fact(asked)
+    if fact is not None:
+        # (where the question proper alone reads nothing whole, the statement may be the context it needs,
+        # "OBJ and OBJ are stacked up there. Which is the lower one?": the question is read as a whole)
+        parsed, why = _read_apart(*fact, question, n, may_set_apart=False)
+        if parsed is not None or _UNSURE_OBJECTS in why:
+            return parsed, why
+    rest = _without_other_things(asked)
+    if rest != asked:
         # a sentence that only describes another thing by its place ("The chair on the right is wobbly.")
         # lends the question no cue: the question is read without it, or refused as it then reads
-        return _read(asked, question, n)
-    parsed, why = _read(question, question, n)
+        return _read(rest, question, n)
+    parsed, why = _read(asked, question, n)
     # (a reading refused for words beside the question is not read again without the asides: read so, the
     # question proper would answer what the asker did not mean either way)
     if parsed is None and _BESIDE not in why:
         # read again without the sentences beside it that say nothing it asks (a trade's aside); a
         # number in one may be the slot of a reading that holds a number, so such a sentence stays then
-        asked = _without_asides(question, numbers=True)
-        again = _decide(Question(normalise(asked), n))
+        rest = _without_asides(asked, numbers=True)
+        again = _decide(Question(normalise(rest), n))
         if again is not None and _NUMERIC & again.spec.slots.keys():
-            asked = _without_asides(question, numbers=False)
-        if asked != question:
-            parsed = _read(asked, question, n)[0]
+            rest = _without_asides(asked, numbers=False)
+        if rest != asked:
+            parsed = _read(rest, question, n)[0]
     return (parsed, "") if parsed is not None else (None, why)
+
+
+# A reading negated or taken back before the question proper: "Not how tall OBJ is: how high above the
+# floor is it?", "No wait, not its height: the width of OBJ", "Not in degrees, in clock hours: where is
+# OBJ?". "not" opens the question (after "no", "wait", "sorry" ...) and negates a question, a quantity or a
+# form ("not how / which / whether", "not the / its …", "not in / as …"), up to the first break: what the
+# asker does not ask. ("Not counting OBJ", "not sure" negate no reading, and are not set aside.)
+_TAKEN_BACK = re.compile(
+    r"^\W*(?:(?:no|nope|wait|sorry|oh|oops|hmm|um|uh|actually)\b[\s,.!;:]*)*"
+    r"not (?:how|what|which|where|whether|the|its|their|his|her|a|an|in|as|from|after|about|asking|relative"
+    r"|o'?\s?clock|degrees|my|your)\b.*?(?:[:;,.!?](?=\s)|\s+[-\u2014\u2013]+\s+)",
+    re.IGNORECASE)
+# A statement about the named objects, by their place or a relation, before the question or joined to it
+# by ", but": "OBJ is the one on the left. Is OBJ further away from you than it?", "OBJ is to the left of
+# OBJ in your view, but is it also above it?". Opened by an object (or two) and its verb; no question
+# word, "or", number, turn or correction (a claim to check, "OBJ is 2 m away, right?", is no statement
+# set aside; nor is one the question confirms, "OBJ is on the left. Correct?", whose rest reads nothing).
+_FACT_OPENS = r"^OBJ(?:,? (?:and|&) OBJ)? (?:is|are|'s|sits|sit|stands|stand|lies|lie|hangs|hang)\b"
+_FACT_HOLDS = (r"\?|\d|\b(?:how|what|which|where|who|whose|whether|if|or|not|no|isn't|aren't|sorry|wait"
+               r"|said|says|think|thinks|claim\w*|told|turn\w*|rotat\w*|spin\w*|spun|pivot\w*|swivel\w*"
+               r"|yaw\w*|swing\w*|swung|twist\w*)\b")
+_QUESTION_OPENS = (r"^\W*(?:but |and |so |now |then |tell me |please )*"
+                   r"(?:is|are|does|do|can|could|would|will|was|has|have|which|what|how|where|who|whose)\b")
+
+
+def _taken_back(asked: str) -> tuple[str, str] | None:
+    """``(words, rest)`` of a question that opens with a reading it takes back (``_TAKEN_BACK``): the
+    words set aside and the question proper after them; else None."""
+    lead = _TAKEN_BACK.match(asked)
+    if lead is None or not re.search(r"[^\W\d_]", asked[lead.end():]):
+        return None
+    return asked[:lead.end()].strip(" ,;:.!-\u2014\u2013"), asked[lead.end():].strip()
+
+
+def _stated_fact(asked: str) -> tuple[str, str] | None:
+    """``(words, rest)`` of a question whose first sentence (or a clause before ", but") states a fact
+    about the named objects (``_FACT_OPENS``) and whose rest asks (``_QUESTION_OPENS``): the statement set
+    aside and the question proper, its "it" standing for the objects the statement names and it does not
+    (in the order named: "OBJ is left of OBJ, but is it above it?" asks whether the first is above the
+    second); else None."""
+    spans = _sentence_spans(asked)
+    head = asked[spans[0][0]:spans[0][1]]
+    but = re.search(r",\s+but\b", head)
+    end = spans[0][0] + but.start() if but is not None else spans[0][1]
+    if len(spans) < 2 and but is None:
+        return None
+    fact, rest = asked[:end], asked[end:].lstrip(" ,.;:!")
+    # (a statement opens with the object as written: only such a question is normalised here)
+    if not _OBJ_REF.match(fact.lstrip()):
+        return None
+    t = normalise(fact)
+    if (not re.search(_FACT_OPENS, t) or re.search(_FACT_HOLDS, t)
+            or not re.search(_QUESTION_OPENS, normalise(rest))):
+        return None
+    in_rest = set(object_references(rest))
+    unsaid = list({ref: None for ref in (m.group(0) for m in _OBJ_REF.finditer(fact))
+                   if object_references(ref)[0] not in in_rest})
+    pronouns = list(re.finditer(r"\bit\b", rest, re.IGNORECASE))
+    if len(pronouns) == len(unsaid):
+        for pronoun, ref in reversed(list(zip(pronouns, unsaid, strict=True))):
+            rest = rest[:pronoun.start()] + ref + rest[pronoun.end():]
+    return fact.strip(" ,"), rest
+
+
+# An object reference as written ("<object2>"): the words a pronoun of the question proper stands for
+_OBJ_REF = re.compile(r"<\s*object\s*_?\s*\d+\s*>", re.IGNORECASE)
+
+
+# The words of a refusal for words set aside that name an object the question proper may mean: such a
+# question is not read as a whole either (``_parse``)
+_UNSURE_OBJECTS = "the words set aside name an object the question proper may mean"
+
+
+def _read_apart(
+        words: str, rest: str, question: str, n: int, may_set_apart: bool) -> tuple[Parsed | None, str]:
+    """The question proper ``rest`` of ``question`` read alone, ``words`` set aside before it: answered
+    saying so, or refused. Refused too where the words set aside name an object the question proper does
+    not name while it names another or says "it" of one of several, or, where they ``may_set_apart``
+    objects (a negation), name an object (or "the one on the left") before a choice: "not OBJ: which of
+    them is the tallest" sets it apart, and no reading knows whether it is meant so."""
+    named = list(dict.fromkeys(r for r in object_references(question) if r is not None))
+    in_rest = list(dict.fromkeys(r for r in object_references(rest) if r is not None))
+    unsure = (f"{PARTLY_READ}: I read {question!r} without {words!r}, set aside, but {_UNSURE_OBJECTS}")
+    if (in_rest and set(in_rest) != set(named)) or (
+            not in_rest and len(named) > 1 and re.search(r"\bits?\b", rest, re.IGNORECASE)):
+        return None, unsure
+    parsed, why = _parse(rest, question, n)
+    if parsed is None:
+        return None, f"{why} (read without {words!r}, set aside)"
+    names_one = object_references(words) or re.search(r"(?<!est )(?<!which )\bones?\b", words.lower())
+    if may_set_apart and names_one and _picks_one(parsed):
+        return None, unsure
+    if parsed.objects is None and not _picks_one(parsed) and len(in_rest) > 1 and in_rest != named:
+        parsed.objects = in_rest  # the question proper names its subject first, as it names them
+    parsed.glossed = "; ".join(x for x in (parsed.glossed, f"read it without {words!r}, set aside") if x)
+    return parsed, ""
+
+
+def _picks_one(parsed: Parsed) -> bool:
+    """Whether ``parsed`` picks one of the objects (a choice)."""
+    return "choice" in parsed.spec.uses or parsed.slots.get("form") == "choice"
 
 
 def _read(asked: str, question: str, n: int) -> tuple[Parsed | None, str]:

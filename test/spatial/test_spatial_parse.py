@@ -2,7 +2,7 @@
 
 Expected tasks and slots are read off the sentences by hand; the paraphrase labels come from
 the paraphrase sets (``rynnec_ros/eval/data/paraphrases``): ``original``, written before the parser,
-and ``blind`` .. ``blind11``, ``blind13`` .. ``blind59``, ``redteam1`` and ``redteam2``, each written
+and ``blind`` .. ``blind11``, ``blind13`` .. ``blind59``, ``redteam1`` .. ``redteam4``, each written
 blind and measured before the parser was generalised on it (together the development set, asserted here;
 ``blind14`` .. ``blind59`` and the red-team sets by writers who read no project document). The held-out
 set (``blind12``, written blind) is only measured by ``eval-paraphrases`` (its size is asserted here,
@@ -30,7 +30,8 @@ def test_paraphrase_set_size_and_split() -> None:
                         + 209 + 209 + 207 + 206 + 209 + 209 + 206 + 209 + 209 + 209 + 207 + 209 + 209 + 207
                         + 209 + 209 + 209 + 207 + 202 + 209 + 209 + 207 + 207 + 202 + 209 + 200
                         + 209 + 207 + 195 + 206 + 209 + 209 + 209 + 209
-                        + 190 + 190)  # redteam1, redteam2
+                        + 190 + 190  # redteam1, redteam2
+                        + 190 + 190)  # redteam3, redteam4
     # the third and fourth writers split turning-to-face out of the direction family
     assert {family for family, _, _ in dev} == {*FAMILIES, "rotate_to_face"}
     heldout = split("heldout")
@@ -583,7 +584,6 @@ REFUSED_BY_DESIGN = {
     'Of <object0> and <object2>, which has the smaller beam?',
     'test: bottom_z(<object2>) > bottom_z(<object1>) -> True?',
     'is <object2> sitting on <object1> hold on is it on top of it',
-    'argmin(x_image) over [<object2>, <object0>, <object1>] -> name',
     'which of these is farthest on the left side <object2> <object1> sorry',
     'Is <object1> off our port side?',
     "in clock terms where's <object2> sorry where is <object2> from the camera",
@@ -1085,7 +1085,8 @@ REFUSED_BY_DESIGN = {
     # redteam1 and redteam2 (round 20, development sets now): refused on purpose, by kind: a context
     # sentence about the asker's own place ("I'm on the left side of the room.") or a thing with a number
     # ("My ladder is 2 m tall"); a turn, a distance or a height set aside or denied ("not after any turn",
-    # "without turning", "not from you - from each other", "I don't mean the highest one"); two questions
+    # "without turning", "I don't mean the highest one"; round 21 reads the question after a leading "not
+    # …" alone, so "not from you - from each other" and three like it are read now); two questions
     # with one picked afterwards; a correction ("no sorry", "Actually"); a person's side or reach; a
     # changed scene supposed; a sentence about another thing beside a walk; numbers in two units ("1 m 20
     # cm") or a spoken fraction of degrees; "off-centre" with a face; "the lower one of the pair"
@@ -1105,7 +1106,6 @@ REFUSED_BY_DESIGN = {
     'farthest from you?',
     "I'm on the right side of the room. How far is <object0> from <object1>, in inches?",
     "Your arm is 70 cm long, but that's beside the point: how far is <object0> from <object1>?",
-    'Not how far they are from you: how far is <object0> from <object1>, in centimetres?',
     "I'm on the left side of the room. At its centre, how high above the floor is <object0>, in feet?",
     "I'm on the left. How much higher off the floor is the underside of <object0> than the "
     'underside of <object1>, in cm?',
@@ -1143,14 +1143,11 @@ REFUSED_BY_DESIGN = {
     'the nearest to you? I only need the nearest one answered.',
     "She's closest to <object0> herself, but from you: which of <object0>, <object1> and "
     '<object2> is the most distant?',
-    'Not from you - from each other: how far is <object0> from <object1>, in feet?',
     "Ignore how far either is from you; what's the distance between <object0> and <object1> in cm?",
     'Two questions: how tall is <object0>, and how high above the floor is its top? I only want the second.',
     'Two questions: how far is <object0> from you, and how long is it? I only need how long it is.',
     'If <object0> were moved to the other side of the room, it would still be the same width - '
     'so what is its width in centimetres?',
-    'Not which sits higher - which is physically taller itself: <object1> or <object0>?',
-    'Not which is taller - which one sits lower, judged by their bottoms: <object1> or <object0>?',
     "Two questions: which of them is heavier, and does <object1>'s bottom sit higher off the "
     "floor than <object0>'s bottom? Just the second.",
     'Two questions: is <object1> above <object0>, and what colour is it? Only the first matters.',
@@ -1170,6 +1167,80 @@ REFUSED_BY_DESIGN = {
     'Without turning, how many degrees away from your forward direction is <object0>?',
     'Two questions: how far is <object0>, and can you reach it with your 30-inch arm? Only the reach one.',
     'She can reach things from her chair, but can you reach <object0> from where you are now?',
+    # (end of redteam1 .. redteam2)
+    # redteam3 and redteam4 (round 21, development sets now): refused on purpose, by kind: a statement
+    # with a number or a unit beside the question ("OBJ looks about 2 feet tall.", "You're 3 metres from
+    # OBJ.", "My toddler's arm is about 30 cm, but yours is 1.2 m", "a 70 cm doorway"), a unit denied
+    # ("in inches, not feet", "Not in feet, in metres"), a place or another thing's size ("near the door",
+    # "a 70 cm gap"), a correction or a question taken back that names a previous question ("No wait, I
+    # asked for the nearest by mistake", "Turn right 60 degrees... no wait", "? Actually, give me"), a
+    # fact about an object beside a choice after "I know;" or as a relative clause ("OBJ, which is
+    # taller, or OBJ"), a reading set aside by "forget" / "don't need" / "doesn't matter", a turn set aside
+    # or told as done ("Without turning", "Before you turn", "You turned 90 degrees earlier"), a clock's
+    # convention stated ("If 12 is straight ahead"), a rank, a quantifier ("both at their centres"), "not
+    # the closer one", quoted speech, a fit asked, "depth to", "from its own bottom to its own top"
+    'You started near the door and ended up by the window. How many metres did you cover overall?',
+    'How far did the robot go altogether while filming? Not in feet, in metres.',
+    "The 3 metres to the wall don't matter here. What total distance did you move in the video, in inches?",
+    '<object0> looks about 2 feet tall. How far is it from you, in metres?',
+    'depth to <object0> (ft)?',
+    'Which of <object0> and <object1> is not the closer one to you?',
+    '<object1> is the tallest, I know; but which among <object0>, <object1> and <object2> is closest to '
+    'you?',
+    'Rank <object2>, <object1> and <object0> by distance from you and tell me only the most distant one.',
+    'No wait, I asked for the nearest by mistake. Which of <object0>, <object1> and <object2> is the '
+    'farthest from you?',
+    '<object0> is about 50 cm from you; how far is it from <object1>, in millimetres?',
+    'Separation between <object1> and <object0>, in inches, not feet.',
+    '<object0> is 2 m from you; how high above the floor is its lowest point, in centimetres?',
+    'Compared with <object1>, how much higher is <object0> when you measure both at their centres, in '
+    'metres?',
+    '<object0> is 3 feet from you; how long is it, in metres?',
+    'How high is <object0> from its own bottom to its own top, in feet?',
+    "There's a 70 cm gap I want to push <object0> through sideways. How wide is it, in inches?",
+    'If 12 is straight ahead of you, what hour does <object0> sit at?',
+    'Without turning, in which clock direction is <object0>?',
+    'You turned 90 degrees earlier in the video, but where is <object0> now on the clock?',
+    '<object0> is about 3 metres away; at how many degrees from your facing direction is it?',
+    "Is <object0> at 2 o'clock? Actually, give me the angle in degrees between your heading and it "
+    'instead.',
+    'Ignore the 90 degrees you turned earlier; how much turning do you need now to face <object0>?',
+    "Turn right 60 degrees... no wait, turn left 60 degrees. Then at what o'clock would <object0> be?",
+    "You're 2 m from <object0>. After turning 10 degrees to the right, what o'clock is it at?",
+    '<object0> is 3 feet tall; can you reach it with your arm?',
+    'No wait, your arm is 50 cm, not 70. Can you reach <object0>?',
+    'My boy asks "can the robot get <object0> with its hand?"',
+    "You turned 90 degrees twice, I know that already. What I'd like is how far you moved in total, in cm.",
+    'A colleague guessed 3 metres, but give me your own figure in feet: how far did you move in total '
+    'during the video?',
+    "You've moved about 2 metres during the video, fine, but how far away from you is <object0> right now, "
+    'in centimetres?',
+    'How far is <object0> from the camera? Please answer in feet, not metres.',
+    '<object0> is 30 cm tall, I know that. How far from you is it, in metres?',
+    "I don't need the distance between <object0> and <object1>; just tell me which of the two is closer to "
+    'you.',
+    'Which is closer to you: <object0>, which is taller, or <object1>?',
+    'Forget which one is tallest; among <object0>, <object1> and <object2>, which is nearest to you?',
+    'You are 2 m from <object0>, I know. How far is <object0> from <object1>?',
+    'My wife wants to know how far <object1> sits from <object0>, in feet and inches... well, just feet is '
+    'fine.',
+    "Which is nearer doesn't matter; tell me the distance between <object0> and <object1>.",
+    'My toddler can climb onto things up to 50 cm. How high is the underside of <object0> off the floor, '
+    'in cm?',
+    "You're 1.2 m tall, I think. How high from the floor is the highest point of <object0>?",
+    "They say you're 3 feet from <object0>. How long is it, in centimetres?",
+    'Will <object0> fit through a 70 cm doorway? I mean, how wide is it, in cm?',
+    'Which is taller, <object0> or <object1>? I mean the objects themselves, not how high they are placed.',
+    '<object0> is about 2 metres away. Is it on your left side?',
+    'Before you turn anywhere: what clock direction is <object0> in?',
+    "If 12 o'clock is straight ahead, how many degrees away from that is <object0>?",
+    'Without turning, how many degrees from dead ahead is <object0>?',
+    "My son says <object0> is about 30 degrees from you. What's the real angle from your forward "
+    'direction?',
+    "You're 3 metres from <object0>. If you swing 15 degrees to the left, where will it be, as an angle in "
+    'degrees?',
+    "My toddler's arm is about 30 cm, but yours is 1.2 m: can you reach <object0>?",
+    "You're 1.5 m tall, I know. Can your arm reach <object0>?",
 }
 
 
@@ -3022,4 +3093,117 @@ def test_redteam_kinds_are_read(question: str, expected: str) -> None:
     ],
 )
 def test_redteam_kinds_are_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
+
+
+# After redteam3/redteam4 (round 21, development sets now): their silent-wrong kinds. Sentences of our own;
+# readings worked by hand from the words.
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # "right" / "all right" opening a sentence with a comma, before a question word or "next" / "now",
+        # moves on to the question: no side (the side asked is the question's own, or none)
+        ("Okay, next one: is <object1> on your right-hand side?", "side_of_me side=right"),
+        ("Right, now tell me how far <object2> is from you.", "distance_to_camera"),
+        ("All right, which of <object0> and <object1> is nearer to you?", "closer_to_camera"),
+        # a planner's extreme over a list, "argmax(QUANTITY) over OBJ, OBJ": "over" ranges over the objects,
+        # no "above"; each quantity of the families: own extents, the distance from the camera, the height
+        # above the floor (a placement, its article dropped by the notation)
+        ("argmin(length) over <object2>, <object0>", "tallest_choice dim=length order=min"),
+        ("argmax(width) over <object1> and <object0>", "tallest_choice dim=width"),
+        ("argmin(height) over {<object0>, <object1>, <object2>}", "tallest_choice order=min"),
+        ("argmax(distance) over <object0>, <object1>, <object2>", "closest_to_camera order=far"),
+        ("argmin(range) over <object1>, <object0>", "closer_to_camera"),
+        ("argmin(height_above_floor) over <object1>, <object2>", "higher_choice order=min"),
+        ("which has the largest height above floor, <object0> or <object1>?", "higher_choice"),
+        # a mark before a pair ("looking at OBJ and OBJ") names the objects asked about, no reference: the
+        # objects stay in the order named
+        ("Looking at <object2> and <object0>: which is underneath?", "above_choice relation=below"),
+        ("With <object1> and <object0> in view, which one is on top?", "above_choice"),
+        # image coordinates: x grows to the right (said so or not), so the smallest x is the leftmost and
+        # the largest the rightmost; the convention said beside it is no side asked
+        ("Which of <object1> and <object2> has the largest x in the picture?", "leftmost_choice side=right"),
+        ("Of <object0>, <object1>, <object2>, which has the smallest x (x increases to the right)?",
+         "leftmost_choice"),
+        ("argmin(x) over <object0>, <object1>", "leftmost_choice"),
+    ],
+)
+def test_redteam34_kinds_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a reading taken back before the question proper ("not how / which / the / its / in …" opening the
+        # question, after "no", "sorry" …, up to the first break) supplies no task or slot: the question
+        # after it is read alone ("how wide" is no width, "its distance" no distance, "in feet" no unit)
+        ("Not how wide <object1> is: how long is it, in cm?", "object_length unit=cm"),
+        ("No, not its distance from you: how high above the floor is the top of <object2>?",
+         "height_from_ground point=top"),
+        ("Not in feet, in inches: how tall is <object0>?", "object_height unit=in"),
+        ("Sorry, not which is closer: which of <object0> and <object1> is wider?",
+         "tallest_choice dim=width"),
+        ("Not the shortest one - which of <object0>, <object1> and <object2> is the farthest from you?",
+         "closest_to_camera order=far"),
+        # (the question proper names its own subject first: OBJ0 left of OBJ1, not the order named first)
+        ("Not whether <object1> is left of <object0>: is <object0> left of <object1>?",
+         "left_predicate objects=0,1"),
+        # ("not sure" negates no reading: the question is read as before)
+        ("Not sure, but is <object0> on your left?", "side_of_me side=left"),
+        # a statement about the named objects before the question (or before ", but") supplies no task: the
+        # question after it is read alone, its "it" the objects the statement names in the order named
+        ("<object2> is on your right. How far is it from you, in feet?", "distance_to_camera unit=ft"),
+        ("<object0> is the bigger one, but which of <object0> and <object1> is nearer to you?",
+         "closer_to_camera"),
+        # (OBJ1 sits on the left of OBJ0; "is it higher than it": OBJ1 higher than OBJ0, the order named)
+        ("<object1> sits on the left of <object0>, but is it higher than it?", "higher_choice form=yesno"),
+        ("<object0> and <object1> are on the left. Which of them is taller?", "tallest_choice"),
+        ("<object0> is closer to you, but is <object1> taller than <object0>?",
+         "tallest_choice form=yesno objects=1,0"),
+        # (a statement the question only confirms is the question: read as a whole, as before)
+        ("<object1> is above <object0>. Correct?", "above_predicate"),
+    ],
+)
+def test_redteam34_set_aside_is_not_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+def test_redteam34_set_aside_is_said() -> None:
+    """The words set aside are said with the answer, as glossed words are."""
+    parsed, _ = parse_question("Not how wide <object1> is: how long is it, in cm?")
+    assert parsed is not None
+    assert parsed.glossed == "read it without 'Not how wide <object1> is', set aside"
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # words set aside that may set an object apart before a choice, or an "it" that may be either of
+        # two objects the statement names: no reading knows which object is meant
+        ("Not the one on the left: which of <object0>, <object1> and <object2> is tallest?",
+         "the words set aside name an object the question proper may mean"),
+        ("<object1> is above <object0>. Is it on your left?",
+         "the words set aside name an object the question proper may mean"),
+        # the question proper alone is refused as it reads (a distance from the wall)
+        ("Not the distance to you: how far is <object0> from the wall?",
+         "does not use 'how far is OBJ from the wall'"),
+    ],
+)
+def test_redteam34_set_aside_is_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # an image coordinate the rules do not read (a convention said otherwise, "y") is refused: read
+        # without it, the convention's side would be taken for the side asked
+        ("Which of <object1> and <object2> has the smallest x (x grows to the left)?",
+         "does not use 'smallest x'"),
+        ("Which of <object0> and <object2> has the largest y value? (y grows to the right)",
+         "does not use"),
+    ],
+)
+def test_redteam34_image_coordinates_are_refused(question: str, reason: str) -> None:
     _assert_refused_because(question, reason)
