@@ -15,7 +15,7 @@ import yaml
 SPLITS = ("dev", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
           "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13",
           "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21",
-          "fresh22", "fresh23")
+          "fresh22", "fresh23", "fresh24")
 
 
 def _read(name: str) -> bytes:
@@ -49,7 +49,7 @@ def families(name: str) -> dict[str, list[tuple[str, str]]]:
 
 def split(half: str) -> list[tuple[str, str, str]]:
     """``(family, expected, question)`` of ``"dev"`` (the parser's development set, sets in the order
-    written), ``"heldout"`` (written blind, never used to change the parser) or ``"fresh"`` … ``"fresh23"``
+    written), ``"heldout"`` (written blind, never used to change the parser) or ``"fresh"`` … ``"fresh24"``
     (written by writers who read no project document, measured once before any change)."""
     if half not in SPLITS:
         raise ValueError(f"half must be one of {', '.join(SPLITS)}, got {half!r}")

@@ -63,6 +63,9 @@ def test_paraphrase_set_size_and_split() -> None:
     fresh23 = split("fresh23")  # converted by eval/blind_labels.py
     assert len(fresh23) == 209 + 209
     assert {family for family, _, _ in fresh23} == {*FAMILIES, "rotate_to_face"}
+    fresh24 = split("fresh24")  # converted by eval/blind_labels.py
+    assert len(fresh24) == 209 + 209
+    assert {family for family, _, _ in fresh24} == {*FAMILIES, "rotate_to_face"}
     with pytest.raises(ValueError, match="half must be"):
         split("test")
 
