@@ -2313,6 +2313,17 @@ _IMAGE_COORDINATE = (
 )
 
 
+# A direction or way asked ("which way", "in what direction", "what clock direction", "which klukka
+# direction"): one word may stand between ("which one's way over on the right" asks which one, no way)
+_DIRECTION_ASKED = r"\b(?:which|what)(?! one'?s\b)(?: [^\W\d_]+)? (?:way|direction)\b"
+
+
+def _asks_a_side(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
+    """Whether a reading answers with a side of the view: a side of me asked, or a choice of the sides
+    across the view ("which way from OBJ is OBJ, left or right")."""
+    return "horizontal" in uses and "viewer" in uses and ("side" in slots or _picks_one(slots, uses))
+
+
 # (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
 _Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
@@ -2452,8 +2463,11 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
                                      r"|\bbetween (?:the )?(?:floor|ground) and\b"
                                      r"|\b(?:floor|ground) (?:up )?to\b"),
      lambda s, u, _w: "floor" in u),
-    # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it
-    ("which way", _matches(r"\b(?:which|what) way\b"), lambda s, u, _w: "direction" not in s),
+    # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it;
+    # "in what direction is OBJ from you" (also with a word no rule reads, "what klukka direction") asks a
+    # direction or a side, which a distance, a size or a yes/no would not answer
+    ("a direction asked", _matches(_DIRECTION_ASKED),
+     lambda s, u, _w: "direction" not in s and ("direction" in u or _asks_a_side(s, u))),
     # "how high over OBJ is OBJ" read as "is OBJ over OBJ": a quantity asked, a yes/no or a choice read
     ("a quantity asked", _matches(_QUANTITY_ASKED),
      lambda s, u, _w: "unit" in s or bool(u & {"direction", "turn"})),

@@ -3210,3 +3210,34 @@ def test_redteam34_set_aside_is_refused(question: str, reason: str) -> None:
 )
 def test_redteam34_image_coordinates_are_refused(question: str, reason: str) -> None:
     _assert_refused_because(question, reason)
+
+
+# Round 22 (fresh24's silent wrong readings, fixed by kind). Expected readings worked out by hand; the
+# sentences are my own unless marked "fresh24", which quotes a measured question verbatim.
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # a direction or way asked is answered by a direction or a side, never by a distance (before:
+        # every one of these read as distance_to_camera)
+        ("Which direction is <object1> from you?", "does not use 'which direction'"),
+        ("In what direction does <object2> lie from you?", "does not use 'what direction'"),
+        ("Which way is <object0> from you at the moment?", "does not use 'which way'"),
+        # (a word no rule reads between the question word and "direction" is read with it)
+        ("In what zorbly direction is <object1> from you?", "does not use 'what zorbly direction'"),
+    ],
+)
+def test_round22_direction_asked_never_a_distance(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # fresh24, verbatim: Icelandic "klukka" (clock) glossed, then read as a clock direction
+        ("In what klukka direction is <object0> from you now?", "direction_clock"),
+        ("Which way is <object1>, on your left or on your right?", "side_of_me"),
+        ("What clock direction is <object2> from you?", "direction_clock"),
+    ],
+)
+def test_round22_direction_asked_is_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
