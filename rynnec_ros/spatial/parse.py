@@ -583,6 +583,23 @@ def _load_rewrites() -> list[tuple[re.Pattern[str], str | Callable[[re.Match[str
 _PHRASE_REWRITES = _load_rewrites()
 
 
+# "Bai or no: ...", "..., já or nei?", "..., iä/no?": a clause of two words joined by "or" (or a slash), the
+# second a "no" of English or another language, the first a word no English list or rule knows, is a
+# yes-or-no tag in the asker's own words (Basque "bai", Icelandic "já", Kazakh "iä", Sinhala "ow" are
+# "yes"); neither side names an object, so it offers no choice of them. (A known word, "left or no",
+# stays as said.)
+_NO_WORDS = ("no", "nope", "nah", "not", "nei", "nein", "nee", "nie", "ne", "nej", "ez", "non", "não", "nao",
+             "ei", "hayır", "hayir", "жоқ", "жок", "нет", "ні", "не", "όχι", "oxi", "tidak", "hindi", "không",
+             "khong", "nahi", "nahin", "naha", "nae")
+_YES_OR_NO_TAG = re.compile(rf"(?:^|(?<=[,.;:?!(]))(\s*)([^\W\d_]+) ?(?:or|/) ?(?:{'|'.join(_NO_WORDS)})"
+                            r"(?=\s*(?:[,.;:?!)]|$))")
+
+
+def _yes_or_no_tag(m: re.Match[str]) -> str:
+    """``_YES_OR_NO_TAG`` as "yes or no" where its first word is unknown (``_unknown``), else as said."""
+    return f"{m[1]}yes or no" if _unknown(m[2]) else m[0]
+
+
 def normalise(question: str) -> str:
     """Lower-case text, references → ``OBJ``, one spelling (center, meter), shorthand spelled out ("dist",
     "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
@@ -592,6 +609,7 @@ def normalise(question: str) -> str:
     t = re.sub(_UNIT_PLACE, lambda m: _UNIT_SLIPS.get(m.group(0), m.group(0)), t)
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
+    t = _YES_OR_NO_TAG.sub(_yes_or_no_tag, t)
     for rewrite, replacement in _PHRASE_REWRITES:
         t = rewrite.sub(replacement, t)
     t = re.sub(r"(\d)\s*°", r"\1 degrees", t)
@@ -2130,7 +2148,8 @@ def _rule_words() -> frozenset[str]:
     # table's loader and its names for the replacement functions, nor the stems of units in other languages:
     # plumbing and unknown words, not words a rule reads)
     plumbing = {id(_TYPOS), id(_load_rewrites), id(_REWRITE_CALLS), id(_UNIT_STEM), id(_UNIT_SLIPS),
-                id(_UNIT_SLIPS_REFUSED), id(_NEAR_CUES), id(_UNIT_PLACE)}
+                id(_UNIT_SLIPS_REFUSED), id(_NEAR_CUES), id(_UNIT_PLACE), id(_NO_WORDS), id(_YES_OR_NO_TAG),
+                id(_yes_or_no_tag)}
     module = [v for k, v in globals().items() if id(v) not in plumbing and not k.startswith("__")]
     module.append(list(_REWRITE_CALLS.values()))
     for value in module:  # docstrings first: a walk may meet a code object before its function

@@ -3241,3 +3241,44 @@ def test_round22_direction_asked_never_a_distance(question: str, reason: str) ->
 )
 def test_round22_direction_asked_is_read(question: str, expected: str) -> None:
     _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # fresh24, verbatim: Basque "bai" (yes) or "no" is a yes-or-no tag, never a choice of the objects
+        # (before: closer_to_camera form=choice)
+        ("Bai or no: <object0> is more near to you than <object1>?", "closer_to_camera form=yesno"),
+        # an unknown word "or" a "no" of any language, a clause of its own: yes or no (OBJ2 higher than
+        # OBJ0 asked; OBJ1 wider than OBJ2 stated then tagged)
+        ("Quux or no: is <object2> higher than <object0>?", "higher_choice form=yesno"),
+        ("<object1> is wider than <object2>, zib/nei?", "tallest_choice dim=width form=yesno"),
+        ("Is <object0> farther from you than <object2>? blorp or nope.",
+         "closer_to_camera order=far form=yesno"),
+        # the glossary's Basque tag with its question mark after a statement's question mark
+        ("<object2> is nearer to you than <object1>? bai?", "closer_to_camera form=yesno"),
+        # a confirmation tag after a question mark closing a yes/no question
+        ("Is <object1> lower than <object0>? correct?", "higher_choice order=min form=yesno"),
+    ],
+)
+def test_round22_yes_or_no_tags_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # fresh24, verbatim: a tag "right?" after a complete statement, then a viewpoint or an
+        # interjection, is a tag (before: left_right_choice, side_of_me asking the side, a refusal)
+        ("<object0> is left of <object1> right?? from ur pov", "left_predicate"),
+        ("<object0> is to ur left right? lol", "side_of_me side=left"),
+        ("<object0>'s top is lower than <object1>'s top right??", "higher_choice point=top order=min form=yesno"),
+        # my own: the same kinds, worked by hand
+        ("<object2> is on your right right? haha", "side_of_me side=right"),
+        ("<object1> is nearer to you than <object2> correct? pls", "closer_to_camera form=yesno"),
+        ("<object2>'s bottom is higher than <object0>'s bottom right?",
+         "higher_choice point=bottom form=yesno"),
+    ],
+)
+def test_round22_tag_with_an_afterthought_is_a_tag(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
