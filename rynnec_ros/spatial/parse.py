@@ -217,6 +217,10 @@ _SHORTHAND = {
     r"\b(?:dist|d) ?2 ?(?:cam|camera)\b": "distance to camera",
     r"(?<=\bh )(?:bot|btm)\b|\b(?:bot|btm)(?= (?:max|min|z)\b)": "bottom",
     r"\bctr\b": "center",
+    # an object's underside in other words: "the under side of OBJ", "OBJ underneath part", "its lower side"
+    # (a side "lower" than another, "on the lower side", is no point of an object)
+    r"\bunder sides?\b|\bunder(?:neath)? (?:part|surface)s?\b|\bunderneath sides?\b"
+    r"|\blower sides?(?= of (?:OBJ|it|them)\b)|(?<=\bOBJ's )lower sides?\b|(?<=\bits )lower sides?\b": "underside",
     r"\bcenter center\b": "center to center distance",  # "ctr-ctr"
     r"\bh (top|bottom|center|mid) OBJ\b": r"height above the floor of the \1 of OBJ",
     r"\bclk\b": "clock",
@@ -783,6 +787,8 @@ _WHICH = (
     r"\b(?:which|whose)\b|\b(?:pick|choose|select) (?:the|one)\b"
     # "identify the one further right", "name the one nearest you": one of those offered is asked for
     r"|\b(?:identify|name|indicate|point out|point to|spot|find|give me|tell me|show me) the one\b"
+    # "out of OBJ and OBJ who's further left": "who" after the objects named asks which of them
+    r"|\b(?:of|from|among|between) OBJ(?:(?:,| and|, and| or|, or| &) OBJ)+,? who(?:'s| is| are)\b"
 )
 _SIZE_CMP = (
     r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
@@ -1405,6 +1411,9 @@ _BOTTOM_CUE = (
     r"|clearance)\b|\b(?:base|foot|feet|legs?) of (?:OBJ|it)\b|\bits (?:base|foot|feet|legs?)\b"
     r"|\b(?:gap|space|room|distance|height) (?:under|beneath|below|underneath)\b"
     rf"|\bunder(?:neath)? (?:OBJ|it) (?:to|and) the (?:floor|ground)\b|{_UNDER_GAP}"
+    # "OBJ underneath, how high is it?": an "under" that takes no object names the underside, which a
+    # reading at the centre would not measure
+    r"|\bunder(?:neath)?\b(?=\s*(?:[,.;:?!]|$))"
 )
 _THRESHOLD = (
     r"\b(?:more|less|further|farther|closer|nearer|higher|lower|taller|shorter|longer|wider|bigger|smaller"
@@ -2363,9 +2372,11 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
     # "which one's lower down, OBJ or OBJ": the one under the other to some askers, the lower centre to
     # others; with no "than" and no floor the words do not say which, unless they name the stacking
-    # (also "the lower one", "the upper one", "the lower of the two", a planner's "lower_of(OBJ, OBJ)")
-    ("lower down of two", _matches(r"\b(?:lower down|(?:the )?(?:lower|upper) (?:one|of (?:the two|them|these"
-                                   r"|both|OBJ)|element|object|item|thing))\b(?![^.?!]*\b(?:than|floor|ground)\b)"),
+    # (also "the lower one", "the upper one", "the lower of the two / the pair / both", a planner's
+    # "lower_of(OBJ, OBJ)")
+    ("lower down of two", _matches(r"\b(?:lower down|(?:the )?(?:lower|upper) (?:one|of (?:the (?:two|2|pair)|them"
+                                   r"|these|those|both|OBJ)|element|object|item|thing))\b"
+                                   r"(?![^.?!]*\b(?:than|floor|ground)\b)"),
      lambda s, u, _w: "stacking" in u or s.get("point") in ("top", "bottom")),
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),

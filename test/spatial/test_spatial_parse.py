@@ -3282,3 +3282,42 @@ def test_round22_yes_or_no_tags_are_read(question: str, expected: str) -> None:
 )
 def test_round22_tag_with_an_afterthought_is_a_tag(question: str, expected: str) -> None:
     _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # fresh24, verbatim: "under side", "underneath part" name the underside (before: the centre)
+        ("The under side of <object0>, how many cm it is over the floor?", "height_from_ground point=bottom unit=cm"),
+        ("<object0> underneath part, how high from the ground it is? inch",
+         "height_from_ground point=bottom unit=in"),
+        # my own: "lower side of OBJ", "OBJ's under surface", "its underneath side" are the bottom too
+        ("How high off the floor is the lower side of <object2>, in cm?", "height_from_ground point=bottom unit=cm"),
+        ("How high above the floor is <object1>'s under surface?", "height_from_ground point=bottom"),
+        ("Take <object0>: how far above the ground is its underneath side, in feet?",
+         "height_from_ground point=bottom unit=ft"),
+        # fresh24, verbatim: "who's" after the objects named asks which of them (before: left_predicate)
+        ("out of <object0> and <object1> who's further left on ur screen", "leftmost_choice"),
+        # my own: OBJ1 or OBJ2, the one further right picked; three objects, the nearest picked
+        ("of <object1> and <object2>, who is more to the right?", "leftmost_choice side=right"),
+        ("among <object2>, <object0> and <object1> who is nearest to you", "closest_to_camera"),
+    ],
+)
+def test_round22_points_and_who_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # a bare "underneath" that takes no object names the underside, which no reading at the centre uses
+        ("<object1> underneath, how high from the floor is it?", "does not use 'underneath'"),
+        # fresh24, verbatim: "the lower of the pair" is refused as "the lower one" is (the stacking and the
+        # placement answer differently; before: higher_choice order=min)
+        ("Which of <object0> and <object1> is the lower of the pair?", "does not use 'the lower of the pair'"),
+        ("Between <object2> and <object1>, which is the lower of the 2?", "does not use 'the lower of the 2'"),
+        ("Which of <object1> and <object0> is the lower of both?", "does not use 'the lower of both'"),
+    ],
+)
+def test_round22_points_and_pairs_are_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
