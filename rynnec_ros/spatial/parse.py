@@ -985,7 +985,10 @@ _REFERENCE_AFTER = r"^ as (?:the |a |my |our )?(?:reference|baseline|anchor)\b"
 _REFERENCE_LEAD = r"^(?:as )?(?:seen |viewed |looking |starting )?from OBJ,"
 # A relation to "it" whose pronoun stands for the object named first ("OBJ ...; is OBJ above it?"); "it"
 # in a pair ("the nearer one of it and OBJ") is one of the pair, no reference.
-_REFERENCE_IT = r"\b(?:above|below|under|underneath|beneath|over|on|of) it\b(?! (?:and|or|&) )"
+# (a point of "it", "the bottom of it", names where the objects are measured, no relation to the first;
+# "on top of it" is one)
+_REFERENCE_IT = (r"\b(?:above|below|under|underneath|beneath|over|on|(?<!the top )(?<!the bottom )"
+                 r"(?<!the center )(?<!the middle )(?<!the base )(?<!the underside )(?<!the height )of) it\b(?! (?:and|or|&) )")
 
 
 def _subject_second(t: str) -> bool:
@@ -2352,6 +2355,13 @@ def _asks_a_side(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
     return "horizontal" in uses and "viewer" in uses and ("side" in slots or _picks_one(slots, uses))
 
 
+def _move_in_unit(slots: Mapping[str, object], words: list[str]) -> bool:
+    """Whether every move of ``words`` that states its amount ("move 10 feet") states it in the unit the
+    reading answers in (a move with no amount, "walk forward", says no unit)."""
+    units = [m[1] for w in words for m in re.finditer(r"\d ?(m|meters?|feet|ft|cm)\b", w)]
+    return all(_unit_of(unit) == slots.get("unit") for unit in units)
+
+
 # (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
 _Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
@@ -2410,7 +2420,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "which way do I turn to face OBJ" asks a side, which a turn's angle does not say
     ("which way to turn", _matches(_WHICH_WAY_TO_TURN), lambda s, u, _w: False),
     ("a turn without its verb", _matches(_VERBLESS_TURN), lambda s, u, _w: False),
-    ("a move", _matches(_MOVE), lambda s, u, _w: "walk" in u),
+    # "bet you didn't move 10 feet, how far did you go?": a walk's amount guessed in a unit is the unit the
+    # asker thinks in; a walk read in another unit would drop it silently
+    ("a move", _matches(_MOVE), lambda s, u, w: "walk" in u and _move_in_unit(s, w)),
     # "if I lean forward, can I reach OBJ", "how long will it take": a changed pose, a time
     ("a changed pose", _matches(_CHANGED_POSE), lambda s, u, _w: False),
     # "imagine you are facing OBJ. How many degrees to turn to face it?": the facing is a premise and the

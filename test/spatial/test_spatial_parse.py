@@ -3321,3 +3321,30 @@ def test_round22_points_and_who_are_read(question: str, expected: str) -> None:
 )
 def test_round22_points_and_pairs_are_refused(question: str, reason: str) -> None:
     _assert_refused_because(question, reason)
+
+
+def test_round22_a_walk_guessed_in_a_unit_is_not_dropped() -> None:
+    """fresh24, verbatim: a walk's amount guessed in feet, the distance asked with no unit: read in metres it
+    would drop the asker's unit silently, so it is refused; my own: the same guess with feet asked is read
+    in feet (the guess's unit is the answer's), and a guess in metres beside feet asked is refused."""
+    _assert_refused_because("bet u didnt even move 10 feet the whole time, how far did u go?",
+                            "does not use 'move 10 feet'")
+    _assert_reads("I bet you didn't move 10 feet, how far did you go in feet?", "walked_distance unit=ft")
+    _assert_refused_because("you moved 4 m at most, how far did you travel in feet?", "does not use")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # fresh24, verbatim: "the bottom of it" names the point measured, no relation to the first object,
+        # so the order named stands (before: objects=2,0)
+        ("Which is more low from floor, <object0> or <object2>? the bottom of it", "higher_choice point=bottom order=min"),
+        # my own: OBJ1 and OBJ0 in the order named, measured at the top
+        ("Which is higher, <object1> or <object0>? the top of it", "higher_choice point=top"),
+    ],
+)
+def test_round22_a_point_of_it_keeps_the_order_named(question: str, expected: str) -> None:
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.objects is None
+    _assert_reads(question, expected)
