@@ -220,7 +220,8 @@ _SHORTHAND = {
     # an object's underside in other words: "the under side of OBJ", "OBJ underneath part", "its lower side"
     # (a side "lower" than another, "on the lower side", is no point of an object)
     r"\bunder sides?\b|\bunder(?:neath)? (?:part|surface)s?\b|\bunderneath sides?\b"
-    r"|\blower sides?(?= of (?:OBJ|it|them)\b)|(?<=\bOBJ's )lower sides?\b|(?<=\bits )lower sides?\b": "underside",
+    r"|\blower sides?(?= of (?:OBJ|it|them)\b)|(?<=\bOBJ's )lower sides?\b"
+    r"|(?<=\bits )lower sides?\b": "underside",
     r"\bcenter center\b": "center to center distance",  # "ctr-ctr"
     r"\bh (top|bottom|center|mid) OBJ\b": r"height above the floor of the \1 of OBJ",
     r"\bclk\b": "clock",
@@ -988,7 +989,8 @@ _REFERENCE_LEAD = r"^(?:as )?(?:seen |viewed |looking |starting )?from OBJ,"
 # (a point of "it", "the bottom of it", names where the objects are measured, no relation to the first;
 # "on top of it" is one)
 _REFERENCE_IT = (r"\b(?:above|below|under|underneath|beneath|over|on|(?<!the top )(?<!the bottom )"
-                 r"(?<!the center )(?<!the middle )(?<!the base )(?<!the underside )(?<!the height )of) it\b(?! (?:and|or|&) )")
+                 r"(?<!the center )(?<!the middle )(?<!the base )(?<!the underside )(?<!the height )of) it\b"
+                 r"(?! (?:and|or|&) )")
 
 
 def _subject_second(t: str) -> bool:
@@ -2384,8 +2386,8 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # others; with no "than" and no floor the words do not say which, unless they name the stacking
     # (also "the lower one", "the upper one", "the lower of the two / the pair / both", a planner's
     # "lower_of(OBJ, OBJ)")
-    ("lower down of two", _matches(r"\b(?:lower down|(?:the )?(?:lower|upper) (?:one|of (?:the (?:two|2|pair)|them"
-                                   r"|these|those|both|OBJ)|element|object|item|thing))\b"
+    ("lower down of two", _matches(r"\b(?:lower down|(?:the )?(?:lower|upper) (?:one|of (?:the (?:two|2|pair)"
+                                   r"|them|these|those|both|OBJ)|element|object|item|thing))\b"
                                    r"(?![^.?!]*\b(?:than|floor|ground)\b)"),
      lambda s, u, _w: "stacking" in u or s.get("point") in ("top", "bottom")),
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),

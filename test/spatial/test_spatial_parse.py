@@ -551,7 +551,6 @@ REFUSED_BY_DESIGN = {
     'Heard <object2> is the furthest right of <object0>, <object1> and <object2>. Right?',
     'Other shift said <object0> is about 30 degrees off your nose. True?',
     'Whose top is not as high: <object1> or <object2>?',
-    "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
     'If your arm were a metre long, would <object2> be within your reach?',
     # blind32/33 (fresh8, measured once at e1eb0be), refused after this round: clauses of another language,
     # self-corrections ("sorry", a restart after "hold on"), a unit typo in a unit's place ("degress"),
@@ -606,7 +605,6 @@ REFUSED_BY_DESIGN = {
     'Gaano kataas, how much more high is <object0> than <object1>, center to center, in cm?',
     'How many inch is the top of <object2> over the top of <object0>?',
     'Gaano kataas ang <object0>? How tall it is in cm?',
-    'Is <object1> more wide than <object2>? Ano/ne.',
     "Which object's top is at the greater height above the floor: <object0> or <object1>?",
     "Whose underside is nearer floor level: <object2>'s or <object0>'s?",
     'Treating my view as a map with left as west: does <object1> lie west of <object0>?',
@@ -903,7 +901,6 @@ REFUSED_BY_DESIGN = {
     "Tell me the turn in degrees to point yourself at <object2> — I'll swing the smoker the same way.",
     "Measure me your full travel over the video the way I'd measure an inseam: in inches, start to finish.",
     'Did you move much? Give me the sum of all your movement in the video, in cm.',
-    'Is <object1> not as far from me as <object2>? Да or не?',
     "Of <object0> and <object1>, which one's hugging the camera more closely?",
     '<object0> is not more far than <object2> from me, right?',
     'Measure <object2> to <object0> for me like a shoulder width — in inches.',
@@ -914,7 +911,6 @@ REFUSED_BY_DESIGN = {
     'Which is placed the least high, at the top: <object0>, <object2> or <object1>?',
     'Is <object2> above <object1>? Ewe or hayi?',
     '<object0> and <object1> — who is the upper one?',
-    'From <object0> and <object1>, who is more on left from your seeing?',
     'Name whichever of <object1>, <object2> and <object0> is farthest to your right.',
     'If twelve is straight ahead, what time is <object2> right now?',
     'How much degree I turn to look <object1>?',
@@ -951,7 +947,6 @@ REFUSED_BY_DESIGN = {
     'Kiti lamb aahe <object0> from you? in centimeter please',
     'How many mil from the camera to <object2>, prosim?',
     "Oat milk's on <object0> - how far off is it from you, in feet?",
-    'Ndax <object2> is more far from you than <object0>? waaw or no',
     'Between <object0> and <object2> wich one is more away from you?',
     "Sponge count later. <object2> isn't farther away from you than <object0>, is it?",
     'Which from <object0>, <object1>, <object2> is most near to you, sanga na?',
@@ -2331,9 +2326,10 @@ def test_blind48_49_kinds_are_read(question: str, expected: str) -> None:
         ("<object0> sits more high than <object1>, or is <object1> higher?",
          "states a comparison to confirm, and that reading does not answer yes or no"),
         # "who" among named objects asks which of them: a yes/no reading ("is OBJ to the right?") does not
-        # say which
-        ("Of <object0> and <object2>, who is more to the right?",
-         "'of OBJ and OBJ, who is' asks which one, and that reading answers yes or no"),
+        # say which ("Of OBJ and OBJ, who is more to the right?", "who" straight after the objects, is read
+        # as the choice since round 22)
+        ("<object0> vs <object2>. who is more to the right?",
+         "'. who is' asks which one, and that reading answers yes or no"),
         # an aside after the question that names another relation must not choose the reading: the
         # question before the '?' alone asks which is nearer, the aside's "above" would make it a stacking
         ("Which is nearer to you, <object0> or <object1>? My cat sleeps above the nearer one.",
@@ -3272,7 +3268,8 @@ def test_round22_yes_or_no_tags_are_read(question: str, expected: str) -> None:
         # interjection, is a tag (before: left_right_choice, side_of_me asking the side, a refusal)
         ("<object0> is left of <object1> right?? from ur pov", "left_predicate"),
         ("<object0> is to ur left right? lol", "side_of_me side=left"),
-        ("<object0>'s top is lower than <object1>'s top right??", "higher_choice point=top order=min form=yesno"),
+        ("<object0>'s top is lower than <object1>'s top right??",
+         "higher_choice point=top order=min form=yesno"),
         # my own: the same kinds, worked by hand
         ("<object2> is on your right right? haha", "side_of_me side=right"),
         ("<object1> is nearer to you than <object2> correct? pls", "closer_to_camera form=yesno"),
@@ -3288,11 +3285,13 @@ def test_round22_tag_with_an_afterthought_is_a_tag(question: str, expected: str)
     ("question", "expected"),
     [
         # fresh24, verbatim: "under side", "underneath part" name the underside (before: the centre)
-        ("The under side of <object0>, how many cm it is over the floor?", "height_from_ground point=bottom unit=cm"),
+        ("The under side of <object0>, how many cm it is over the floor?",
+         "height_from_ground point=bottom unit=cm"),
         ("<object0> underneath part, how high from the ground it is? inch",
          "height_from_ground point=bottom unit=in"),
         # my own: "lower side of OBJ", "OBJ's under surface", "its underneath side" are the bottom too
-        ("How high off the floor is the lower side of <object2>, in cm?", "height_from_ground point=bottom unit=cm"),
+        ("How high off the floor is the lower side of <object2>, in cm?",
+         "height_from_ground point=bottom unit=cm"),
         ("How high above the floor is <object1>'s under surface?", "height_from_ground point=bottom"),
         ("Take <object0>: how far above the ground is its underneath side, in feet?",
          "height_from_ground point=bottom unit=ft"),
@@ -3314,8 +3313,10 @@ def test_round22_points_and_who_are_read(question: str, expected: str) -> None:
         ("<object1> underneath, how high from the floor is it?", "does not use 'underneath'"),
         # fresh24, verbatim: "the lower of the pair" is refused as "the lower one" is (the stacking and the
         # placement answer differently; before: higher_choice order=min)
-        ("Which of <object0> and <object1> is the lower of the pair?", "does not use 'the lower of the pair'"),
-        ("Between <object2> and <object1>, which is the lower of the 2?", "does not use 'the lower of the 2'"),
+        ("Which of <object0> and <object1> is the lower of the pair?",
+         "does not use 'the lower of the pair'"),
+        ("Between <object2> and <object1>, which is the lower of the 2?",
+         "does not use 'the lower of the 2'"),
         ("Which of <object1> and <object0> is the lower of both?", "does not use 'the lower of both'"),
     ],
 )
@@ -3338,7 +3339,8 @@ def test_round22_a_walk_guessed_in_a_unit_is_not_dropped() -> None:
     [
         # fresh24, verbatim: "the bottom of it" names the point measured, no relation to the first object,
         # so the order named stands (before: objects=2,0)
-        ("Which is more low from floor, <object0> or <object2>? the bottom of it", "higher_choice point=bottom order=min"),
+        ("Which is more low from floor, <object0> or <object2>? the bottom of it",
+         "higher_choice point=bottom order=min"),
         # my own: OBJ1 and OBJ0 in the order named, measured at the top
         ("Which is higher, <object1> or <object0>? the top of it", "higher_choice point=top"),
     ],
