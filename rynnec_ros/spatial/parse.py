@@ -217,6 +217,11 @@ _SHORTHAND = {
     r"\b(?:dist|d) ?2 ?(?:cam|camera)\b": "distance to camera",
     r"(?<=\bh )(?:bot|btm)\b|\b(?:bot|btm)(?= (?:max|min|z)\b)": "bottom",
     r"\bctr\b": "center",
+    # an object's underside in other words: "the under side of OBJ", "OBJ underneath part", "its lower side"
+    # (a side "lower" than another, "on the lower side", is no point of an object)
+    r"\bunder sides?\b|\bunder(?:neath)? (?:part|surface)s?\b|\bunderneath sides?\b"
+    r"|\blower sides?(?= of (?:OBJ|it|them)\b)|(?<=\bOBJ's )lower sides?\b"
+    r"|(?<=\bits )lower sides?\b": "underside",
     r"\bcenter center\b": "center to center distance",  # "ctr-ctr"
     r"\bh (top|bottom|center|mid) OBJ\b": r"height above the floor of the \1 of OBJ",
     r"\bclk\b": "clock",
@@ -583,6 +588,23 @@ def _load_rewrites() -> list[tuple[re.Pattern[str], str | Callable[[re.Match[str
 _PHRASE_REWRITES = _load_rewrites()
 
 
+# "Bai or no: ...", "..., já or nei?", "..., iä/no?": a clause of two words joined by "or" (or a slash), the
+# second a "no" of English or another language, the first a word no English list or rule knows, is a
+# yes-or-no tag in the asker's own words (Basque "bai", Icelandic "já", Kazakh "iä", Sinhala "ow" are
+# "yes"); neither side names an object, so it offers no choice of them. (A known word, "left or no",
+# stays as said.)
+_NO_WORDS = ("no", "nope", "nah", "not", "nei", "nein", "nee", "nie", "ne", "nej", "ez", "non", "não", "nao",
+             "ei", "hayır", "hayir", "жоқ", "жок", "нет", "ні", "не", "όχι", "oxi", "tidak", "hindi", "không",
+             "khong", "nahi", "nahin", "naha", "nae")
+_YES_OR_NO_TAG = re.compile(rf"(?:^|(?<=[,.;:?!(]))(\s*)([^\W\d_]+) ?(?:or|/) ?(?:{'|'.join(_NO_WORDS)})"
+                            r"(?=\s*(?:[,.;:?!)]|$))")
+
+
+def _yes_or_no_tag(m: re.Match[str]) -> str:
+    """``_YES_OR_NO_TAG`` as "yes or no" where its first word is unknown (``_unknown``), else as said."""
+    return f"{m[1]}yes or no" if _unknown(m[2]) else m[0]
+
+
 def normalise(question: str) -> str:
     """Lower-case text, references → ``OBJ``, one spelling (center, meter), shorthand spelled out ("dist",
     "deg", "ccw"), number words and halves as digits, arrows as clause breaks, hyphens and quotes unified."""
@@ -592,6 +614,7 @@ def normalise(question: str) -> str:
     t = re.sub(_UNIT_PLACE, lambda m: _UNIT_SLIPS.get(m.group(0), m.group(0)), t)
     t = t.replace("’", "'").replace("‘", "'")
     t = re.sub(r"\s*(?:->|=>|→|—|–)\s*|\s+-+\s+", ", ", t).replace("-", " ")
+    t = _YES_OR_NO_TAG.sub(_yes_or_no_tag, t)
     for rewrite, replacement in _PHRASE_REWRITES:
         t = rewrite.sub(replacement, t)
     t = re.sub(r"(\d)\s*°", r"\1 degrees", t)
@@ -765,6 +788,8 @@ _WHICH = (
     r"\b(?:which|whose)\b|\b(?:pick|choose|select) (?:the|one)\b"
     # "identify the one further right", "name the one nearest you": one of those offered is asked for
     r"|\b(?:identify|name|indicate|point out|point to|spot|find|give me|tell me|show me) the one\b"
+    # "out of OBJ and OBJ who's further left": "who" after the objects named asks which of them
+    r"|\b(?:of|from|among|between) OBJ(?:(?:,| and|, and| or|, or| &) OBJ)+,? who(?:'s| is| are)\b"
 )
 _SIZE_CMP = (
     r"\b(?:taller|tallest|shorter|shortest|longer|longest|wider|widest|narrower|narrowest)\b"
@@ -961,7 +986,11 @@ _REFERENCE_AFTER = r"^ as (?:the |a |my |our )?(?:reference|baseline|anchor)\b"
 _REFERENCE_LEAD = r"^(?:as )?(?:seen |viewed |looking |starting )?from OBJ,"
 # A relation to "it" whose pronoun stands for the object named first ("OBJ ...; is OBJ above it?"); "it"
 # in a pair ("the nearer one of it and OBJ") is one of the pair, no reference.
-_REFERENCE_IT = r"\b(?:above|below|under|underneath|beneath|over|on|of) it\b(?! (?:and|or|&) )"
+# (a point of "it", "the bottom of it", names where the objects are measured, no relation to the first;
+# "on top of it" is one)
+_REFERENCE_IT = (r"\b(?:above|below|under|underneath|beneath|over|on|(?<!the top )(?<!the bottom )"
+                 r"(?<!the center )(?<!the middle )(?<!the base )(?<!the underside )(?<!the height )of) it\b"
+                 r"(?! (?:and|or|&) )")
 
 
 def _subject_second(t: str) -> bool:
@@ -1387,6 +1416,9 @@ _BOTTOM_CUE = (
     r"|clearance)\b|\b(?:base|foot|feet|legs?) of (?:OBJ|it)\b|\bits (?:base|foot|feet|legs?)\b"
     r"|\b(?:gap|space|room|distance|height) (?:under|beneath|below|underneath)\b"
     rf"|\bunder(?:neath)? (?:OBJ|it) (?:to|and) the (?:floor|ground)\b|{_UNDER_GAP}"
+    # "OBJ underneath, how high is it?": an "under" that takes no object names the underside, which a
+    # reading at the centre would not measure
+    r"|\bunder(?:neath)?\b(?=\s*(?:[,.;:?!]|$))"
 )
 _THRESHOLD = (
     r"\b(?:more|less|further|farther|closer|nearer|higher|lower|taller|shorter|longer|wider|bigger|smaller"
@@ -2130,7 +2162,8 @@ def _rule_words() -> frozenset[str]:
     # table's loader and its names for the replacement functions, nor the stems of units in other languages:
     # plumbing and unknown words, not words a rule reads)
     plumbing = {id(_TYPOS), id(_load_rewrites), id(_REWRITE_CALLS), id(_UNIT_STEM), id(_UNIT_SLIPS),
-                id(_UNIT_SLIPS_REFUSED), id(_NEAR_CUES), id(_UNIT_PLACE)}
+                id(_UNIT_SLIPS_REFUSED), id(_NEAR_CUES), id(_UNIT_PLACE), id(_NO_WORDS), id(_YES_OR_NO_TAG),
+                id(_yes_or_no_tag)}
     module = [v for k, v in globals().items() if id(v) not in plumbing and not k.startswith("__")]
     module.append(list(_REWRITE_CALLS.values()))
     for value in module:  # docstrings first: a walk may meet a code object before its function
@@ -2313,6 +2346,24 @@ _IMAGE_COORDINATE = (
 )
 
 
+# A direction or way asked ("which way", "in what direction", "what clock direction", "which klukka
+# direction"): one word may stand between ("which one's way over on the right" asks which one, no way)
+_DIRECTION_ASKED = r"\b(?:which|what)(?! one'?s\b)(?: [^\W\d_]+)? (?:way|direction)\b"
+
+
+def _asks_a_side(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
+    """Whether a reading answers with a side of the view: a side of me asked, or a choice of the sides
+    across the view ("which way from OBJ is OBJ, left or right")."""
+    return "horizontal" in uses and "viewer" in uses and ("side" in slots or _picks_one(slots, uses))
+
+
+def _move_in_unit(slots: Mapping[str, object], words: list[str]) -> bool:
+    """Whether every move of ``words`` that states its amount ("move 10 feet") states it in the unit the
+    reading answers in (a move with no amount, "walk forward", says no unit)."""
+    units = [m[1] for w in words for m in re.finditer(r"\d ?(m|meters?|feet|ft|cm)\b", w)]
+    return all(_unit_of(unit) == slots.get("unit") for unit in units)
+
+
 # (what the cue asks, the words of it in a question, the readings that use it), checked in this order.
 _Used = Callable[[Mapping[str, object], frozenset[str], list[str]], bool]
 _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
@@ -2333,9 +2384,11 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a stacking", _matches(_STACKED), lambda s, u, _w: "stacking" in u),
     # "which one's lower down, OBJ or OBJ": the one under the other to some askers, the lower centre to
     # others; with no "than" and no floor the words do not say which, unless they name the stacking
-    # (also "the lower one", "the upper one", "the lower of the two", a planner's "lower_of(OBJ, OBJ)")
-    ("lower down of two", _matches(r"\b(?:lower down|(?:the )?(?:lower|upper) (?:one|of (?:the two|them|these"
-                                   r"|both|OBJ)|element|object|item|thing))\b(?![^.?!]*\b(?:than|floor|ground)\b)"),
+    # (also "the lower one", "the upper one", "the lower of the two / the pair / both", a planner's
+    # "lower_of(OBJ, OBJ)")
+    ("lower down of two", _matches(r"\b(?:lower down|(?:the )?(?:lower|upper) (?:one|of (?:the (?:two|2|pair)"
+                                   r"|them|these|those|both|OBJ)|element|object|item|thing))\b"
+                                   r"(?![^.?!]*\b(?:than|floor|ground)\b)"),
      lambda s, u, _w: "stacking" in u or s.get("point") in ("top", "bottom")),
     ("a top", _matches(_TOP_CUE), lambda s, u, _w: s.get("point") == "top" or "stacking" in u),
     ("a bottom", _matches(_BOTTOM_CUE), lambda s, u, _w: s.get("point") == "bottom" or "stacking" in u),
@@ -2369,7 +2422,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "which way do I turn to face OBJ" asks a side, which a turn's angle does not say
     ("which way to turn", _matches(_WHICH_WAY_TO_TURN), lambda s, u, _w: False),
     ("a turn without its verb", _matches(_VERBLESS_TURN), lambda s, u, _w: False),
-    ("a move", _matches(_MOVE), lambda s, u, _w: "walk" in u),
+    # "bet you didn't move 10 feet, how far did you go?": a walk's amount guessed in a unit is the unit the
+    # asker thinks in; a walk read in another unit would drop it silently
+    ("a move", _matches(_MOVE), lambda s, u, w: "walk" in u and _move_in_unit(s, w)),
     # "if I lean forward, can I reach OBJ", "how long will it take": a changed pose, a time
     ("a changed pose", _matches(_CHANGED_POSE), lambda s, u, _w: False),
     # "imagine you are facing OBJ. How many degrees to turn to face it?": the facing is a premise and the
@@ -2452,8 +2507,11 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
                                      r"|\bbetween (?:the )?(?:floor|ground) and\b"
                                      r"|\b(?:floor|ground) (?:up )?to\b"),
      lambda s, u, _w: "floor" in u),
-    # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it
-    ("which way", _matches(r"\b(?:which|what) way\b"), lambda s, u, _w: "direction" not in s),
+    # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it;
+    # "in what direction is OBJ from you" (also with a word no rule reads, "what klukka direction") asks a
+    # direction or a side, which a distance, a size or a yes/no would not answer
+    ("a direction asked", _matches(_DIRECTION_ASKED),
+     lambda s, u, _w: "direction" not in s and ("direction" in u or _asks_a_side(s, u))),
     # "how high over OBJ is OBJ" read as "is OBJ over OBJ": a quantity asked, a yes/no or a choice read
     ("a quantity asked", _matches(_QUANTITY_ASKED),
      lambda s, u, _w: "unit" in s or bool(u & {"direction", "turn"})),

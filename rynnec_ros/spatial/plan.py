@@ -493,7 +493,8 @@ _ASKS_AMOUNT = (r"(?:^|[.?!,;:] )(?:how (?:many|much|far)|what (?:angle|distance
                 r"|what(?:'s| is) the (?:distance|angle|separation|spacing|gap) (?:between|from|to)\b)\b")
 _ASKS_CONFIRM = r"(?:,|\bor not)\s+(?:is that so|true)\?\s*$|^(?:you would|would you) agree\b"
 # "who" among named objects asks which of them, as "which" does ("of OBJ and OBJ, who is nearer?")
-_ASKS_WHO = r"(?:^|[.?!,;:] )(?:(?:from|of|between|among) OBJ[^?]*?)?\bwho(?:'s| is| are| comes| stands)\b"
+_ASKS_WHO = (r"(?:^|[.?!,;:] )(?:(?:out of|from|of|between|among) OBJ[^?]*?)?"
+             r"\bwho(?:'s| is| are| comes| stands)\b")
 # A comparison stated with a question mark and no question word ("OBJ is less wide than OBJ?"): a
 # statement put to confirm, asked yes or no
 _STATED_QUESTION = (rf"^{STATED_SUBJECT}"

@@ -551,7 +551,6 @@ REFUSED_BY_DESIGN = {
     'Heard <object2> is the furthest right of <object0>, <object1> and <object2>. Right?',
     'Other shift said <object0> is about 30 degrees off your nose. True?',
     'Whose top is not as high: <object1> or <object2>?',
-    "Out of <object2>, <object1> and <object0>, who's farthest to the right side of my screen?",
     'If your arm were a metre long, would <object2> be within your reach?',
     # blind32/33 (fresh8, measured once at e1eb0be), refused after this round: clauses of another language,
     # self-corrections ("sorry", a restart after "hold on"), a unit typo in a unit's place ("degress"),
@@ -606,7 +605,6 @@ REFUSED_BY_DESIGN = {
     'Gaano kataas, how much more high is <object0> than <object1>, center to center, in cm?',
     'How many inch is the top of <object2> over the top of <object0>?',
     'Gaano kataas ang <object0>? How tall it is in cm?',
-    'Is <object1> more wide than <object2>? Ano/ne.',
     "Which object's top is at the greater height above the floor: <object0> or <object1>?",
     "Whose underside is nearer floor level: <object2>'s or <object0>'s?",
     'Treating my view as a map with left as west: does <object1> lie west of <object0>?',
@@ -903,7 +901,6 @@ REFUSED_BY_DESIGN = {
     "Tell me the turn in degrees to point yourself at <object2> — I'll swing the smoker the same way.",
     "Measure me your full travel over the video the way I'd measure an inseam: in inches, start to finish.",
     'Did you move much? Give me the sum of all your movement in the video, in cm.',
-    'Is <object1> not as far from me as <object2>? Да or не?',
     "Of <object0> and <object1>, which one's hugging the camera more closely?",
     '<object0> is not more far than <object2> from me, right?',
     'Measure <object2> to <object0> for me like a shoulder width — in inches.',
@@ -914,7 +911,6 @@ REFUSED_BY_DESIGN = {
     'Which is placed the least high, at the top: <object0>, <object2> or <object1>?',
     'Is <object2> above <object1>? Ewe or hayi?',
     '<object0> and <object1> — who is the upper one?',
-    'From <object0> and <object1>, who is more on left from your seeing?',
     'Name whichever of <object1>, <object2> and <object0> is farthest to your right.',
     'If twelve is straight ahead, what time is <object2> right now?',
     'How much degree I turn to look <object1>?',
@@ -951,7 +947,6 @@ REFUSED_BY_DESIGN = {
     'Kiti lamb aahe <object0> from you? in centimeter please',
     'How many mil from the camera to <object2>, prosim?',
     "Oat milk's on <object0> - how far off is it from you, in feet?",
-    'Ndax <object2> is more far from you than <object0>? waaw or no',
     'Between <object0> and <object2> wich one is more away from you?',
     "Sponge count later. <object2> isn't farther away from you than <object0>, is it?",
     'Which from <object0>, <object1>, <object2> is most near to you, sanga na?',
@@ -2331,9 +2326,10 @@ def test_blind48_49_kinds_are_read(question: str, expected: str) -> None:
         ("<object0> sits more high than <object1>, or is <object1> higher?",
          "states a comparison to confirm, and that reading does not answer yes or no"),
         # "who" among named objects asks which of them: a yes/no reading ("is OBJ to the right?") does not
-        # say which
-        ("Of <object0> and <object2>, who is more to the right?",
-         "'of OBJ and OBJ, who is' asks which one, and that reading answers yes or no"),
+        # say which ("Of OBJ and OBJ, who is more to the right?", "who" straight after the objects, is read
+        # as the choice since round 22)
+        ("<object0> vs <object2>. who is more to the right?",
+         "'. who is' asks which one, and that reading answers yes or no"),
         # an aside after the question that names another relation must not choose the reading: the
         # question before the '?' alone asks which is nearer, the aside's "above" would make it a stacking
         ("Which is nearer to you, <object0> or <object1>? My cat sleeps above the nearer one.",
@@ -3210,3 +3206,147 @@ def test_redteam34_set_aside_is_refused(question: str, reason: str) -> None:
 )
 def test_redteam34_image_coordinates_are_refused(question: str, reason: str) -> None:
     _assert_refused_because(question, reason)
+
+
+# Round 22 (fresh24's silent wrong readings, fixed by kind). Expected readings worked out by hand; the
+# sentences are my own unless marked "fresh24", which quotes a measured question verbatim.
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # a direction or way asked is answered by a direction or a side, never by a distance (before:
+        # every one of these read as distance_to_camera)
+        ("Which direction is <object1> from you?", "does not use 'which direction'"),
+        ("In what direction does <object2> lie from you?", "does not use 'what direction'"),
+        ("Which way is <object0> from you at the moment?", "does not use 'which way'"),
+        # (a word no rule reads between the question word and "direction" is read with it)
+        ("In what zorbly direction is <object1> from you?", "does not use 'what zorbly direction'"),
+    ],
+)
+def test_round22_direction_asked_never_a_distance(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # fresh24, verbatim: Icelandic "klukka" (clock) glossed, then read as a clock direction
+        ("In what klukka direction is <object0> from you now?", "direction_clock"),
+        ("Which way is <object1>, on your left or on your right?", "side_of_me"),
+        ("What clock direction is <object2> from you?", "direction_clock"),
+    ],
+)
+def test_round22_direction_asked_is_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # fresh24, verbatim: Basque "bai" (yes) or "no" is a yes-or-no tag, never a choice of the objects
+        # (before: closer_to_camera form=choice)
+        ("Bai or no: <object0> is more near to you than <object1>?", "closer_to_camera form=yesno"),
+        # an unknown word "or" a "no" of any language, a clause of its own: yes or no (OBJ2 higher than
+        # OBJ0 asked; OBJ1 wider than OBJ2 stated then tagged)
+        ("Quux or no: is <object2> higher than <object0>?", "higher_choice form=yesno"),
+        ("<object1> is wider than <object2>, zib/nei?", "tallest_choice dim=width form=yesno"),
+        ("Is <object0> farther from you than <object2>? blorp or nope.",
+         "closer_to_camera order=far form=yesno"),
+        # the glossary's Basque tag with its question mark after a statement's question mark
+        ("<object2> is nearer to you than <object1>? bai?", "closer_to_camera form=yesno"),
+        # a confirmation tag after a question mark closing a yes/no question
+        ("Is <object1> lower than <object0>? correct?", "higher_choice order=min form=yesno"),
+    ],
+)
+def test_round22_yes_or_no_tags_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # fresh24, verbatim: a tag "right?" after a complete statement, then a viewpoint or an
+        # interjection, is a tag (before: left_right_choice, side_of_me asking the side, a refusal)
+        ("<object0> is left of <object1> right?? from ur pov", "left_predicate"),
+        ("<object0> is to ur left right? lol", "side_of_me side=left"),
+        ("<object0>'s top is lower than <object1>'s top right??",
+         "higher_choice point=top order=min form=yesno"),
+        # my own: the same kinds, worked by hand
+        ("<object2> is on your right right? haha", "side_of_me side=right"),
+        ("<object1> is nearer to you than <object2> correct? pls", "closer_to_camera form=yesno"),
+        ("<object2>'s bottom is higher than <object0>'s bottom right?",
+         "higher_choice point=bottom form=yesno"),
+    ],
+)
+def test_round22_tag_with_an_afterthought_is_a_tag(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # fresh24, verbatim: "under side", "underneath part" name the underside (before: the centre)
+        ("The under side of <object0>, how many cm it is over the floor?",
+         "height_from_ground point=bottom unit=cm"),
+        ("<object0> underneath part, how high from the ground it is? inch",
+         "height_from_ground point=bottom unit=in"),
+        # my own: "lower side of OBJ", "OBJ's under surface", "its underneath side" are the bottom too
+        ("How high off the floor is the lower side of <object2>, in cm?",
+         "height_from_ground point=bottom unit=cm"),
+        ("How high above the floor is <object1>'s under surface?", "height_from_ground point=bottom"),
+        ("Take <object0>: how far above the ground is its underneath side, in feet?",
+         "height_from_ground point=bottom unit=ft"),
+        # fresh24, verbatim: "who's" after the objects named asks which of them (before: left_predicate)
+        ("out of <object0> and <object1> who's further left on ur screen", "leftmost_choice"),
+        # my own: OBJ1 or OBJ2, the one further right picked; three objects, the nearest picked
+        ("of <object1> and <object2>, who is more to the right?", "leftmost_choice side=right"),
+        ("among <object2>, <object0> and <object1> who is nearest to you", "closest_to_camera"),
+    ],
+)
+def test_round22_points_and_who_are_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # a bare "underneath" that takes no object names the underside, which no reading at the centre uses
+        ("<object1> underneath, how high from the floor is it?", "does not use 'underneath'"),
+        # fresh24, verbatim: "the lower of the pair" is refused as "the lower one" is (the stacking and the
+        # placement answer differently; before: higher_choice order=min)
+        ("Which of <object0> and <object1> is the lower of the pair?",
+         "does not use 'the lower of the pair'"),
+        ("Between <object2> and <object1>, which is the lower of the 2?",
+         "does not use 'the lower of the 2'"),
+        ("Which of <object1> and <object0> is the lower of both?", "does not use 'the lower of both'"),
+    ],
+)
+def test_round22_points_and_pairs_are_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
+
+
+def test_round22_a_walk_guessed_in_a_unit_is_not_dropped() -> None:
+    """fresh24, verbatim: a walk's amount guessed in feet, the distance asked with no unit: read in metres it
+    would drop the asker's unit silently, so it is refused; my own: the same guess with feet asked is read
+    in feet (the guess's unit is the answer's), and a guess in metres beside feet asked is refused."""
+    _assert_refused_because("bet u didnt even move 10 feet the whole time, how far did u go?",
+                            "does not use 'move 10 feet'")
+    _assert_reads("I bet you didn't move 10 feet, how far did you go in feet?", "walked_distance unit=ft")
+    _assert_refused_because("you moved 4 m at most, how far did you travel in feet?", "does not use")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # fresh24, verbatim: "the bottom of it" names the point measured, no relation to the first object,
+        # so the order named stands (before: objects=2,0)
+        ("Which is more low from floor, <object0> or <object2>? the bottom of it",
+         "higher_choice point=bottom order=min"),
+        # my own: OBJ1 and OBJ0 in the order named, measured at the top
+        ("Which is higher, <object1> or <object0>? the top of it", "higher_choice point=top"),
+    ],
+)
+def test_round22_a_point_of_it_keeps_the_order_named(question: str, expected: str) -> None:
+    p, why = parse_question(question)
+    assert p is not None, why
+    assert p.objects is None
+    _assert_reads(question, expected)
