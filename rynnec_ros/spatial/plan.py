@@ -492,6 +492,9 @@ _ASKS_WHICH = (r"\bwhich (?:one|ones|of(?! the following)|hand|side)\b"
 _ASKS_AMOUNT = (r"(?:^|[.?!,;:] )(?:how (?:many|much|far)|what (?:angle|distance)"
                 r"|what(?:'s| is) the (?:distance|angle|separation|spacing|gap) (?:between|from|to)\b)\b")
 _ASKS_CONFIRM = r"(?:,|\bor not)\s+(?:is that so|true)\?\s*$|^(?:you would|would you) agree\b"
+# An answer asked for as yes or no in so many words ("Yes or no: which of OBJ and OBJ is taller?" offers
+# no answer a choice gives; the rewrites turn "y/n", "yes/no" into "yes or no")
+_ASKS_YES_OR_NO = r"\byes or no\b|\btrue or false\b"
 # "who" among named objects asks which of them, as "which" does ("of OBJ and OBJ, who is nearer?")
 _ASKS_WHO = (r"(?:^|[.?!,;:] )(?:(?:out of|from|of|between|among) OBJ[^?]*?)?"
              r"\bwho(?:'s| is| are| comes| stands)\b")
@@ -537,7 +540,7 @@ def answer_type_mismatch(t: str, parsed: Parsed) -> str | None:
         return f"{said.group(0)!r} states a comparison to confirm, and that reading does not answer yes or no"
     if amount and not which and spec.kind != "quantity":
         return f"{amount.group(0)!r} asks for an amount, and that reading does not answer with one"
-    confirm = re.search(_ASKS_CONFIRM, t)
+    confirm = re.search(_ASKS_CONFIRM, t) or re.search(_ASKS_YES_OR_NO, t)
     if confirm and has_yesno and not yesno:
         return f"{confirm.group(0).strip(' ,')!r} asks yes or no, and that reading does not answer so"
     two = re.search(_OFFERS_TWO, t)

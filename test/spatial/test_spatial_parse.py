@@ -3350,3 +3350,33 @@ def test_round22_a_point_of_it_keeps_the_order_named(question: str, expected: st
     assert p is not None, why
     assert p.objects is None
     _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # Found at round 22's merge (the lead's own sentences): a tag after the question mark of a choice
+        # was left in the text, and its "right" read as the side asked: the choice of the higher became the
+        # rightmost (leftmost_choice side=right). A tag asks yes or no, which a choice does not answer.
+        ("Which is higher, <object0> or <object1>? right?", "'is that so?' asks yes or no"),
+        ("Which of <object2> and <object0> is longer? correct?", "'is that so?' asks yes or no"),
+        # "yes or no" asked of a choice: no answer a choice gives is a yes or a no (before: the choice)
+        ("Yes or no: which of <object0> and <object1> is taller?", "'yes or no' asks yes or no"),
+        ("Which of <object1> and <object2> is nearer to you? y/n", "'yes or no' asks yes or no"),
+    ],
+)
+def test_a_tag_or_yes_or_no_after_a_choice_is_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the side asked stays the side when the tag confirms a choice of sides: the rightmost asked
+        ("Which one is more to the right, <object0> or <object1>? right?", "leftmost_choice side=right"),
+        # "yes or no" after a comparison asked yes or no is that question's form
+        ("Is <object0> taller than <object1>, yes or no?", "tallest_choice form=yesno"),
+    ],
+)
+def test_a_tag_after_a_choice_of_sides_or_a_yes_no_is_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
