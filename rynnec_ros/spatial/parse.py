@@ -754,6 +754,9 @@ _OVER_FLOOR = (
     r"(?:above|off|from|over|relative to) (?:the )?(?:ground|floor)|floor level|\belevat"
     r"|\bbetween (?:the )?(?:ground|floor) and\b"
     rf"|clearance|how high|at what height|{_UNDER_GAP}"
+    # the height an object is at ("what height is OBJ mounted at?", "the height OBJ hangs at"): where it
+    # is, not how tall
+    r"|\bheight\b[^,.;:?!]*\bOBJ\b(?: [a-z]+){0,3} at\s*(?=[?.!,;:]|$)"
 )
 # Reaching for an object; naming an arm also asks it, unless a distance is asked beside it.
 _REACH_ACT = (
@@ -2351,6 +2354,14 @@ _IMAGE_COORDINATE = (
 _DIRECTION_ASKED = r"\b(?:which|what)(?! one'?s\b)(?: [^\W\d_]+)? (?:way|direction)\b"
 
 
+def _property_asked(t: str) -> list[str]:
+    """The property a question word asks of an object by name ("in what orientation is OBJ from you",
+    "what flurb of OBJ"), where no rule reads that name: a reading found in the rest of the question
+    ("OBJ from you", a distance) would answer a property nobody asked for."""
+    return [m[0] for m in re.finditer(r"\b(?:(?:in|at|to|by) )?(?:what|which) ([^\W\d_]+)"
+                                      r" (?:is|are|was|of|does) OBJ\b", t) if m[1] not in _RULE_WORDS]
+
+
 def _asks_a_side(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
     """Whether a reading answers with a side of the view: a side of me asked, or a choice of the sides
     across the view ("which way from OBJ is OBJ, left or right")."""
@@ -2510,6 +2521,9 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     # "turn to face OBJ, which way and how much?": the turn's side is asked, an angle answers half of it;
     # "in what direction is OBJ from you" (also with a word no rule reads, "what klukka direction") asks a
     # direction or a side, which a distance, a size or a yes/no would not answer
+    # "in what orientation is OBJ from you", "which zorp is OBJ in": a property asked by a name no rule
+    # reads; no reading answers it
+    ("a property no rule reads", _property_asked, lambda s, u, _w: False),
     ("a direction asked", _matches(_DIRECTION_ASKED),
      lambda s, u, _w: "direction" not in s and ("direction" in u or _asks_a_side(s, u))),
     # "how high over OBJ is OBJ" read as "is OBJ over OBJ": a quantity asked, a yes/no or a choice read

@@ -1239,6 +1239,9 @@ REFUSED_BY_DESIGN = {
     'degrees?',
     "My toddler's arm is about 30 cm, but yours is 1.2 m: can you reach <object0>?",
     "You're 1.5 m tall, I know. Can your arm reach <object0>?",
+    # (the lead, after fresh24) a property asked by a word no rule reads: Slovenian "uri" (hours) after
+    # the glossed "kateri" (which), read before only because "like clock" followed
+    'Ob kateri uri is <object0> from you, like clock?',
 }
 
 
@@ -3379,4 +3382,40 @@ def test_a_tag_or_yes_or_no_after_a_choice_is_refused(question: str, reason: str
     ],
 )
 def test_a_tag_after_a_choice_of_sides_or_a_yes_no_is_read(question: str, expected: str) -> None:
+    _assert_reads(question, expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        # Found after fresh24's "In what klukka direction is OBJ from you now?" (the lead's own sentences):
+        # a property asked by a name no rule reads, the rest of the question read as the distance to the
+        # camera ("OBJ from you"). No reading answers an orientation, a percentage or a made-up word.
+        ("In what orientation is <object0> from you?", "does not use 'in what orientation is OBJ'"),
+        ("In which zorp is <object1> from you?", "does not use 'in which zorp is OBJ'"),
+        ("What flurb of <object2> from you?", "does not use 'what flurb of OBJ'"),
+        ("What percentage of <object0> is above the floor?", "does not use 'what percentage of OBJ'"),
+    ],
+)
+def test_a_property_no_rule_reads_is_refused(question: str, reason: str) -> None:
+    _assert_refused_because(question, reason)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the same form with a property the rules read stays read (worked by hand: the bearing is the
+        # angle from where I face, the distance the camera's)
+        ("What bearing is <object0> from you?", "direction_degrees"),
+        ("What distance is <object1> from you?", "distance_to_camera"),
+        # the height an object is AT is where it is, not how tall it is (before: object_height); with no
+        # point said, the centre
+        ("What height is <object0> mounted at?", "height_from_ground"),
+        ("What height does <object2> sit at, in cm?", "height_from_ground unit=cm"),
+        ("What's the height <object1> hangs at?", "height_from_ground"),
+        # ... and "what height is OBJ?" is still its own height
+        ("What height is <object0>?", "object_height"),
+    ],
+)
+def test_a_property_the_rules_read_and_the_height_at(question: str, expected: str) -> None:
     _assert_reads(question, expected)
