@@ -1391,7 +1391,8 @@ USES = frozenset({
 })
 
 
-def _picks_one(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
+def picks_one(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
+    """Whether a reading with these ``slots`` and task ``uses`` picks one of the objects (a choice)."""
     return "choice" in uses or slots.get("form") == "choice"
 
 
@@ -2292,7 +2293,7 @@ def _answers_yes_or_no(slots: Mapping[str, object], uses: frozenset[str]) -> boo
     """Whether a reading answers yes or no: asked so (``form``), or a relation checked between objects
     (a comparison that neither picks one nor measures)."""
     return slots.get("form") == "yesno" or (
-        "comparison" in uses and not _picks_one(slots, uses) and "form" not in slots and "unit" not in slots)
+        "comparison" in uses and not picks_one(slots, uses) and "form" not in slots and "unit" not in slots)
 
 
 def _like_a_side(word: str) -> bool:
@@ -2322,7 +2323,7 @@ def _denial_read(slots: Mapping[str, object], uses: frozenset[str], words: list[
     it; a yes/no to a denied comparative (DENIED) is refused. A negation the rewrites left is unread."""
     for word in words:
         mark, _, compared = word.partition(" ")
-        if mark not in ("DENIED", "NOTAS") or (mark == "DENIED" and not _picks_one(slots, uses)):
+        if mark not in ("DENIED", "NOTAS") or (mark == "DENIED" and not picks_one(slots, uses)):
             return False
         if not any(re.fullmatch(words_, compared) and reads(uses) for words_, reads in _DENIAL_QUANTITY):
             return False
@@ -2365,7 +2366,7 @@ def _property_asked(t: str) -> list[str]:
 def _asks_a_side(slots: Mapping[str, object], uses: frozenset[str]) -> bool:
     """Whether a reading answers with a side of the view: a side of me asked, or a choice of the sides
     across the view ("which way from OBJ is OBJ, left or right")."""
-    return "horizontal" in uses and "viewer" in uses and ("side" in slots or _picks_one(slots, uses))
+    return "horizontal" in uses and "viewer" in uses and ("side" in slots or picks_one(slots, uses))
 
 
 def _move_in_unit(slots: Mapping[str, object], words: list[str]) -> bool:
@@ -2462,7 +2463,7 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a sign convention", _matches(_SIGN_CONVENTION), lambda s, u, _w: False),
     # "A < B" compares two values: a reading that measures one (or picks one) answers another question
     ("a comparison sign", _matches(r"(?<![\w<>=-])[<>]=?(?![<>=,])"),  # ("<->" is a span)
-     lambda s, u, _w: not _picks_one(s, u) and "unit" not in s),
+     lambda s, u, _w: not picks_one(s, u) and "unit" not in s),
     ("a rank", _matches(_RANK), lambda s, u, _w: False),
     # "are OBJ and OBJ both on your left": a question about each object, no reading asks it of all
     # ("longer than both OBJ and OBJ" compares one with the others)
@@ -2490,16 +2491,16 @@ _CUES: tuple[tuple[str, Callable[[str], list[str]], _Used], ...] = (
     ("a difference", _matches(_HOW_MUCH_MORE), lambda s, u, _w: "difference" in u),
     ("opposite comparisons", _both_ways, lambda s, u, _w: "order" not in s and "relation" not in s),
     ("a comparison", _matches(r"\bthan\b"), lambda s, u, _w: "comparison" in u),
-    ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u, _w: not _picks_one(s, u)),
+    ("a yes/no question", _matches(_YESNO_ONLY), lambda s, u, _w: not picks_one(s, u)),
     # "confirm OBJ is the nearest of OBJ, OBJ and OBJ": a statement to confirm, answered yes or no; a
     # task with no yes/no form would name the nearest instead
     ("a statement to confirm", _matches(r"\b(?:confirm|verify|validate)(?: that)?:? OBJ\b"),
-     lambda s, u, _w: not _picks_one(s, u)),
-    ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), lambda s, u, _w: _picks_one(s, u)),
-    ("a negation", _matches(_NEGATED), lambda s, u, _w: not _picks_one(s, u)),
+     lambda s, u, _w: not picks_one(s, u)),
+    ("a choice between the objects", _matches(_TWO_OBJECTS_OFFERED), lambda s, u, _w: picks_one(s, u)),
+    ("a negation", _matches(_NEGATED), lambda s, u, _w: not picks_one(s, u)),
     ("a comparison word", _matches(_COMPARED), lambda s, u, _w: "comparison" in u or "threshold" in u),
     ("a choice of sides", _matches(_SIDES_OFFERED),
-     lambda s, u, _w: _picks_one(s, u) or s.get("side", 0) is None),
+     lambda s, u, _w: picks_one(s, u) or s.get("side", 0) is None),
     ("a turn word", _matches(_ANY_TURN), lambda s, u, _w: "turn" in u or "direction" not in u),
     ("a unit no reading converts to", _matches(_OTHER_UNIT), lambda s, u, _w: False),
     # "how many in between ...": without its dot "in" may be the preposition, the counted unit unsaid

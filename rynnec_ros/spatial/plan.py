@@ -27,6 +27,7 @@ from rynnec_ros.spatial.parse import (
     fmt_slot,
     normalise,
     object_references,
+    picks_one,
     question_proper,
     read_slots,
     stated_objects,
@@ -243,17 +244,13 @@ def _read_apart(
     if parsed is None:
         return None, f"{why} (read without {words!r}, set aside)"
     names_one = object_references(words) or re.search(r"(?<!est )(?<!which )\bones?\b", words.lower())
-    if may_set_apart and names_one and _picks_one(parsed):
+    choice = picks_one(parsed.slots, parsed.spec.uses)
+    if may_set_apart and names_one and choice:
         return None, unsure
-    if parsed.objects is None and not _picks_one(parsed) and len(in_rest) > 1 and in_rest != named:
+    if parsed.objects is None and not choice and len(in_rest) > 1 and in_rest != named:
         parsed.objects = in_rest  # the question proper names its subject first, as it names them
     parsed.glossed = "; ".join(x for x in (parsed.glossed, f"read it without {words!r}, set aside") if x)
     return parsed, ""
-
-
-def _picks_one(parsed: Parsed) -> bool:
-    """Whether ``parsed`` picks one of the objects (a choice)."""
-    return "choice" in parsed.spec.uses or parsed.slots.get("form") == "choice"
 
 
 def _read(asked: str, question: str, n: int) -> tuple[Parsed | None, str]:
